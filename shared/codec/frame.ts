@@ -1,0 +1,91 @@
+/**
+ * Frame layout (every packet, on every transport):
+ *
+ *   offset  size  field
+ *   0       2     size    u16 LE, the whole frame including this 6-byte header
+ *   2       2     opcode  u16 LE
+ *   4       2     crc     u16 LE, CRC-16/CCITT-FALSE of the payload
+ *   6       ...   payload (size - 6 bytes)
+ *
+ * A TCP chunk may hold any part of any number of frames; a WebSocket message holds one or
+ * more whole frames. One FrameDecoder per connection handles both.
+ */
+import { crc16 } from './crc16.js';
+import { DecodeError, DecodeErrorCode } from './errors.js';
+
+export const HEADER_SIZE = 6;
+export const MAX_FRAME_SIZE = 0xffff;
+
+export interface Frame {
+  readonly opcode: number;
+  /** A view into received bytes: valid until the decoder is pushed more data. */
+  readonly payload: Uint8Array;
+}
+
+const EMPTY = new Uint8Array(0);
+
+/**
+ * Turns a byte stream into frames. `push` a chunk, then call `next()` until it returns
+ * undefined, which means "need more bytes" and is never an error. A bad size or CRC throws
+ * DecodeError; the stream is unusable after that and the connection should be closed.
+ */
+export class FrameDecoder {
+  private buf: Uint8Array = EMPTY;
+  private pos = 0;
+
+  constructor(readonly maxFrameSize = MAX_FRAME_SIZE) {
+    if (maxFrameSize < HEADER_SIZE || maxFrameSize > MAX_FRAME_SIZE) {
+      throw new RangeError(`maxFrameSize must be in [${HEADER_SIZE}, ${MAX_FRAME_SIZE}]`);
+    }
+  }
+
+  /** Bytes received but not yet returned as a frame. */
+  get buffered(): number {
+    return this.buf.length - this.pos;
+  }
+
+  push(chunk: Uint8Array): void {
+    if (chunk.length === 0) return;
+    const left = this.buf.length - this.pos;
+    if (left === 0) {
+      this.buf = chunk;
+    } else {
+      // A fresh buffer, never a reused one: earlier payload views must stay intact.
+      const joined = new Uint8Array(left + chunk.length);
+      joined.set(this.buf.subarray(this.pos));
+      joined.set(chunk, left);
+      this.buf = joined;
+    }
+    this.pos = 0;
+  }
+
+  next(): Frame | undefined {
+    const buf = this.buf;
+    const at = this.pos;
+    const left = buf.length - at;
+    if (left < 2) return undefined;
+    const size = buf[at]! | (buf[at + 1]! << 8);
+    if (size < HEADER_SIZE || size > this.maxFrameSize) {
+      throw new DecodeError(
+        DecodeErrorCode.FrameSize,
+        `frame size ${size} outside [${HEADER_SIZE}, ${this.maxFrameSize}]`,
+      );
+    }
+    if (left < size) return undefined;
+    const opcode = buf[at + 2]! | (buf[at + 3]! << 8);
+    const crc = buf[at + 4]! | (buf[at + 5]! << 8);
+    const actual = crc16(buf, at + HEADER_SIZE, at + size);
+    if (crc !== actual) {
+      throw new DecodeError(
+        DecodeErrorCode.BadCrc,
+        `crc 0x${crc.toString(16)} does not match payload crc 0x${actual.toString(16)} (opcode ${opcode})`,
+      );
+    }
+    this.pos = at + size;
+    if (this.pos === buf.length) {
+      this.buf = EMPTY;
+      this.pos = 0;
+    }
+    return { opcode, payload: buf.subarray(at + HEADER_SIZE, at + size) };
+  }
+}

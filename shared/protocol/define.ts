@@ -1,0 +1,129 @@
+/**
+ * `definePacket` is where a packet is declared, once: opcode, name, direction, dispatch
+ * target, delivery, accepted connection states, a doc line and the fields. Everything else
+ * (payload type, encode/decode, max size, the handler table's type, PROTOCOL.md, golden
+ * vectors) is derived from it.
+ */
+import { crc16 } from '../codec/crc16.js';
+import { DecodeError, DecodeErrorCode, EncodeError } from '../codec/errors.js';
+import { struct, type Field, type Fields, type InferFields } from '../codec/fields.js';
+import { HEADER_SIZE, MAX_FRAME_SIZE } from '../codec/frame.js';
+import { Reader } from '../codec/reader.js';
+import { Writer } from '../codec/writer.js';
+
+/**
+ * handshake: connected, Hello not yet accepted
+ * login: Welcome sent, not yet authenticated (register, SRP login, resume)
+ * authenticated: logged in, at the character screen
+ * inWorld: a character is in a zone
+ */
+export const ConnState = {
+  Handshake: 'handshake',
+  Login: 'login',
+  Authenticated: 'authenticated',
+  InWorld: 'inWorld',
+} as const;
+export type ConnState = (typeof ConnState)[keyof typeof ConnState];
+export const ALL_STATES: readonly ConnState[] = Object.values(ConnState);
+
+/** session: handled at once; zone: queued for the next tick of the client's zone; world: cross-zone. */
+export type Target = 'session' | 'zone' | 'world';
+/** droppable packets may be skipped for a client that is behind; reliable ones never are. */
+export type Delivery = 'reliable' | 'droppable';
+
+interface CommonDef<N extends string, F extends Fields> {
+  readonly opcode: number;
+  readonly name: N;
+  readonly doc: string;
+  readonly fields: F;
+}
+export interface ClientPacketDef<N extends string, F extends Fields> extends CommonDef<N, F> {
+  readonly dir: 'c2s';
+  readonly target: Target;
+  readonly states: readonly ConnState[];
+  /** Token-bucket class for rate limiting; see server config. */
+  readonly rate?: RateClass;
+}
+export interface ServerPacketDef<N extends string, F extends Fields> extends CommonDef<N, F> {
+  readonly dir: 's2c';
+  readonly delivery: Delivery;
+}
+
+export type RateClass = 'default' | 'move' | 'chat' | 'auth';
+
+export interface PacketCodec<F extends Fields> {
+  readonly payload: Field<InferFields<F>>;
+  /** Largest payload in bytes; the frame adds HEADER_SIZE. */
+  readonly maxSize: number;
+  /** Decodes a whole payload; leftover bytes are ERR_OVERLONG. */
+  decode(payload: Uint8Array): InferFields<F>;
+  /** Encodes one frame (header + payload) into a fresh array, for as many recipients as need it. */
+  encode(value: InferFields<F>): Uint8Array;
+  /** Appends one frame to a writer (for batching many frames into one buffer). */
+  write(w: Writer, value: InferFields<F>): void;
+}
+
+export type ClientPacket<N extends string = string, F extends Fields = Fields> = ClientPacketDef<N, F> &
+  PacketCodec<F>;
+export type ServerPacket<N extends string = string, F extends Fields = Fields> = ServerPacketDef<N, F> &
+  PacketCodec<F>;
+export type Packet = ClientPacket | ServerPacket;
+
+/** The payload type of a packet definition. */
+export type PayloadOf<P> = P extends PacketCodec<infer F> ? InferFields<F> : never;
+
+const scratch = new Writer(MAX_FRAME_SIZE + 1);
+const reader = new Reader();
+
+function codec<F extends Fields>(opcode: number, name: string, fields: F): PacketCodec<F> {
+  const payload = struct(fields);
+  const maxSize = payload.maxSize;
+  if (maxSize > MAX_FRAME_SIZE - HEADER_SIZE) {
+    throw new Error(`${name}: payload can reach ${maxSize} bytes, above the frame limit`);
+  }
+  const write = (w: Writer, value: InferFields<F>): void => {
+    const start = w.pos;
+    w.ensure(HEADER_SIZE);
+    w.pos += HEADER_SIZE;
+    payload.write(w, value);
+    const size = w.pos - start;
+    if (size > MAX_FRAME_SIZE) throw new EncodeError(`${name}: frame of ${size} bytes is too large`);
+    w.patchU16(start, size);
+    w.patchU16(start + 2, opcode);
+    w.patchU16(start + 4, crc16(w.bytes(), start + HEADER_SIZE, w.pos));
+  };
+  return {
+    payload,
+    maxSize,
+    decode(bytes) {
+      const r = reader.reset(bytes);
+      const value = payload.read(r);
+      if (r.remaining !== 0) {
+        throw new DecodeError(
+          DecodeErrorCode.Overlong,
+          `${name}: ${r.remaining} byte(s) after the last field`,
+        );
+      }
+      return value;
+    },
+    encode(value) {
+      scratch.reset();
+      write(scratch, value);
+      return scratch.finish();
+    },
+    write,
+  };
+}
+
+export function definePacket<const N extends string, const F extends Fields>(
+  def: ClientPacketDef<N, F>,
+): ClientPacket<N, F>;
+export function definePacket<const N extends string, const F extends Fields>(
+  def: ServerPacketDef<N, F>,
+): ServerPacket<N, F>;
+export function definePacket(def: ClientPacketDef<string, Fields> | ServerPacketDef<string, Fields>): Packet {
+  if (!Number.isInteger(def.opcode) || def.opcode < 1 || def.opcode > 0xffff) {
+    throw new Error(`${def.name}: opcode must be in 1..65535`);
+  }
+  return Object.freeze({ ...def, ...codec(def.opcode, def.name, def.fields) }) as Packet;
+}

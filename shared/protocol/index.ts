@@ -1,0 +1,12 @@
+export * from './account.js';
+export * from './character.js';
+export * from './chat.js';
+export * from './common.js';
+export * from './define.js';
+export * from './entity.js';
+export * from './errors.js';
+export * from './logout.js';
+export * from './movement.js';
+export * from './session.js';
+export * from './spell.js';
+export { byName, byOpcode, clientPackets, groups, packets, serverPackets } from './registry.js';
