@@ -73,7 +73,7 @@ function wireRoundTrip(): number {
   dec.push(bytes);
   let n = 0;
   for (let f = dec.next(); f; f = dec.next()) {
-    byOpcode(f.opcode)!.decode(f.payload);
+    byOpcode(f.opcode)!.decodeFrame(f);
     n++;
   }
   if (n !== msgs.length) throw new Error('lost frames');
@@ -97,28 +97,53 @@ function msgpackRoundTrip(): number {
   return bytes.length;
 }
 
-function measure(fn: () => number): { opsPerSec: number; bytes: number } {
-  let bytes = 0;
-  for (let i = 0; i < 2000; i++) bytes = fn(); // warm up
-  const rounds: number[] = [];
-  for (let r = 0; r < 7; r++) {
-    let n = 0;
-    const start = performance.now();
-    let now = start;
-    while (now - start < 300) {
-      for (let i = 0; i < 50; i++) fn();
-      n += 50;
-      now = performance.now();
-    }
-    rounds.push((n * 1000) / (now - start));
-  }
-  rounds.sort((a, b) => a - b);
-  return { opsPerSec: Math.round(rounds[3]!), bytes };
+interface Measured {
+  opsPerSec: number;
+  bytes: number;
 }
 
-const wire = measure(wireRoundTrip);
-const json = measure(jsonRoundTrip);
-const msgpack = measure(msgpackRoundTrip);
+/**
+ * Runs the three codecs in interleaved rounds, so a machine whose load changes during the
+ * run skews all three alike; reports each one's median rate and the median of the
+ * per-round ratios.
+ */
+function measureAll(fns: Record<'wire' | 'json' | 'msgpack', () => number>) {
+  const rates: Record<string, number[]> = { wire: [], json: [], msgpack: [] };
+  const bytes: Record<string, number> = {};
+  for (const [name, fn] of Object.entries(fns)) for (let i = 0; i < 2000; i++) bytes[name] = fn(); // warm up
+  for (let round = 0; round < 9; round++) {
+    for (const [name, fn] of Object.entries(fns)) {
+      let n = 0;
+      const start = performance.now();
+      let now = start;
+      while (now - start < 150) {
+        for (let i = 0; i < 50; i++) fn();
+        n += 50;
+        now = performance.now();
+      }
+      rates[name]!.push((n * 1000) / (now - start));
+    }
+  }
+  const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[xs.length >> 1]!;
+  const ratio = (a: string, b: string) => median(rates[a]!.map((r, i) => r / rates[b]![i]!));
+  const m = (name: string): Measured => ({
+    opsPerSec: Math.round(median(rates[name]!)),
+    bytes: bytes[name]!,
+  });
+  return {
+    wire: m('wire'),
+    json: m('json'),
+    msgpack: m('msgpack'),
+    speedupVsJson: ratio('wire', 'json'),
+    speedupVsMsgpack: ratio('wire', 'msgpack'),
+  };
+}
+
+const { wire, json, msgpack, speedupVsJson, speedupVsMsgpack } = measureAll({
+  wire: wireRoundTrip,
+  json: jsonRoundTrip,
+  msgpack: msgpackRoundTrip,
+});
 
 const result = {
   date: new Date().toISOString(),
@@ -127,13 +152,13 @@ const result = {
   wire,
   json,
   msgpack,
-  speedupVsJson: +(wire.opsPerSec / json.opsPerSec).toFixed(2),
+  speedupVsJson: +speedupVsJson.toFixed(2),
   bytesRatioVsJson: +(wire.bytes / json.bytes).toFixed(3),
-  speedupVsMsgpack: +(wire.opsPerSec / msgpack.opsPerSec).toFixed(2),
+  speedupVsMsgpack: +speedupVsMsgpack.toFixed(2),
   bytesRatioVsMsgpack: +(wire.bytes / msgpack.bytes).toFixed(3),
 };
 
-const row = (name: string, m: { opsPerSec: number; bytes: number }) =>
+const row = (name: string, m: Measured) =>
   `${name.padEnd(8)} ${String(m.opsPerSec).padStart(10)} batches/s  ${String(m.bytes).padStart(6)} bytes`;
 console.log(`one tick's batch for one client: ${msgs.length} packets (encode + decode)`);
 console.log(row('wire', wire));

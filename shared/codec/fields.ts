@@ -39,6 +39,84 @@ export interface Field<T> {
   readonly maxSize: number;
   write(w: Writer, v: T): void;
   read(r: Reader): T;
+  /** Source snippets a struct inlines instead of calling write/read (see `struct`). */
+  readonly inline?: Inline;
+}
+
+/**
+ * Inline code for a fixed-layout field, spliced into a struct's generated encoder and
+ * decoder. In scope: `b` (Uint8Array), `p` (position, advanced by the snippet), `dv`
+ * (DataView over b's buffer, index `base + p`), `E` (the helpers below) and `F` (this field).
+ * `write(x)` encodes the local `x`; `read(x)` assigns the decoded value to the local `x`
+ * after checking `end`. The snippets must behave exactly like `write`/`read`.
+ */
+export interface Inline {
+  write(x: string): string;
+  read(x: string): string;
+  /** Whether the snippet uses `dv`. */
+  readonly floats?: boolean;
+}
+
+/** Helpers the generated code calls on its cold paths. */
+const E = {
+  range(type: string, v: unknown): never {
+    throw new EncodeError(`${type} out of range: ${String(v)}`);
+  },
+  notFinite(type: string, v: unknown): never {
+    throw new EncodeError(`${type} must be finite: ${String(v)}`);
+  },
+  short(n: number, at: number, end: number): never {
+    throw new DecodeError(
+      DecodeErrorCode.Short,
+      `need ${n} byte(s) at offset ${at}, payload has ${end - at} left`,
+    );
+  },
+  decodeNotFinite(v: number): never {
+    throw new DecodeError(DecodeErrorCode.BadNumber, `non-finite number ${v}`);
+  },
+  badBool(v: number): never {
+    throw new DecodeError(DecodeErrorCode.BadBool, `bool byte ${v} is not 0 or 1`);
+  },
+  badEnum(i: number, n: number): never {
+    throw new DecodeError(DecodeErrorCode.BadEnum, `enum index ${i} is not below ${n}`);
+  },
+  badEnumValue(v: unknown, values: readonly unknown[]): never {
+    throw new EncodeError(`${String(v)} is not one of ${values.join(', ')}`);
+  },
+  /** A varint whose first byte (>= 0x80) was just read: rereads it on the careful path. */
+  varintTail(r: Reader): number {
+    r.pos -= 1;
+    return r.varint();
+  },
+};
+
+function floatInline(type: string, size: 4 | 8, method: 'Float32' | 'Float64'): Inline {
+  return {
+    floats: true,
+    write: (x) =>
+      `if (${x} - ${x} !== 0) E.notFinite('${type}', ${x}); dv.set${method}(p, ${x}, true); p += ${size};`,
+    read: (x) =>
+      `${need(size)} ${x} = dv.get${method}(base + p, true); if (${x} - ${x} !== 0) E.decodeNotFinite(${x}); p += ${size};`,
+  };
+}
+
+const need = (n: number) => `if (p + ${n} > end) E.short(${n}, p, end);`;
+
+/** An integer field whose range check is one expression on x. */
+function intInline(type: string, size: 1 | 2 | 4, valid: string, decoded: string): Inline {
+  const stores = ['b[p] = $;', 'b[p + 1] = $ >>> 8;', 'b[p + 2] = $ >>> 16;', 'b[p + 3] = $ >>> 24;'];
+  const loads = [`b[p]`, `(b[p + 1] << 8)`, `(b[p + 2] << 16)`, `(b[p + 3] << 24)`];
+  return {
+    write: (x) =>
+      `if (!(${valid.replaceAll('$', x)})) E.range('${type}', ${x}); ` +
+      stores
+        .slice(0, size)
+        .map((st) => st.replaceAll('$', x))
+        .join(' ') +
+      ` p += ${size};`,
+    read: (x) =>
+      `${need(size)} ${x} = ${decoded.replace('RAW', loads.slice(0, size).join(' | '))}; p += ${size};`,
+  };
 }
 
 export type Fields = { readonly [name: string]: Field<any> };
@@ -62,72 +140,101 @@ function checkFinite(v: number, type: string): number {
 export const u8: Field<number> = {
   spec: { type: 'u8' },
   maxSize: 1,
+  inline: intInline('u8', 1, '($ & 0xff) === $', 'RAW'),
   write: (w, v) => w.u8(checkInt(v, 0, 0xff, 'u8')),
   read: (r) => r.u8(),
 };
 export const i8: Field<number> = {
   spec: { type: 'i8' },
   maxSize: 1,
+  inline: intInline('i8', 1, '(($ << 24) >> 24) === $', '((RAW) << 24) >> 24'),
   write: (w, v) => w.i8(checkInt(v, -0x80, 0x7f, 'i8')),
   read: (r) => r.i8(),
 };
 export const u16: Field<number> = {
   spec: { type: 'u16' },
   maxSize: 2,
+  inline: intInline('u16', 2, '($ & 0xffff) === $', 'RAW'),
   write: (w, v) => w.u16(checkInt(v, 0, 0xffff, 'u16')),
   read: (r) => r.u16(),
 };
 export const i16: Field<number> = {
   spec: { type: 'i16' },
   maxSize: 2,
+  inline: intInline('i16', 2, '(($ << 16) >> 16) === $', '((RAW) << 16) >> 16'),
   write: (w, v) => w.i16(checkInt(v, -0x8000, 0x7fff, 'i16')),
   read: (r) => r.i16(),
 };
 export const u32: Field<number> = {
   spec: { type: 'u32' },
   maxSize: 4,
+  inline: intInline('u32', 4, '$ >>> 0 === $', '(RAW) >>> 0'),
   write: (w, v) => w.u32(checkInt(v, 0, 0xffffffff, 'u32')),
   read: (r) => r.u32(),
 };
 export const i32: Field<number> = {
   spec: { type: 'i32' },
   maxSize: 4,
+  inline: intInline('i32', 4, '($ | 0) === $', 'RAW'),
   write: (w, v) => w.i32(checkInt(v, -0x80000000, 0x7fffffff, 'i32')),
   read: (r) => r.i32(),
 };
 export const f32: Field<number> = {
   spec: { type: 'f32' },
   maxSize: 4,
+  inline: floatInline('f32', 4, 'Float32'),
   write: (w, v) => w.f32(checkFinite(v, 'f32')),
   read: (r) => r.f32(),
 };
 export const f64: Field<number> = {
   spec: { type: 'f64' },
   maxSize: 8,
+  inline: floatInline('f64', 8, 'Float64'),
   write: (w, v) => w.f64(checkFinite(v, 'f64')),
   read: (r) => r.f64(),
 };
 export const bool: Field<boolean> = {
   spec: { type: 'bool' },
   maxSize: 1,
+  inline: {
+    write: (x) => `b[p++] = ${x} ? 1 : 0;`,
+    read: (x) => `${need(1)} ${x} = b[p++]; if (${x} > 1) E.badBool(${x}); ${x} = ${x} === 1;`,
+  },
   write: (w, v) => w.u8(v ? 1 : 0),
   read: (r) => r.bool(),
 };
 export const varint: Field<number> = {
   spec: { type: 'varint' },
   maxSize: 5,
+  inline: {
+    write: (x) =>
+      `if (!(${x} >= 0 && ${x} <= 0xffffffff && Math.floor(${x}) === ${x})) E.range('varint', ${x}); ` +
+      `if (${x} < 0x80) { b[p++] = ${x}; } else if (${x} < 0x4000) { b[p++] = (${x} & 0x7f) | 0x80; b[p++] = ${x} >>> 7; } ` +
+      `else { let y = ${x}; while (y >= 0x80) { b[p++] = (y & 0x7f) | 0x80; y = Math.floor(y / 128); } b[p++] = y; }`,
+    read: (x) =>
+      `${need(1)} ${x} = b[p++]; if (${x} >= 0x80) { r.pos = p; ${x} = E.varintTail(r); p = r.pos; }`,
+  },
   write: (w, v) => w.varint(v),
   read: (r) => r.varint(),
 };
 
 const TAU = Math.PI * 2;
+const TAU_SRC = String(TAU);
+const STEP_SRC = String(TAU / 256);
 /** A heading in radians, sent in 256 steps (1.4° each); decodes into [0, 2π). */
 export const angle: Field<number> = {
   spec: { type: 'angle' },
   maxSize: 1,
+  inline: {
+    write: (x) =>
+      `if (${x} - ${x} !== 0) E.notFinite('angle', ${x}); { const t = ${x} / ${TAU_SRC}; b[p++] = Math.round((t - Math.floor(t)) * 256) & 0xff; }`,
+    read: (x) => `${need(1)} ${x} = b[p++] * ${STEP_SRC};`,
+  },
   write: (w, v) => {
     checkFinite(v, 'angle');
-    w.u8(Math.round((((v % TAU) + TAU) % TAU) * (256 / TAU)) & 0xff);
+    // Turns, wrapped into [0, 1) without `%`, which is slow on doubles.
+    const turns = v / TAU;
+    w.u8(Math.round((turns - Math.floor(turns)) * 256) & 0xff);
   },
   read: (r) => r.u8() * (TAU / 256),
 };
@@ -203,9 +310,15 @@ export function optional<T>(of: Field<T>): Field<T | undefined> {
 export function enumOf<const V extends readonly (string | number)[]>(values: V): Field<V[number]> {
   if (values.length === 0 || values.length > 256) throw new Error('an enum has 1..256 values');
   const index = new Map<V[number], number>(values.map((v, i) => [v, i]));
+  const cases = values.map((v, i) => `case ${JSON.stringify(v)}: b[p++] = ${i}; break;`).join(' ');
   return {
     spec: { type: 'enum', values },
     maxSize: 1,
+    inline: {
+      write: (x) => `switch (${x}) { ${cases} default: E.badEnumValue(${x}, F.spec.values); }`,
+      read: (x) =>
+        `${need(1)} ${x} = b[p++]; if (${x} >= ${values.length}) E.badEnum(${x}, ${values.length}); ${x} = F.spec.values[${x}];`,
+    },
     write: (w, v) => {
       const i = index.get(v);
       if (i === undefined) throw new EncodeError(`${String(v)} is not one of ${values.join(', ')}`);
@@ -231,6 +344,12 @@ export function quantized(min: number, max: number): Field<number> {
   return {
     spec: { type: 'quantized', min, max },
     maxSize: 2,
+    inline: {
+      write: (x) =>
+        `if (${x} - ${x} !== 0) E.notFinite('quantized', ${x}); ` +
+        `{ let q = Math.round((${x} - ${min}) * ${scale}); q = q < 0 ? 0 : q > 65535 ? 65535 : q; b[p] = q; b[p + 1] = q >>> 8; p += 2; }`,
+      read: (x) => `${need(2)} ${x} = ${min} + (b[p] | (b[p + 1] << 8)) * ${step}; p += 2;`,
+    },
     write: (w, v) => {
       checkFinite(v, 'quantized');
       const q = Math.round((v - min) * scale);
@@ -244,25 +363,52 @@ export function struct<F extends Fields>(fields: F): Field<InferFields<F>> {
   const names = Object.keys(fields);
   const types = names.map((n) => fields[n]!);
   let maxSize = 0;
-  for (const t of types) maxSize += t.maxSize;
-  // Generated once per struct: constant property names and one call site per field keep
-  // V8's inline caches monomorphic, which is what makes a small packet cost tens of ns.
+  let inlineMax = 0;
+  for (const t of types) {
+    maxSize += t.maxSize;
+    if (t.inline) inlineMax += t.maxSize;
+  }
+  const floats = types.some((t) => t.inline?.floats);
   const key = (n: string) => JSON.stringify(n);
+  // Generated once per struct. Fixed-layout fields are spliced in as code working on local
+  // `b`/`p`; the rest (strings, lists, nested structs) are called, syncing the position
+  // around the call. Constant property names keep V8's inline caches monomorphic.
+  const writeBody = types
+    .map((t, i) => {
+      const x = `v${i}`;
+      const load = `const ${x} = v[${key(names[i]!)}];`;
+      if (t.inline) return `${load} { const F = types[${i}]; ${t.inline.write(x)} }`;
+      return `${load} w.pos = p; types[${i}].write(w, ${x}); b = w.buf; dv = w.view; p = w.pos;`;
+    })
+    .join('\n');
+  const readBody = types
+    .map((t, i) => {
+      const x = `v${i}`;
+      if (t.inline) return `let ${x}; { const F = types[${i}]; ${t.inline.read(x)} }`;
+      return `r.pos = p; const ${x} = types[${i}].read(r); p = r.pos;`;
+    })
+    .join('\n');
   const write = new Function(
     'types',
-    `${types.map((_, i) => `const f${i} = types[${i}];`).join('\n')}
-    return function writeStruct(w, v) {
-      ${names.map((n, i) => `f${i}.write(w, v[${key(n)}]);`).join('\n')}
+    'E',
+    `return function writeStruct(w, v) {
+      w.ensure(${inlineMax});
+      let b = w.buf; let dv = w.view; let p = w.pos;
+      ${writeBody}
+      w.pos = p;
     };`,
-  )(types) as Field<InferFields<F>>['write'];
+  )(types, E) as Field<InferFields<F>>['write'];
   const read = new Function(
     'types',
-    `${types.map((_, i) => `const f${i} = types[${i}];`).join('\n')}
-    return function readStruct(r) {
-      ${names.map((_, i) => `const v${i} = f${i}.read(r);`).join('\n')}
+    'E',
+    `return function readStruct(r) {
+      const b = r.bytes; const end = r.end; let p = r.pos;
+      ${floats ? 'const dv = r.dataView(); const base = r.viewBase;' : ''}
+      ${readBody}
+      r.pos = p;
       return { ${names.map((n, i) => `${key(n)}: v${i}`).join(', ')} };
     };`,
-  )(types) as Field<InferFields<F>>['read'];
+  )(types, E) as Field<InferFields<F>>['read'];
   return { spec: { type: 'struct', fields }, maxSize, write, read };
 }
 

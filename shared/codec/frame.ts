@@ -16,10 +16,27 @@ import { DecodeError, DecodeErrorCode } from './errors.js';
 export const HEADER_SIZE = 6;
 export const MAX_FRAME_SIZE = 0xffff;
 
-export interface Frame {
-  readonly opcode: number;
+/**
+ * One received frame: its payload is bytes[start, end). The payload view is made only when
+ * asked for, because a typed-array view costs more than decoding a small packet;
+ * `def.decodeFrame(frame)` reads straight from `bytes`.
+ */
+export class Frame {
+  constructor(
+    readonly opcode: number,
+    readonly bytes: Uint8Array,
+    readonly start: number,
+    readonly end: number,
+  ) {}
+
   /** A view into received bytes: valid until the decoder is pushed more data. */
-  readonly payload: Uint8Array;
+  get payload(): Uint8Array {
+    return this.bytes.subarray(this.start, this.end);
+  }
+
+  get size(): number {
+    return this.end - this.start + HEADER_SIZE;
+  }
 }
 
 const EMPTY = new Uint8Array(0);
@@ -86,6 +103,6 @@ export class FrameDecoder {
       this.buf = EMPTY;
       this.pos = 0;
     }
-    return { opcode, payload: buf.subarray(at + HEADER_SIZE, at + size) };
+    return new Frame(opcode, buf, at + HEADER_SIZE, at + size);
   }
 }

@@ -3,7 +3,6 @@ export { DecodeError, DecodeErrorCode, EncodeError } from './errors.js';
 export * as t from './fields.js';
 export { describe } from './fields.js';
 export type { Field, FieldSpec, Fields, Infer, InferFields } from './fields.js';
-export { FrameDecoder, HEADER_SIZE, MAX_FRAME_SIZE } from './frame.js';
-export type { Frame } from './frame.js';
+export { Frame, FrameDecoder, HEADER_SIZE, MAX_FRAME_SIZE } from './frame.js';
 export { Reader } from './reader.js';
 export { Writer } from './writer.js';

@@ -13,7 +13,7 @@ export class Reader {
   // Creating a DataView costs more than decoding a small packet, so one is kept per
   // underlying ArrayBuffer and made only when a float is read.
   private view: DataView | undefined;
-  private viewBase = 0;
+  viewBase = 0;
 
   constructor(bytes?: Uint8Array, start = 0, end = bytes?.length ?? 0) {
     if (bytes) this.reset(bytes, start, end);
@@ -21,15 +21,18 @@ export class Reader {
 
   /** Points the reader at new bytes, keeping what can be kept. */
   reset(bytes: Uint8Array, start = 0, end = bytes.length): this {
-    if (this.view && this.view.buffer !== bytes.buffer) this.view = undefined;
-    this.bytes = bytes;
+    if (bytes !== this.bytes) {
+      this.bytes = bytes;
+      this.view = undefined;
+      this.viewBase = bytes.byteOffset;
+    }
     this.pos = start;
     this.end = end;
-    this.viewBase = bytes.byteOffset;
     return this;
   }
 
-  private dataView(): DataView {
+  /** A DataView over the whole underlying buffer; index it with `viewBase + pos`. */
+  dataView(): DataView {
     return (this.view ??= new DataView(this.bytes.buffer));
   }
 

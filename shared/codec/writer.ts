@@ -8,8 +8,9 @@ const utf8 = new TextEncoder();
  * `finish()` hands out (one per distinct packet, shared by all its recipients).
  */
 export class Writer {
-  private buf: Uint8Array;
-  private view: DataView;
+  /** The backing store; generated struct encoders write into it directly (see fields.ts). */
+  buf: Uint8Array;
+  view: DataView;
   pos = 0;
 
   constructor(initialCapacity = 1024) {

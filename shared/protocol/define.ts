@@ -7,7 +7,7 @@
 import { crc16 } from '../codec/crc16.js';
 import { DecodeError, DecodeErrorCode, EncodeError } from '../codec/errors.js';
 import { struct, type Field, type Fields, type InferFields } from '../codec/fields.js';
-import { HEADER_SIZE, MAX_FRAME_SIZE } from '../codec/frame.js';
+import { HEADER_SIZE, MAX_FRAME_SIZE, type Frame } from '../codec/frame.js';
 import { Reader } from '../codec/reader.js';
 import { Writer } from '../codec/writer.js';
 
@@ -57,6 +57,8 @@ export interface PacketCodec<F extends Fields> {
   readonly maxSize: number;
   /** Decodes a whole payload; leftover bytes are ERR_OVERLONG. */
   decode(payload: Uint8Array): InferFields<F>;
+  /** Decodes a received frame's payload in place (no view is made). */
+  decodeFrame(frame: Frame): InferFields<F>;
   /** Encodes one frame (header + payload) into a fresh array, for as many recipients as need it. */
   encode(value: InferFields<F>): Uint8Array;
   /** Appends one frame to a writer (for batching many frames into one buffer). */
@@ -81,30 +83,39 @@ function codec<F extends Fields>(opcode: number, name: string, fields: F): Packe
   if (maxSize > MAX_FRAME_SIZE - HEADER_SIZE) {
     throw new Error(`${name}: payload can reach ${maxSize} bytes, above the frame limit`);
   }
+  // Reserve room for the whole frame up front when it is small, so field writes never grow.
+  const smallMax = maxSize <= 1024 ? maxSize : 0;
   const write = (w: Writer, value: InferFields<F>): void => {
     const start = w.pos;
-    w.ensure(HEADER_SIZE);
+    w.ensure(HEADER_SIZE + smallMax);
     w.pos += HEADER_SIZE;
     payload.write(w, value);
     const size = w.pos - start;
     if (size > MAX_FRAME_SIZE) throw new EncodeError(`${name}: frame of ${size} bytes is too large`);
-    w.patchU16(start, size);
-    w.patchU16(start + 2, opcode);
-    w.patchU16(start + 4, crc16(w.bytes(), start + HEADER_SIZE, w.pos));
+    const b = w.buf;
+    const crc = crc16(b, start + HEADER_SIZE, w.pos);
+    b[start] = size;
+    b[start + 1] = size >>> 8;
+    b[start + 2] = opcode;
+    b[start + 3] = opcode >>> 8;
+    b[start + 4] = crc;
+    b[start + 5] = crc >>> 8;
+  };
+  const read = (r: Reader): InferFields<F> => {
+    const value = payload.read(r);
+    if (r.remaining !== 0) {
+      throw new DecodeError(DecodeErrorCode.Overlong, `${name}: ${r.remaining} byte(s) after the last field`);
+    }
+    return value;
   };
   return {
     payload,
     maxSize,
     decode(bytes) {
-      const r = reader.reset(bytes);
-      const value = payload.read(r);
-      if (r.remaining !== 0) {
-        throw new DecodeError(
-          DecodeErrorCode.Overlong,
-          `${name}: ${r.remaining} byte(s) after the last field`,
-        );
-      }
-      return value;
+      return read(reader.reset(bytes));
+    },
+    decodeFrame(frame) {
+      return read(reader.reset(frame.bytes, frame.start, frame.end));
     },
     encode(value) {
       scratch.reset();
