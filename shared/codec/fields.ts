@@ -264,7 +264,8 @@ export function bytes(max: number): Field<Uint8Array> {
       const len = prefix === 1 ? r.u8() : r.u16();
       if (len > max)
         throw new DecodeError(DecodeErrorCode.BytesTooLong, `bytes of length ${len} exceed ${max}`);
-      return r.raw(len).slice();
+      // A copy that owns its bytes: Buffer.prototype.slice would return a view of the socket chunk.
+      return new Uint8Array(r.raw(len));
     },
   };
 }
