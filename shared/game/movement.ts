@@ -136,7 +136,12 @@ export function pathLength(start: Vec2, waypoints: readonly Vec2[]): number {
  * Whether a box of half-size `radius` sliding in a straight line from a to b touches an
  * obstacle anywhere on the way (each obstacle grown by radius, then a segment-box clip).
  */
-export function segmentBlocked(a: Vec2, b: Vec2, obstacles: readonly Rect[], radius = ENTITY_RADIUS): boolean {
+export function segmentBlocked(
+  a: Vec2,
+  b: Vec2,
+  obstacles: readonly Rect[],
+  radius = ENTITY_RADIUS,
+): boolean {
   const dx = b.x - a.x;
   const dy = b.y - a.y;
   for (const o of obstacles) {
@@ -144,26 +149,30 @@ export function segmentBlocked(a: Vec2, b: Vec2, obstacles: readonly Rect[], rad
     const maxX = o.x + o.w + radius;
     const minY = o.y - radius;
     const maxY = o.y + o.h + radius;
+    // Most walls are nowhere near: skip them on the segment's bounding box.
+    if (Math.max(a.x, b.x) <= minX || Math.min(a.x, b.x) >= maxX) continue;
+    if (Math.max(a.y, b.y) <= minY || Math.min(a.y, b.y) >= maxY) continue;
+    // Liang-Barsky: clip the segment against each slab; an empty interval is a miss.
+    // Unrolled (no closure) because the server runs it for every move.
     let t0 = 0;
     let t1 = 1;
+    const ps = [-dx, dx, -dy, dy];
+    const qs = [a.x - minX, maxX - a.x, a.y - minY, maxY - a.y];
     let hit = true;
-    // Liang-Barsky: clip the segment against each slab; an empty interval means a miss.
-    const clip = (p: number, q: number): void => {
-      if (p === 0) {
-        if (q <= 0) hit = false;
-        return;
+    for (let k = 0; k < 4 && hit; k++) {
+      const pk = ps[k]!;
+      const qk = qs[k]!;
+      if (pk === 0) {
+        if (qk <= 0) hit = false;
+        continue;
       }
-      const r = q / p;
-      if (p < 0) {
+      const r = qk / pk;
+      if (pk < 0) {
         if (r > t1) hit = false;
         else if (r > t0) t0 = r;
       } else if (r < t0) hit = false;
       else if (r < t1) t1 = r;
-    };
-    clip(-dx, a.x - minX);
-    if (hit) clip(dx, maxX - a.x);
-    if (hit) clip(-dy, a.y - minY);
-    if (hit) clip(dy, maxY - a.y);
+    }
     if (hit && t0 < t1) return true;
   }
   return false;

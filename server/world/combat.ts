@@ -1,0 +1,254 @@
+/**
+ * Spells, damage, healing, death and player respawn.
+ *
+ * A cast: validated (alive, known, not casting, cooldown, mana, target, range) or refused with
+ * SpellFailed to the caster alone. castTime > 0 shows a cast bar (SpellStart) that moving or
+ * CancelCast breaks; at completion mana is spent, the cooldown starts and SpellGo launches a
+ * projectile that lands travelTime ms later with CombatEvent + HealthUpdate.
+ */
+import { distance } from '../../shared/game/movement.js';
+import type { SpellFailReason } from '../../shared/protocol/index.js';
+import { engage, killMob } from './mobs.js';
+import { randomInt } from './rng.js';
+import type { Entity, Player, SpellData } from './types.js';
+import {
+  entityById,
+  healthMessage,
+  moveBudgetCap,
+  refilePlayer,
+  statsMessage,
+  toObservers,
+  toPlayer,
+  type World,
+} from './world.js';
+
+function refuse(w: World, p: Player, spellId: number, reason: SpellFailReason): void {
+  toPlayer(w, p.id, { packet: 'SpellFailed', data: { casterId: p.id, spellId, reason } });
+}
+
+/** The entity a spell may land on, or undefined: damage at living mobs, heals at self or living players. */
+function validTarget(w: World, p: Player, spell: SpellData, targetId: number): Entity | undefined {
+  if (spell.kind === 'heal') {
+    if (targetId === 0 || targetId === p.id) return p;
+    const t = w.players.get(targetId);
+    return t && t.alive ? t : undefined;
+  }
+  const t = w.mobs.get(targetId);
+  return t && t.alive ? t : undefined;
+}
+
+export function startCast(w: World, p: Player, spellId: number, targetId: number): void {
+  if (!p.alive) return refuse(w, p, spellId, 'dead');
+  const spell = p.spells.includes(spellId) ? w.data.spells.get(spellId) : undefined;
+  if (!spell) return refuse(w, p, spellId, 'unknownSpell');
+  if (p.cast) return refuse(w, p, spellId, 'busy');
+  if ((p.cooldowns.get(spellId) ?? 0) > w.now) return refuse(w, p, spellId, 'cooldown');
+  if (p.mana < spell.manaCost) return refuse(w, p, spellId, 'noMana');
+  const target = validTarget(w, p, spell, targetId);
+  if (!target) return refuse(w, p, spellId, 'badTarget');
+  if (distance(p, target) > spell.range) return refuse(w, p, spellId, 'outOfRange');
+  if (spell.castTime === 0) {
+    completeCast(w, p, spell, target);
+    return;
+  }
+  p.cast = { spell, targetId: target.id, endsAt: w.now + spell.castTime };
+  w.casting.add(p);
+  toObservers(
+    w,
+    p,
+    {
+      packet: 'SpellStart',
+      data: { casterId: p.id, spellId, targetId: target.id, castTime: spell.castTime },
+    },
+    true,
+  );
+}
+
+/** Breaks a cast in progress: 'interrupted' by moving, 'cancelled' by CancelCast or death. */
+export function breakCast(w: World, p: Player, reason: 'interrupted' | 'cancelled'): void {
+  if (!p.cast) return;
+  toObservers(
+    w,
+    p,
+    { packet: 'SpellFailed', data: { casterId: p.id, spellId: p.cast.spell.id, reason } },
+    true,
+  );
+  p.cast = null;
+  w.casting.delete(p);
+}
+
+/** Casts whose bar ran out this step. */
+export function finishCasts(w: World): void {
+  for (const p of w.casting) {
+    const cast = p.cast;
+    if (!cast) {
+      w.casting.delete(p);
+      continue;
+    }
+    if (w.now < cast.endsAt) continue;
+    p.cast = null;
+    w.casting.delete(p);
+    const spell = cast.spell;
+    const target = validTarget(w, p, spell, cast.targetId);
+    let reason: SpellFailReason | null = null;
+    if (!target) reason = 'badTarget';
+    else if (distance(p, target) > spell.range) reason = 'outOfRange';
+    else if (p.mana < spell.manaCost) reason = 'noMana';
+    if (reason !== null || !target) {
+      toObservers(
+        w,
+        p,
+        { packet: 'SpellFailed', data: { casterId: p.id, spellId: spell.id, reason: reason! } },
+        true,
+      );
+      continue;
+    }
+    completeCast(w, p, spell, target);
+  }
+}
+
+function completeCast(w: World, p: Player, spell: SpellData, target: Entity): void {
+  if (spell.manaCost > 0) {
+    p.mana -= spell.manaCost;
+    toPlayer(w, p.id, statsMessage(p));
+  }
+  if (spell.cooldown > 0) {
+    p.cooldowns.set(spell.id, w.now + spell.cooldown);
+    toPlayer(w, p.id, { packet: 'Cooldown', data: { spellId: spell.id, remaining: spell.cooldown } });
+  }
+  const travel =
+    spell.projectileSpeed > 0
+      ? Math.min(0xffff, Math.round((distance(p, target) / spell.projectileSpeed) * 1000))
+      : 0;
+  toObservers(
+    w,
+    p,
+    {
+      packet: 'SpellGo',
+      data: { casterId: p.id, spellId: spell.id, targetId: target.id, travelTime: travel },
+    },
+    true,
+  );
+  w.projectiles.push({ casterId: p.id, targetId: target.id, spell, landsAt: w.now + travel });
+}
+
+/** Projectiles whose travel time is over land now (a target that died or left is missed). */
+export function landProjectiles(w: World): void {
+  if (w.projectiles.length === 0) return;
+  const flying = w.projectiles;
+  let keep = 0;
+  for (let i = 0; i < flying.length; i++) {
+    const pr = flying[i]!;
+    if (pr.landsAt > w.now) {
+      flying[keep++] = pr;
+      continue;
+    }
+    const target = entityById(w, pr.targetId);
+    if (!target || !target.alive) continue;
+    const s = pr.spell;
+    let amount = randomInt(w.rng, s.min, s.max);
+    const crit = w.rng() < w.rules.critChance;
+    if (crit) amount = Math.round(amount * w.rules.critMultiplier);
+    const caster = entityById(w, pr.casterId);
+    if (s.kind === 'heal') heal(w, pr.casterId, target, s.id, amount, crit);
+    else if (caster) applyDamage(w, caster, target, s.id, amount, crit);
+    else applyDamage(w, null, target, s.id, amount, crit);
+  }
+  flying.length = keep;
+}
+
+function heal(
+  w: World,
+  sourceId: number,
+  target: Entity,
+  spellId: number,
+  amount: number,
+  crit: boolean,
+): void {
+  toObservers(
+    w,
+    target,
+    { packet: 'CombatEvent', data: { sourceId, targetId: target.id, spellId, kind: 'heal', amount, crit } },
+    true,
+  );
+  target.health = Math.min(target.maxHealth, target.health + amount);
+  toObservers(w, target, healthMessage(target), true);
+}
+
+/** Damage from `source` (a mob's swing is spellId 0): CombatEvent, HealthUpdate, maybe Death. */
+export function applyDamage(
+  w: World,
+  source: Entity | null,
+  target: Entity,
+  spellId: number,
+  amount: number,
+  crit: boolean,
+): void {
+  const sourceId = source ? source.id : 0;
+  toObservers(
+    w,
+    target,
+    { packet: 'CombatEvent', data: { sourceId, targetId: target.id, spellId, kind: 'damage', amount, crit } },
+    true,
+  );
+  target.health = Math.max(0, target.health - amount);
+  toObservers(w, target, healthMessage(target), true);
+  if (target.health === 0) {
+    die(w, target, source);
+    return;
+  }
+  if (target.kind === 'mob' && source?.kind === 'player' && target.state !== 'chase')
+    engage(w, target, source);
+}
+
+function die(w: World, e: Entity, killer: Entity | null): void {
+  toObservers(w, e, { packet: 'Death', data: { id: e.id, killerId: killer ? killer.id : 0 } }, true);
+  if (e.kind === 'mob') {
+    killMob(w, e);
+    if (killer?.kind === 'player') {
+      killer.kills++;
+      toPlayer(w, killer.id, statsMessage(killer));
+    }
+    return;
+  }
+  breakCast(w, e, 'cancelled');
+  e.alive = false;
+  e.respawnAt = w.now + w.rules.playerRespawnDelay;
+  w.deadPlayers.add(e);
+}
+
+/** Dead players whose delay is over stand up at the graveyard with full health. */
+export function respawnPlayers(w: World): void {
+  for (const p of w.deadPlayers) {
+    if (p.respawnAt === null || w.now < p.respawnAt) continue;
+    w.deadPlayers.delete(p);
+    const g = w.zone.graveyard;
+    p.respawnAt = null;
+    p.alive = true;
+    p.health = p.maxHealth;
+    toObservers(
+      w,
+      p,
+      { packet: 'Respawn', data: { id: p.id, x: g.x, y: g.y, health: p.health, maxHealth: p.maxHealth } },
+      true,
+    );
+    p.x = g.x;
+    p.y = g.y;
+    p.lastMoveAt = w.now;
+    p.moveBudget = moveBudgetCap(w, p.speed);
+    // No EntityMove for the jump: Respawn told everyone where it stands.
+    refilePlayer(w, p);
+    w.viewDirty.add(p);
+  }
+}
+
+/** Slow mana regeneration for living players. */
+export function regenerate(w: World): void {
+  for (const p of w.players.values()) {
+    if (w.now < p.nextManaRegenAt) continue;
+    p.nextManaRegenAt = w.now + w.rules.manaRegenInterval;
+    if (!p.alive || p.mana >= p.maxMana || w.rules.manaRegenAmount <= 0) continue;
+    p.mana = Math.min(p.maxMana, p.mana + w.rules.manaRegenAmount);
+    toPlayer(w, p.id, statsMessage(p));
+  }
+}

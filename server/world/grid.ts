@@ -1,0 +1,89 @@
+/**
+ * Spatial hash over a zone: square cells, one list per cell, O(1) insert, move and remove
+ * (swap-remove with the slot kept on the entity). Players and mobs live in separate grids so
+ * a query for "players near" never walks mobs.
+ */
+
+export interface GridItem {
+  x: number;
+  y: number;
+  cell: number;
+  slot: number;
+}
+
+export class Grid<T extends GridItem> {
+  readonly cols: number;
+  readonly rows: number;
+  readonly cells: T[][];
+
+  constructor(
+    width: number,
+    height: number,
+    readonly cellSize: number,
+  ) {
+    this.cols = Math.max(1, Math.ceil(width / cellSize));
+    this.rows = Math.max(1, Math.ceil(height / cellSize));
+    this.cells = Array.from({ length: this.cols * this.rows }, () => []);
+  }
+
+  cellX(x: number): number {
+    const c = Math.floor(x / this.cellSize);
+    return c < 0 ? 0 : c >= this.cols ? this.cols - 1 : c;
+  }
+
+  cellY(y: number): number {
+    const c = Math.floor(y / this.cellSize);
+    return c < 0 ? 0 : c >= this.rows ? this.rows - 1 : c;
+  }
+
+  cellOf(x: number, y: number): number {
+    return this.cellY(y) * this.cols + this.cellX(x);
+  }
+
+  insert(item: T): void {
+    const cell = this.cellOf(item.x, item.y);
+    const list = this.cells[cell]!;
+    item.cell = cell;
+    item.slot = list.length;
+    list.push(item);
+  }
+
+  remove(item: T): void {
+    if (item.cell < 0) return;
+    const list = this.cells[item.cell]!;
+    const last = list.pop()!;
+    if (last !== item) {
+      list[item.slot] = last;
+      last.slot = item.slot;
+    }
+    item.cell = -1;
+    item.slot = -1;
+  }
+
+  /** Re-files an item after its x/y changed; returns true when it changed cell. */
+  update(item: T): boolean {
+    const cell = this.cellOf(item.x, item.y);
+    if (cell === item.cell) return false;
+    this.remove(item);
+    const list = this.cells[cell]!;
+    item.cell = cell;
+    item.slot = list.length;
+    list.push(item);
+    return true;
+  }
+
+  /** Calls fn for every item in the cells overlapping the square of half-side r around (x, y). */
+  forEachNear(x: number, y: number, r: number, fn: (item: T) => void): void {
+    const x0 = this.cellX(x - r);
+    const x1 = this.cellX(x + r);
+    const y0 = this.cellY(y - r);
+    const y1 = this.cellY(y + r);
+    for (let cy = y0; cy <= y1; cy++) {
+      const row = cy * this.cols;
+      for (let cx = x0; cx <= x1; cx++) {
+        const list = this.cells[row + cx]!;
+        for (let i = 0; i < list.length; i++) fn(list[i]!);
+      }
+    }
+  }
+}

@@ -1,0 +1,19 @@
+/** The zone simulation's public face: data, state, step, and the helpers the session layer needs. */
+export { DataError, loadWorldData, parseWorldData, SPAWN_SAFE_RADIUS } from './data.js';
+export type { DataSource, WorldSources } from './data.js';
+export { mulberry32, randomInt, randomRange } from './rng.js';
+export type { Rng } from './rng.js';
+export { step, utf8Length } from './step.js';
+export type { StepResult } from './step.js';
+export {
+  createWorld,
+  entityById,
+  findPlayerByName,
+  joinPlayer,
+  leavePlayer,
+  savedCharacter,
+  spellBookMessage,
+  zoneInfoMessage,
+} from './world.js';
+export type { JoinResult, World, WorldStats } from './world.js';
+export type * from './types.js';

@@ -1,0 +1,310 @@
+/**
+ * The world's types: loaded data, tunable rules, entities, the inputs `step` applies and the
+ * events it returns. Events carry packet payloads typed from the packet definitions, so the
+ * outbox writes `byName(msg.packet).write(w, msg.data)` with no game decisions of its own.
+ */
+import type { Rect, Vec2 } from '../../shared/game/movement.js';
+import type {
+  ChatMessage,
+  Cooldown,
+  CombatEvent,
+  Death,
+  EnterWorld,
+  EntityDespawn,
+  EntityMove,
+  EntitySpawn,
+  ErrorPacket,
+  HealthUpdate,
+  LogoutCancelled,
+  LogoutComplete,
+  LogoutStarted,
+  MobPath,
+  MoveAck,
+  PayloadOf,
+  PlayerStats,
+  PositionCorrection,
+  Respawn,
+  SpellBook,
+  SpellFailed,
+  SpellGo,
+  SpellStart,
+  ZoneInfo,
+} from '../../shared/protocol/index.js';
+
+// ---------------------------------------------------------------- data
+
+export type SpellKind = 'damage' | 'heal';
+
+export interface SpellData {
+  id: number;
+  name: string;
+  kind: SpellKind;
+  /** ms; 0 is instant (no cast bar). */
+  castTime: number;
+  /** ms */
+  cooldown: number;
+  manaCost: number;
+  range: number;
+  /** Units per second; 0 lands at once. */
+  projectileSpeed: number;
+  min: number;
+  max: number;
+  /** 0xRRGGBB */
+  colour: number;
+}
+
+export interface MobTemplate {
+  id: number;
+  name: string;
+  minLevel: number;
+  maxLevel: number;
+  health: number;
+  /** Units per second. */
+  speed: number;
+  wanderRadius: number;
+  aggroRadius: number;
+  meleeMin: number;
+  meleeMax: number;
+  /** ms between melee swings. */
+  swingTime: number;
+  /** ms from death to respawn. */
+  respawnTime: number;
+  appearance: number;
+  /** 0xRRGGBB */
+  colour: number;
+}
+
+export interface MobSpawnPoint {
+  template: number;
+  x: number;
+  y: number;
+  count: number;
+}
+
+export interface ZoneData {
+  name: string;
+  width: number;
+  height: number;
+  obstacles: Rect[];
+  playerSpawn: Vec2;
+  graveyard: Vec2;
+  spawns: MobSpawnPoint[];
+}
+
+export interface StartingCharacter {
+  level: number;
+  health: number;
+  mana: number;
+  speed: number;
+  spells: number[];
+}
+
+/** Tunables: timers, ranges and limits. data/rules.json holds them; a server config may override. */
+export interface WorldRules {
+  /** Side of a spatial-grid cell. */
+  cellSize: number;
+  /** A player starts seeing an entity within this distance... */
+  interestRadius: number;
+  /** ...and stops seeing it beyond interestRadius × interestMargin (hysteresis). */
+  interestMargin: number;
+  /** Players who did not move refresh their view every this many ticks (staggered by id). */
+  interestRefreshTicks: number;
+  /** A burst of moves may cover this many ms of walking at once (inputs bunch on the wire). */
+  moveBurstMs: number;
+  sayRange: number;
+  chatBurst: number;
+  chatPerSecond: number;
+  logoutDelay: number;
+  corpseTime: number;
+  playerRespawnDelay: number;
+  manaRegenInterval: number;
+  manaRegenAmount: number;
+  critChance: number;
+  critMultiplier: number;
+  meleeRange: number;
+  /** A mob further than this from its spawn point gives up and walks home at full health. */
+  leashDistance: number;
+  /** A chasing mob re-paths when its target moved this far from where the path ends. */
+  rechaseDistance: number;
+  wanderPauseMin: number;
+  wanderPauseMax: number;
+  wanderWaypoints: number;
+}
+
+export interface WorldData {
+  spells: ReadonlyMap<number, SpellData>;
+  templates: ReadonlyMap<number, MobTemplate>;
+  character: StartingCharacter;
+  rules: WorldRules;
+  zones: ZoneData[];
+}
+
+// ---------------------------------------------------------------- entities
+
+/** A character as storage keeps it; missing position, health or mana mean "new": spawn point, full. */
+export interface SavedCharacter {
+  id: number;
+  name: string;
+  level: number;
+  appearance: number;
+  zone?: string;
+  x?: number;
+  y?: number;
+  facing?: number;
+  health?: number;
+  mana?: number;
+  kills: number;
+}
+
+interface EntityBase {
+  id: number;
+  name: string;
+  level: number;
+  x: number;
+  y: number;
+  facing: number;
+  speed: number;
+  health: number;
+  maxHealth: number;
+  alive: boolean;
+  appearance: number;
+  /** Players that see this entity. */
+  observers: Set<number>;
+  /** Frozen copy of observers, rebuilt only after they change; events share it. */
+  observerList: readonly number[] | null;
+  /** Grid cell index, -1 when not in the grid (a decayed corpse). */
+  cell: number;
+  /** Index inside the cell's list, for O(1) removal. */
+  slot: number;
+}
+
+export interface Cast {
+  spell: SpellData;
+  targetId: number;
+  endsAt: number;
+}
+
+export interface Player extends EntityBase {
+  kind: 'player';
+  sessionId: number;
+  characterId: number;
+  mana: number;
+  maxMana: number;
+  kills: number;
+  spells: number[];
+  /** Entities this player sees (never itself), by id. */
+  visible: Map<number, Entity>;
+  /** Where the player stood at its last view refresh. */
+  viewX: number;
+  viewY: number;
+  lastSeq: number;
+  lastMoveAt: number;
+  /** Distance the player may still walk at once (see WorldRules.moveBurstMs). */
+  moveBudget: number;
+  cast: Cast | null;
+  /** spell id -> time it is ready again */
+  cooldowns: Map<number, number>;
+  logoutAt: number | null;
+  respawnAt: number | null;
+  nextManaRegenAt: number;
+  chatTokens: number;
+  chatRefilledAt: number;
+}
+
+export type MobState = 'idle' | 'wander' | 'chase' | 'return' | 'dead';
+
+export interface MobRoute {
+  start: Vec2;
+  waypoints: Vec2[];
+  startTime: number;
+  speed: number;
+}
+
+export interface Mob extends EntityBase {
+  kind: 'mob';
+  template: MobTemplate;
+  home: Vec2;
+  state: MobState;
+  route: MobRoute | null;
+  targetId: number;
+  nextWanderAt: number;
+  nextSwingAt: number;
+  /** A chase that found no way round walls tries again at this time. */
+  repathAt: number;
+  corpseUntil: number;
+  respawnAt: number;
+}
+
+export type Entity = Player | Mob;
+
+// ---------------------------------------------------------------- inputs
+
+export type LeaveReason = 'disconnected' | 'kicked' | 'takenOver' | 'shutdown';
+
+export type WorldInput =
+  | { type: 'join'; sessionId: number; character: SavedCharacter }
+  | { type: 'leave'; entityId: number; reason: LeaveReason }
+  | { type: 'move'; entityId: number; seq: number; x: number; y: number; facing: number; clientTime: number }
+  | { type: 'cast'; entityId: number; spellId: number; targetId: number }
+  | { type: 'cancelCast'; entityId: number }
+  | { type: 'chat'; entityId: number; channel: 'say' | 'zone'; text: string }
+  | { type: 'logout'; entityId: number }
+  | { type: 'logoutCancel'; entityId: number };
+
+// ---------------------------------------------------------------- events
+
+type Msg<P> = P extends { name: infer N } ? { packet: N; data: PayloadOf<P> } : never;
+
+/** A packet by its definition's name and its payload: the outbox looks the name up with byName. */
+export type WorldMessage =
+  | Msg<typeof MoveAck>
+  | Msg<typeof PositionCorrection>
+  | Msg<typeof EntityMove>
+  | Msg<typeof MobPath>
+  | Msg<typeof EntitySpawn>
+  | Msg<typeof EntityDespawn>
+  | Msg<typeof HealthUpdate>
+  | Msg<typeof Death>
+  | Msg<typeof Respawn>
+  | Msg<typeof PlayerStats>
+  | Msg<typeof SpellStart>
+  | Msg<typeof SpellGo>
+  | Msg<typeof SpellFailed>
+  | Msg<typeof CombatEvent>
+  | Msg<typeof Cooldown>
+  | Msg<typeof SpellBook>
+  | Msg<typeof ChatMessage>
+  | Msg<typeof LogoutStarted>
+  | Msg<typeof LogoutCancelled>
+  | Msg<typeof LogoutComplete>
+  | Msg<typeof ZoneInfo>
+  | Msg<typeof EnterWorld>
+  | Msg<typeof ErrorPacket>;
+
+export type PacketName = WorldMessage['packet'];
+export type MessageOf<N extends PacketName> = Extract<WorldMessage, { packet: N }>;
+
+export type WorldEvent =
+  /** To one player. */
+  | { type: 'toPlayer'; playerId: number; msg: WorldMessage }
+  /**
+   * To the players that saw `entityId` when the event happened (`observers` is a frozen
+   * snapshot, never mutated), and to the entity itself when `self` (only ever for players).
+   */
+  | { type: 'toObservers'; entityId: number; observers: readonly number[]; self: boolean; msg: WorldMessage }
+  /** To a list of players computed by the world (say chat: observers within say range). */
+  | { type: 'toPlayers'; playerIds: readonly number[]; msg: WorldMessage }
+  /** To every player in the zone (zone chat). */
+  | { type: 'toZone'; msg: WorldMessage }
+  /** `observerId` starts seeing an entity. */
+  | { type: 'spawn'; observerId: number; msg: MessageOf<'EntitySpawn'> }
+  /** `observerId` stops seeing an entity. */
+  | { type: 'despawn'; observerId: number; msg: MessageOf<'EntityDespawn'> }
+  /** A join input became this player entity: bind the session to it before later events. */
+  | { type: 'joined'; sessionId: number; playerId: number }
+  /** A plain copy of a player's persistent state, to store. */
+  | { type: 'save'; sessionId: number; playerId: number; character: SavedCharacter }
+  /** The player entity is gone; the session goes back to the character screen (or closes). */
+  | { type: 'leftWorld'; sessionId: number; playerId: number; reason: 'logout' | LeaveReason };
+
+export type WorldEventType = WorldEvent['type'];

@@ -1,0 +1,454 @@
+/**
+ * A zone's state and the helpers every system uses: entity lookup, grid upkeep, cell
+ * activation, and the event emitters. Only `step`, `joinPlayer` and `leavePlayer` change it.
+ */
+import { blocked, clampToZone, insideZone, maxMoveDistance } from '../../shared/game/movement.js';
+import { MOB_ID_BASE } from '../../shared/protocol/index.js';
+import { Grid } from './grid.js';
+import { randomInt, type Rng } from './rng.js';
+import type {
+  Entity,
+  LeaveReason,
+  MessageOf,
+  Mob,
+  Player,
+  SavedCharacter,
+  SpellData,
+  WorldData,
+  WorldEvent,
+  WorldMessage,
+  WorldRules,
+  ZoneData,
+} from './types.js';
+
+export interface WorldStats {
+  /** Mobs whose AI and movement ran in the last step (only those in active cells). */
+  simulatedMobs: number;
+  /** Players whose view was recomputed in the last step. */
+  interestUpdates: number;
+}
+
+export interface World {
+  readonly data: WorldData;
+  readonly zone: ZoneData;
+  readonly rules: WorldRules;
+  tick: number;
+  now: number;
+  readonly players: Map<number, Player>;
+  readonly mobs: Map<number, Mob>;
+  readonly playerGrid: Grid<Player>;
+  readonly mobGrid: Grid<Mob>;
+  /** Per cell: how many players are within activation range; mobs in cells at 0 sleep. */
+  readonly activation: Int32Array;
+  /** Cells whose activation count is above zero. */
+  readonly activeCells: Set<number>;
+  /** Half-side, in cells, of the block a player activates around its own cell. */
+  readonly activationSpan: number;
+  /** Dead mobs, waiting to decay and respawn (timers run even in sleeping cells). */
+  readonly deadMobs: Set<Mob>;
+  /** Players whose position changed this step: one EntityMove each, and a view refresh. */
+  readonly moved: Set<Player>;
+  /** Players whose view must be recomputed this step (joined, respawned, teleported). */
+  readonly viewDirty: Set<Player>;
+  readonly projectiles: Projectile[];
+  /** Players with a cast bar running. */
+  readonly casting: Set<Player>;
+  /** Dead players waiting to respawn at the graveyard. */
+  readonly deadPlayers: Set<Player>;
+  /** Players with a logout timer running. */
+  readonly loggingOut: Set<Player>;
+  /** The step's random source (set by step from its argument). */
+  rng: Rng;
+  nextPlayerId: number;
+  events: WorldEvent[];
+  readonly stats: WorldStats;
+}
+
+export interface Projectile {
+  casterId: number;
+  targetId: number;
+  spell: SpellData;
+  landsAt: number;
+}
+
+/** Positions on the wire are quantized (shared/protocol coord); paths use wire values so both sides agree. */
+const COORD_SCALE = 65535 / 4096;
+export function wireCoord(v: number): number {
+  return Math.round(v * COORD_SCALE) / COORD_SCALE;
+}
+
+/** Builds a zone with its mobs spawned. `rules` overrides data/rules.json (server config). */
+export function createWorld(
+  data: WorldData,
+  opts: { zone?: string; rules?: Partial<WorldRules>; now?: number; rng: Rng },
+): World {
+  const zone = opts.zone === undefined ? data.zones[0] : data.zones.find((z) => z.name === opts.zone);
+  if (!zone) throw new Error(`no zone ${opts.zone ?? '(none loaded)'}`);
+  const rules = { ...data.rules, ...opts.rules };
+  const playerGrid = new Grid<Player>(zone.width, zone.height, rules.cellSize);
+  const w: World = {
+    data,
+    zone,
+    rules,
+    tick: 0,
+    now: opts.now ?? 0,
+    players: new Map(),
+    mobs: new Map(),
+    playerGrid,
+    mobGrid: new Grid<Mob>(zone.width, zone.height, rules.cellSize),
+    activation: new Int32Array(playerGrid.cells.length),
+    activeCells: new Set(),
+    activationSpan: Math.ceil((rules.interestRadius * rules.interestMargin) / rules.cellSize),
+    deadMobs: new Set(),
+    moved: new Set(),
+    viewDirty: new Set(),
+    projectiles: [],
+    casting: new Set(),
+    deadPlayers: new Set(),
+    loggingOut: new Set(),
+    rng: opts.rng,
+    nextPlayerId: 1,
+    events: [],
+    stats: { simulatedMobs: 0, interestUpdates: 0 },
+  };
+  let nextMobId = MOB_ID_BASE;
+  for (const sp of zone.spawns) {
+    const template = data.templates.get(sp.template)!;
+    for (let i = 0; i < sp.count; i++) {
+      const mob: Mob = {
+        kind: 'mob',
+        id: nextMobId++,
+        name: template.name,
+        level: randomInt(opts.rng, template.minLevel, template.maxLevel),
+        x: sp.x,
+        y: sp.y,
+        facing: 0,
+        speed: template.speed,
+        health: template.health,
+        maxHealth: template.health,
+        alive: true,
+        appearance: template.appearance,
+        observers: new Set(),
+        observerList: null,
+        cell: -1,
+        slot: -1,
+        template,
+        home: { x: sp.x, y: sp.y },
+        state: 'idle',
+        route: null,
+        targetId: 0,
+        nextWanderAt: w.now + opts.rng() * rules.wanderPauseMax,
+        nextSwingAt: 0,
+        repathAt: 0,
+        corpseUntil: 0,
+        respawnAt: 0,
+      };
+      w.mobs.set(mob.id, mob);
+      w.mobGrid.insert(mob);
+    }
+  }
+  return w;
+}
+
+const FIRST_MOB_ID = MOB_ID_BASE;
+
+export function entityById(w: World, id: number): Entity | undefined {
+  return id >= FIRST_MOB_ID ? w.mobs.get(id) : w.players.get(id);
+}
+
+/** For whisper and who, which run outside the zone: a player by name, ignoring case. */
+export function findPlayerByName(w: World, name: string): Player | undefined {
+  const want = name.toLowerCase();
+  for (const p of w.players.values()) if (p.name.toLowerCase() === want) return p;
+  return undefined;
+}
+
+// ------------------------------------------------------------ events
+
+export function emit(w: World, e: WorldEvent): void {
+  w.events.push(e);
+}
+
+export function toPlayer(w: World, playerId: number, msg: WorldMessage): void {
+  w.events.push({ type: 'toPlayer', playerId, msg });
+}
+
+export function observerList(e: Entity): readonly number[] {
+  if (e.observerList === null) e.observerList = Object.freeze(Array.from(e.observers));
+  return e.observerList;
+}
+
+/** To everyone who sees `e` now; `self` adds `e` itself when it is a player. */
+export function toObservers(w: World, e: Entity, msg: WorldMessage, self: boolean): void {
+  w.events.push({
+    type: 'toObservers',
+    entityId: e.id,
+    observers: observerList(e),
+    self: self && e.kind === 'player',
+    msg,
+  });
+}
+
+export function spawnMessage(e: Entity): MessageOf<'EntitySpawn'> {
+  return {
+    packet: 'EntitySpawn',
+    data: {
+      id: e.id,
+      kind: e.kind,
+      template: e.kind === 'mob' ? e.template.id : 0,
+      name: e.name,
+      level: e.level,
+      health: e.health,
+      maxHealth: e.maxHealth,
+      x: e.x,
+      y: e.y,
+      facing: e.facing,
+      speed: e.speed,
+      appearance: e.appearance,
+      alive: e.alive,
+    },
+  };
+}
+
+export function healthMessage(e: Entity): MessageOf<'HealthUpdate'> {
+  return { packet: 'HealthUpdate', data: { id: e.id, health: e.health, maxHealth: e.maxHealth } };
+}
+
+export function statsMessage(p: Player): MessageOf<'PlayerStats'> {
+  return {
+    packet: 'PlayerStats',
+    data: { mana: p.mana, maxMana: p.maxMana, level: p.level, kills: p.kills },
+  };
+}
+
+// ------------------------------------------------------------ grid and activation
+
+function activate(w: World, cell: number, delta: 1 | -1): void {
+  const g = w.playerGrid;
+  const cx = cell % g.cols;
+  const cy = (cell - cx) / g.cols;
+  const s = w.activationSpan;
+  for (let y = Math.max(0, cy - s); y <= Math.min(g.rows - 1, cy + s); y++) {
+    for (let x = Math.max(0, cx - s); x <= Math.min(g.cols - 1, cx + s); x++) {
+      const i = y * g.cols + x;
+      const n = (w.activation[i]! += delta);
+      if (n === 1 && delta === 1) w.activeCells.add(i);
+      else if (n === 0) w.activeCells.delete(i);
+    }
+  }
+}
+
+export function placePlayer(w: World, p: Player): void {
+  w.playerGrid.insert(p);
+  activate(w, p.cell, 1);
+}
+
+export function unplacePlayer(w: World, p: Player): void {
+  if (p.cell < 0) return;
+  activate(w, p.cell, -1);
+  w.playerGrid.remove(p);
+}
+
+/** After a player's x/y changed: re-file it and mark it for one EntityMove and a view refresh. */
+export function playerMoved(w: World, p: Player): void {
+  refilePlayer(w, p);
+  w.moved.add(p);
+}
+
+/** After a player's x/y changed: its grid cell and the cells it keeps awake. */
+export function refilePlayer(w: World, p: Player): void {
+  const old = p.cell;
+  if (w.playerGrid.update(p)) {
+    activate(w, old, -1);
+    activate(w, p.cell, 1);
+  }
+}
+
+// ------------------------------------------------------------ join and leave
+
+export interface JoinResult {
+  playerId: number;
+  events: WorldEvent[];
+}
+
+/**
+ * Puts a character into the zone. Emits `joined`, then ZoneInfo, SpellBook and EnterWorld to
+ * the player; the spawns of what is near follow at the end of the step that runs next (or of
+ * this step, when called through a join input).
+ */
+export function joinPlayer(w: World, sessionId: number, c: SavedCharacter, now = w.now): JoinResult {
+  const start = w.events.length;
+  const p = addPlayer(w, sessionId, c, now);
+  return { playerId: p.id, events: w.events.splice(start) };
+}
+
+/** Takes a player out of the zone between steps (see removePlayer); returns its events. */
+export function leavePlayer(w: World, playerId: number, reason: LeaveReason | 'logout'): WorldEvent[] {
+  const start = w.events.length;
+  const p = w.players.get(playerId);
+  if (p) removePlayer(w, p, reason);
+  return w.events.splice(start);
+}
+
+export function addPlayer(w: World, sessionId: number, c: SavedCharacter, now: number): Player {
+  const base = w.data.character;
+  let pos = { x: c.x ?? w.zone.playerSpawn.x, y: c.y ?? w.zone.playerSpawn.y };
+  // A saved spot the zone no longer allows (walls moved, zone resized) falls back to the spawn.
+  if (
+    !Number.isFinite(pos.x) ||
+    !Number.isFinite(pos.y) ||
+    !insideZone(pos, w.zone) ||
+    blocked(pos, w.zone.obstacles)
+  ) {
+    pos = { ...w.zone.playerSpawn };
+  }
+  pos = clampToZone(pos, w.zone);
+  const health =
+    c.health === undefined ? base.health : Math.min(Math.max(0, Math.round(c.health)), base.health);
+  const p: Player = {
+    kind: 'player',
+    id: w.nextPlayerId++,
+    name: c.name,
+    level: c.level,
+    x: pos.x,
+    y: pos.y,
+    facing: c.facing ?? 0,
+    speed: base.speed,
+    // A character saved dead comes back alive at its spot with a sliver of health.
+    health: health > 0 ? health : 1,
+    maxHealth: base.health,
+    alive: true,
+    appearance: c.appearance,
+    observers: new Set(),
+    observerList: null,
+    cell: -1,
+    slot: -1,
+    sessionId,
+    characterId: c.id,
+    mana: c.mana === undefined ? base.mana : Math.min(Math.max(0, Math.round(c.mana)), base.mana),
+    maxMana: base.mana,
+    kills: c.kills,
+    spells: [...base.spells],
+    visible: new Map(),
+    viewX: pos.x,
+    viewY: pos.y,
+    lastSeq: 0,
+    lastMoveAt: now,
+    moveBudget: moveBudgetCap(w, base.speed),
+    cast: null,
+    cooldowns: new Map(),
+    logoutAt: null,
+    respawnAt: null,
+    nextManaRegenAt: now + w.rules.manaRegenInterval,
+    chatTokens: w.rules.chatBurst,
+    chatRefilledAt: now,
+  };
+  w.players.set(p.id, p);
+  placePlayer(w, p);
+  w.viewDirty.add(p);
+  emit(w, { type: 'joined', sessionId, playerId: p.id });
+  toPlayer(w, p.id, zoneInfoMessage(w));
+  toPlayer(w, p.id, spellBookMessage(w, p));
+  toPlayer(w, p.id, {
+    packet: 'EnterWorld',
+    data: {
+      zone: w.zone.name,
+      entityId: p.id,
+      name: p.name,
+      x: p.x,
+      y: p.y,
+      facing: p.facing,
+      speed: p.speed,
+      level: p.level,
+      health: p.health,
+      maxHealth: p.maxHealth,
+      mana: p.mana,
+      maxMana: p.maxMana,
+      spells: p.spells,
+      serverTime: now,
+      tick: w.tick,
+      interestRadius: w.rules.interestRadius,
+    },
+  });
+  return p;
+}
+
+export function moveBudgetCap(w: World, speed: number): number {
+  return maxMoveDistance(speed, w.rules.moveBurstMs);
+}
+
+export function zoneInfoMessage(w: World): MessageOf<'ZoneInfo'> {
+  return {
+    packet: 'ZoneInfo',
+    data: {
+      zone: w.zone.name,
+      width: w.zone.width,
+      height: w.zone.height,
+      obstacles: w.zone.obstacles,
+      cellSize: w.rules.cellSize,
+    },
+  };
+}
+
+export function spellBookMessage(w: World, p: Player): MessageOf<'SpellBook'> {
+  const spells = p.spells.flatMap((id) => {
+    const s = w.data.spells.get(id);
+    return s ? [{ ...s }] : [];
+  });
+  return { packet: 'SpellBook', data: { spells } };
+}
+
+/** The persistent part of a player, as storage keeps it. */
+export function savedCharacter(w: World, p: Player): SavedCharacter {
+  return {
+    id: p.characterId,
+    name: p.name,
+    level: p.level,
+    appearance: p.appearance,
+    zone: w.zone.name,
+    x: p.x,
+    y: p.y,
+    facing: p.facing,
+    health: p.health,
+    mana: p.mana,
+    kills: p.kills,
+  };
+}
+
+/** Despawns `e` for everyone who sees it, with `reason`, and forgets those links. */
+export function despawnForObservers(w: World, e: Entity, reason: 'outOfRange' | 'left' | 'corpse'): void {
+  for (const oid of e.observers) {
+    const o = w.players.get(oid);
+    if (o) o.visible.delete(e.id);
+    emit(w, {
+      type: 'despawn',
+      observerId: oid,
+      msg: { packet: 'EntityDespawn', data: { id: e.id, reason } },
+    });
+  }
+  e.observers.clear();
+  e.observerList = null;
+}
+
+/**
+ * Takes a player out of the zone: save event, EntityDespawn 'left' to observers, leftWorld.
+ * Mobs chasing it notice the target is gone on their next AI step and walk home.
+ */
+export function removePlayer(w: World, p: Player, reason: LeaveReason | 'logout'): void {
+  emit(w, { type: 'save', sessionId: p.sessionId, playerId: p.id, character: savedCharacter(w, p) });
+  if (reason === 'logout') toPlayer(w, p.id, { packet: 'LogoutComplete', data: {} });
+  despawnForObservers(w, p, 'left');
+  for (const e of p.visible.values()) {
+    e.observers.delete(p.id);
+    e.observerList = null;
+  }
+  p.visible.clear();
+  unplacePlayer(w, p);
+  w.players.delete(p.id);
+  w.moved.delete(p);
+  w.viewDirty.delete(p);
+  w.casting.delete(p);
+  w.deadPlayers.delete(p);
+  w.loggingOut.delete(p);
+  emit(w, { type: 'leftWorld', sessionId: p.sessionId, playerId: p.id, reason });
+}

@@ -1,0 +1,238 @@
+/**
+ * Small builders for world tests: a 1000 × 1000 zone with one wall, short timers, no crits,
+ * mobs that stay put unless a test lets them wander, and helpers to read events by recipient.
+ */
+import { MOB_ID_BASE } from '../../shared/protocol/index.js';
+import {
+  createWorld,
+  joinPlayer,
+  mulberry32,
+  step,
+  type MessageOf,
+  type MobSpawnPoint,
+  type MobTemplate,
+  type PacketName,
+  type Player,
+  type Rng,
+  type SavedCharacter,
+  type SpellData,
+  type World,
+  type WorldData,
+  type WorldEvent,
+  type WorldInput,
+  type WorldRules,
+  type ZoneData,
+} from '../../server/world/index.js';
+
+export const FIREBALL = 1;
+export const INSTANT = 2;
+export const HEAL = 3;
+export const SLOW_CD = 4;
+
+export function rules(over: Partial<WorldRules> = {}): WorldRules {
+  return {
+    cellSize: 100,
+    interestRadius: 250,
+    interestMargin: 1.15,
+    interestRefreshTicks: 4,
+    moveBurstMs: 300,
+    sayRange: 150,
+    chatBurst: 3,
+    chatPerSecond: 1,
+    logoutDelay: 1000,
+    corpseTime: 500,
+    playerRespawnDelay: 1000,
+    manaRegenInterval: 1e9,
+    manaRegenAmount: 5,
+    critChance: 0,
+    critMultiplier: 1.5,
+    meleeRange: 22,
+    leashDistance: 300,
+    rechaseDistance: 24,
+    wanderPauseMin: 1e9,
+    wanderPauseMax: 1e9,
+    wanderWaypoints: 3,
+    ...over,
+  };
+}
+
+export function spell(over: Partial<SpellData> & { id: number }): SpellData {
+  return {
+    name: `Spell ${over.id}`,
+    kind: 'damage',
+    castTime: 1000,
+    cooldown: 0,
+    manaCost: 10,
+    range: 200,
+    projectileSpeed: 100,
+    min: 30,
+    max: 30,
+    colour: 0xff0000,
+    ...over,
+  };
+}
+
+export function template(over: Partial<MobTemplate> = {}): MobTemplate {
+  return {
+    id: 1,
+    name: 'Wolf',
+    minLevel: 2,
+    maxLevel: 4,
+    health: 50,
+    speed: 100,
+    wanderRadius: 60,
+    aggroRadius: 60,
+    meleeMin: 5,
+    meleeMax: 5,
+    swingTime: 1000,
+    respawnTime: 2000,
+    appearance: 1,
+    colour: 0x888888,
+    ...over,
+  };
+}
+
+export function zone(over: Partial<ZoneData> = {}): ZoneData {
+  return {
+    name: 'Testzone',
+    width: 1000,
+    height: 1000,
+    obstacles: [{ x: 500, y: 0, w: 20, h: 400 }],
+    playerSpawn: { x: 100, y: 100 },
+    graveyard: { x: 50, y: 900 },
+    spawns: [],
+    ...over,
+  };
+}
+
+export interface WorldOptions {
+  mobs?: MobSpawnPoint[];
+  templates?: MobTemplate[];
+  spells?: SpellData[];
+  rules?: Partial<WorldRules>;
+  zone?: Partial<ZoneData>;
+  mana?: number;
+  seed?: number;
+}
+
+export function worldData(o: WorldOptions = {}): WorldData {
+  const spells = o.spells ?? [
+    spell({ id: FIREBALL, name: 'Fireball', castTime: 1000, manaCost: 10, range: 200, projectileSpeed: 100 }),
+    spell({
+      id: INSTANT,
+      name: 'Zap',
+      castTime: 0,
+      manaCost: 5,
+      cooldown: 3000,
+      projectileSpeed: 0,
+      min: 10,
+      max: 10,
+    }),
+    spell({
+      id: HEAL,
+      name: 'Mend',
+      kind: 'heal',
+      castTime: 0,
+      manaCost: 5,
+      projectileSpeed: 0,
+      min: 20,
+      max: 20,
+    }),
+    spell({ id: SLOW_CD, name: 'Bolt', castTime: 500, cooldown: 5000, manaCost: 10 }),
+  ];
+  const templates = o.templates ?? [template()];
+  return {
+    spells: new Map(spells.map((s) => [s.id, s])),
+    templates: new Map(templates.map((t) => [t.id, t])),
+    character: { level: 1, health: 100, mana: o.mana ?? 100, speed: 120, spells: spells.map((s) => s.id) },
+    rules: rules(o.rules),
+    zones: [zone({ ...o.zone, spawns: o.mobs ?? o.zone?.spawns ?? [] })],
+  };
+}
+
+export function world(o: WorldOptions = {}): World {
+  return createWorld(worldData(o), { rng: mulberry32(o.seed ?? 1), now: 0 });
+}
+
+/** One mob spawn point (count 1) at x, y. */
+export function mobAt(x: number, y: number, templateId = 1): MobSpawnPoint {
+  return { template: templateId, x, y, count: 1 };
+}
+
+/** The n-th mob created (spawn points in order, counts expanded). */
+export function mobId(n = 0): number {
+  return MOB_ID_BASE + n;
+}
+
+let nextCharacter = 1;
+export function player(over: Partial<SavedCharacter> = {}): SavedCharacter {
+  const id = nextCharacter++;
+  return { id, name: `Hero${id}`, level: 1, appearance: 0, kills: 0, ...over };
+}
+
+/** Joins a character and runs one step at `now` so its view is built; returns the entity. */
+export function join(w: World, c: SavedCharacter = player(), now = w.now): Player {
+  const { playerId } = joinPlayer(w, 1000 + c.id, c, now);
+  tick(w, [], now);
+  return w.players.get(playerId)!;
+}
+
+export function tick(w: World, inputs: WorldInput[], now: number, rng: Rng = mulberry32(now)): WorldEvent[] {
+  return step(w, inputs, now, rng).events;
+}
+
+/** Steps every `dt` ms up to and including `until`, collecting events. */
+export function runUntil(w: World, until: number, dt = 50): WorldEvent[] {
+  const out: WorldEvent[] = [];
+  for (let t = w.now + dt; t <= until; t += dt) out.push(...tick(w, [], t));
+  return out;
+}
+
+export function move(p: Player, x: number, y: number, seq = 1, facing = 0): WorldInput {
+  return { type: 'move', entityId: p.id, seq, x, y, facing, clientTime: 0 };
+}
+
+/** Who receives an event: player ids, or 'zone' for everyone in the zone. */
+export function recipients(e: WorldEvent): readonly number[] | 'zone' {
+  switch (e.type) {
+    case 'toPlayer':
+      return [e.playerId];
+    case 'toObservers':
+      return e.self ? [...e.observers, e.entityId] : e.observers;
+    case 'toPlayers':
+      return e.playerIds;
+    case 'toZone':
+      return 'zone';
+    case 'spawn':
+    case 'despawn':
+      return [e.observerId];
+    default:
+      return [];
+  }
+}
+
+function messageOf(e: WorldEvent): { packet: PacketName; data: unknown } | undefined {
+  return 'msg' in e ? e.msg : undefined;
+}
+
+/** Payloads of `packet` in the events, whoever they go to. */
+export function sent<N extends PacketName>(events: WorldEvent[], packet: N): MessageOf<N>['data'][] {
+  return events.flatMap((e) => {
+    const m = messageOf(e);
+    return m && m.packet === packet ? [m.data as MessageOf<N>['data']] : [];
+  });
+}
+
+/** Payloads of `packet` that reach player `playerId`. */
+export function received<N extends PacketName>(
+  events: WorldEvent[],
+  playerId: number,
+  packet: N,
+): MessageOf<N>['data'][] {
+  return events.flatMap((e) => {
+    const m = messageOf(e);
+    if (!m || m.packet !== packet) return [];
+    const to = recipients(e);
+    return to === 'zone' || to.includes(playerId) ? [m.data as MessageOf<N>['data']] : [];
+  });
+}
