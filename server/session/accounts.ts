@@ -1,0 +1,290 @@
+/**
+ * AccountService: what the session handlers call for Register, LoginStart/LoginProof, Resume
+ * and the character screen. It owns the rules (names, throttling, SRP, resume tokens) and
+ * answers with stable error codes; it knows nothing about connections. Keeping one session per
+ * account is the session layer's job.
+ *
+ * Expected refusals come back as `{ ok: false, code }`. Exceptions are internal failures
+ * (database down, SRP workers gone: SrpError 'unavailable'/'worker-crashed'/'closed', or
+ * 'aborted' when the caller's signal fired); the session answers those with ERR_INTERNAL or,
+ * for 'aborted', with nothing.
+ *
+ * An unknown account name still gets a challenge, from a salt and verifier derived from the
+ * name with the server secret (HKDF, i.e. HMAC-SHA-512): the same salt every time, like a
+ * real account, and a proof that can never verify. Login thus never tells which names exist
+ * (registration does, necessarily, by refusing a taken name).
+ */
+import { createHash, hkdfSync, randomBytes } from 'node:crypto';
+import { MAX_CHARACTERS } from '../../shared/protocol/character.js';
+import { ErrorCode } from '../../shared/protocol/errors.js';
+import { StoreError, type CharacterRecord, type CharacterState, type Store } from '../store/types.js';
+import { LoginLimiter } from './login-limiter.js';
+import { checkAccountName, checkCharacterName } from './names.js';
+import {
+  bigIntToBytes,
+  bytesToBigInt,
+  MAX_SALT_BYTES,
+  SRP_PRIME,
+  SrpError,
+  srpIdentity,
+  type SrpJobOptions,
+  type SrpPool,
+  type SrpServerState,
+} from './srp.js';
+
+export interface Refusal {
+  readonly ok: false;
+  readonly code: ErrorCode;
+}
+
+export interface AccountServiceOptions {
+  readonly store: Store;
+  readonly srp: SrpPool;
+  /** At least 16 bytes, stable across restarts (else an unknown name's salt changes on restart). */
+  readonly secret: Uint8Array;
+  readonly limiter?: LoginLimiter;
+  /** Wall clock in ms. Default Date.now. */
+  readonly now?: () => number;
+  /** Default 5 minutes. */
+  readonly resumeTokenTtlMs?: number;
+  /** Between LoginChallenge and LoginProof. Default 60 s. */
+  readonly loginTimeoutMs?: number;
+  /** Length of an unknown account's salt: the client SDK's salt length. Default 64. */
+  readonly fakeSaltBytes?: number;
+  /** Default MAX_CHARACTERS. */
+  readonly maxCharacters?: number;
+}
+
+/** A login between LoginChallenge and LoginProof. Opaque to the session: hand it back as is. */
+export interface PendingLogin {
+  /** Name as typed in LoginStart (display form when the account exists). */
+  readonly name: string;
+  readonly identity: string;
+  /** null for an unknown account: the proof will fail. */
+  readonly accountId: number | null;
+  readonly serverState: SrpServerState;
+  readonly startedAt: number;
+  used: boolean;
+}
+
+export const RESUME_TOKEN_BYTES = 32;
+
+interface ResumeEntry {
+  readonly accountId: number;
+  readonly name: string;
+  readonly nameKey: string;
+  readonly expiresAt: number;
+}
+
+function tokenKey(token: Uint8Array): string {
+  // Tokens are looked up by their hash, so lookup time says nothing about a guessed prefix.
+  return createHash('sha256').update(token).digest('hex');
+}
+
+const refuse = (code: ErrorCode): Refusal => ({ ok: false, code });
+
+export class AccountService {
+  private readonly store: Store;
+  private readonly srp: SrpPool;
+  private readonly secret: Uint8Array;
+  private readonly limiter: LoginLimiter;
+  private readonly now: () => number;
+  private readonly resumeTtlMs: number;
+  private readonly loginTimeoutMs: number;
+  private readonly fakeSaltBytes: number;
+  private readonly maxCharacters: number;
+  private readonly resumeTokens = new Map<string, ResumeEntry>();
+  private readonly tokenByAccount = new Map<number, string>();
+
+  constructor(options: AccountServiceOptions) {
+    if (options.secret.length < 16) throw new Error('AccountService: the secret needs at least 16 bytes');
+    this.store = options.store;
+    this.srp = options.srp;
+    this.secret = options.secret;
+    this.limiter = options.limiter ?? new LoginLimiter();
+    this.now = options.now ?? Date.now;
+    this.resumeTtlMs = options.resumeTokenTtlMs ?? 5 * 60_000;
+    this.loginTimeoutMs = options.loginTimeoutMs ?? 60_000;
+    this.fakeSaltBytes = Math.min(MAX_SALT_BYTES, options.fakeSaltBytes ?? MAX_SALT_BYTES);
+    this.maxCharacters = options.maxCharacters ?? MAX_CHARACTERS;
+  }
+
+  /** Register: ERR_BAD_ACCOUNT_NAME, ERR_ACCOUNT_TAKEN, or ERR_BAD_LOGIN for an unusable salt/verifier. */
+  async register(
+    name: string,
+    salt: Uint8Array,
+    verifier: Uint8Array,
+  ): Promise<{ ok: true; accountId: number; name: string } | Refusal> {
+    const checked = checkAccountName(name);
+    if (!checked.ok) return refuse(checked.code);
+    const v = bytesToBigInt(verifier);
+    if (salt.length === 0 || salt.length > MAX_SALT_BYTES || v <= 1n || v >= SRP_PRIME) {
+      return refuse(ErrorCode.BadLogin);
+    }
+    try {
+      const account = await this.store.createAccount({ name: checked.name, salt, verifier });
+      return { ok: true, accountId: account.id, name: account.name };
+    } catch (err) {
+      if (err instanceof StoreError && err.code === 'taken') return refuse(ErrorCode.AccountTaken);
+      throw err;
+    }
+  }
+
+  /**
+   * LoginStart -> LoginChallenge. `options.onPosition` hears the login queue position while
+   * the SRP workers are busy (send LoginQueue); `options.signal` gives up when the connection
+   * closes.
+   */
+  async beginLogin(
+    name: string,
+    ip: string,
+    options: SrpJobOptions = {},
+  ): Promise<{ ok: true; salt: Uint8Array; B: Uint8Array; pending: PendingLogin } | Refusal> {
+    const checked = checkAccountName(name);
+    if (!checked.ok) return refuse(checked.code);
+    if (!this.limiter.allows(name, ip, this.now())) return refuse(ErrorCode.LoginThrottled);
+    const identity = srpIdentity(name);
+    const account = await this.store.findAccount(name);
+    const { salt, verifier } = account ?? this.fakeCredentials(identity);
+    const { B, serverState } = await this.srp.step1(identity, salt, verifier, options);
+    const pending: PendingLogin = {
+      name: account?.name ?? name,
+      identity,
+      accountId: account?.id ?? null,
+      serverState,
+      startedAt: this.now(),
+      used: false,
+    };
+    return { ok: true, salt, B, pending };
+  }
+
+  /** LoginProof -> LoginOk: ERR_BAD_LOGIN (wrong password, unknown account, stale or reused challenge) or ERR_LOGIN_THROTTLED. */
+  async finishLogin(
+    pending: PendingLogin,
+    A: Uint8Array,
+    M1: Uint8Array,
+    ip: string,
+    options: Pick<SrpJobOptions, 'signal'> = {},
+  ): Promise<{ ok: true; accountId: number; name: string; M2: Uint8Array } | Refusal> {
+    const now = this.now();
+    if (!this.limiter.allows(pending.name, ip, now)) return refuse(ErrorCode.LoginThrottled);
+    if (pending.used || now - pending.startedAt > this.loginTimeoutMs) {
+      pending.used = true;
+      return refuse(ErrorCode.BadLogin);
+    }
+    pending.used = true;
+    let M2: Uint8Array;
+    try {
+      M2 = await this.srp.step2(pending.serverState, A, M1, options);
+    } catch (err) {
+      if (!(err instanceof SrpError) || err.code !== 'bad-proof') throw err;
+      this.limiter.recordFailure(pending.name, ip, this.now());
+      return refuse(ErrorCode.BadLogin);
+    }
+    if (pending.accountId === null) {
+      // Unreachable without breaking SHA-512 or the discrete log; refuse all the same.
+      this.limiter.recordFailure(pending.name, ip, this.now());
+      return refuse(ErrorCode.BadLogin);
+    }
+    this.limiter.recordSuccess(pending.name);
+    return { ok: true, accountId: pending.accountId, name: pending.name, M2 };
+  }
+
+  /**
+   * A fresh single-use token for Resume, valid for `resumeTokenTtlMs`. Issuing one revokes the
+   * account's previous token.
+   */
+  issueResumeToken(accountId: number, name: string): Uint8Array {
+    const now = this.now();
+    this.revokeResumeToken(accountId);
+    this.sweepResumeTokens(now);
+    const token = new Uint8Array(randomBytes(RESUME_TOKEN_BYTES));
+    const key = tokenKey(token);
+    this.resumeTokens.set(key, {
+      accountId,
+      name,
+      nameKey: name.toLowerCase(),
+      expiresAt: now + this.resumeTtlMs,
+    });
+    this.tokenByAccount.set(accountId, key);
+    return token;
+  }
+
+  /** Resume: the token's account, or ERR_BAD_RESUME. A token works once, even when refused. */
+  redeemResumeToken(
+    name: string,
+    token: Uint8Array,
+  ): { ok: true; accountId: number; name: string } | Refusal {
+    if (token.length !== RESUME_TOKEN_BYTES) return refuse(ErrorCode.BadResume);
+    const key = tokenKey(token);
+    const entry = this.resumeTokens.get(key);
+    if (!entry) return refuse(ErrorCode.BadResume);
+    this.resumeTokens.delete(key);
+    if (this.tokenByAccount.get(entry.accountId) === key) this.tokenByAccount.delete(entry.accountId);
+    if (entry.expiresAt <= this.now() || entry.nameKey !== name.toLowerCase())
+      return refuse(ErrorCode.BadResume);
+    return { ok: true, accountId: entry.accountId, name: entry.name };
+  }
+
+  revokeResumeToken(accountId: number): void {
+    const key = this.tokenByAccount.get(accountId);
+    if (key === undefined) return;
+    this.resumeTokens.delete(key);
+    this.tokenByAccount.delete(accountId);
+  }
+
+  listCharacters(accountId: number): Promise<CharacterRecord[]> {
+    return this.store.listCharacters(accountId);
+  }
+
+  /** CreateCharacter: ERR_BAD_NAME, ERR_NAME_TAKEN or ERR_TOO_MANY_CHARACTERS. */
+  async createCharacter(
+    accountId: number,
+    name: string,
+    appearance: number,
+    start: CharacterState,
+  ): Promise<{ ok: true; character: CharacterRecord } | Refusal> {
+    const checked = checkCharacterName(name);
+    if (!checked.ok) return refuse(checked.code);
+    try {
+      const character = await this.store.createCharacter(
+        { ...start, accountId, name: checked.name, appearance },
+        { maxPerAccount: this.maxCharacters },
+      );
+      return { ok: true, character };
+    } catch (err) {
+      if (err instanceof StoreError && err.code === 'taken') return refuse(ErrorCode.NameTaken);
+      if (err instanceof StoreError && err.code === 'limit') return refuse(ErrorCode.TooManyCharacters);
+      throw err;
+    }
+  }
+
+  /** DeleteCharacter: ERR_NO_SUCH_CHARACTER unless this account owns it. */
+  async deleteCharacter(accountId: number, characterId: number): Promise<{ ok: true } | Refusal> {
+    const deleted = await this.store.deleteCharacter(accountId, characterId);
+    return deleted ? { ok: true } : refuse(ErrorCode.NoSuchCharacter);
+  }
+
+  /** The character if this account owns it (for EnterWorldRequest). */
+  async ownedCharacter(accountId: number, characterId: number): Promise<CharacterRecord | undefined> {
+    const character = await this.store.getCharacter(characterId);
+    return character?.accountId === accountId ? character : undefined;
+  }
+
+  private fakeCredentials(identity: string): { salt: Uint8Array; verifier: Uint8Array } {
+    const derive = (label: string, length: number): Uint8Array =>
+      new Uint8Array(hkdfSync('sha512', this.secret, identity, label, length));
+    // Round-trip through a bigint: real salts are minimal big-endian, never starting with 0x00.
+    const salt = bigIntToBytes(bytesToBigInt(derive('wyvern fake srp salt', this.fakeSaltBytes)));
+    const verifier = bigIntToBytes(bytesToBigInt(derive('wyvern fake srp verifier', 256)) % SRP_PRIME);
+    return { salt, verifier };
+  }
+
+  private sweepResumeTokens(now: number): void {
+    for (const [key, entry] of this.resumeTokens) {
+      if (entry.expiresAt > now) continue;
+      this.resumeTokens.delete(key);
+      if (this.tokenByAccount.get(entry.accountId) === key) this.tokenByAccount.delete(entry.accountId);
+    }
+  }
+}
