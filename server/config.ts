@@ -1,0 +1,358 @@
+/**
+ * Server configuration: every setting has an environment variable and a CLI flag
+ * (`--http-port 8081` or `--http-port=8081`; a flag wins over the variable). Values are
+ * validated once, here, into one frozen object; a bad value is a ConfigError that names the
+ * variable and the value, so a typo never becomes a silent default.
+ */
+import type { RateClass } from '../shared/protocol/define.js';
+
+export const WS_ENGINES = ['auto', 'uws', 'ws'] as const;
+export type WsEngineChoice = (typeof WS_ENGINES)[number];
+
+export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
+export type LogLevel = (typeof LOG_LEVELS)[number];
+
+export interface RateLimit {
+  /** Tokens added per second. */
+  readonly perSecond: number;
+  /** Bucket size: how many packets may arrive at once. */
+  readonly burst: number;
+}
+
+export interface Config {
+  readonly host: string;
+  readonly httpPort: number;
+  readonly tcpPort: number;
+  readonly databaseUrl: string;
+  readonly wsEngine: WsEngineChoice;
+  readonly tickRate: number;
+  readonly logLevel: LogLevel;
+  readonly sendSoftLimit: number;
+  readonly sendHardLimit: number;
+  readonly maxFrameSize: number;
+  readonly wsMaxMessageSize: number;
+  readonly handshakeTimeoutMs: number;
+  readonly shutdownTimeoutMs: number;
+  readonly maxConnections: number;
+  readonly maxConnectionsPerIp: number;
+  readonly rates: Readonly<Record<RateClass, RateLimit>>;
+  readonly tlsCertFile: string | undefined;
+  readonly tlsKeyFile: string | undefined;
+  readonly serverName: string;
+  readonly autosaveIntervalMs: number;
+  readonly dataDir: string;
+  readonly webRoot: string;
+  readonly interestRadius: number;
+}
+
+export class ConfigError extends Error {
+  override readonly name = 'ConfigError';
+}
+
+type Parse = (raw: string) => unknown;
+
+export interface ConfigOption {
+  /** Environment variable. */
+  readonly env: string;
+  /** CLI flag, `--kebab-case`. */
+  readonly flag: string;
+  /** Default as it would be written in the environment; undefined means unset. */
+  readonly default: string | undefined;
+  readonly description: string;
+}
+
+interface OptionSpec extends ConfigOption {
+  readonly parse: Parse;
+}
+
+function integer(min: number, max: number, what = 'an integer'): Parse {
+  return (raw) => {
+    const trimmed = raw.trim();
+    const v = /^-?\d+$/.test(trimmed) ? Number(trimmed) : NaN;
+    if (!Number.isSafeInteger(v) || v < min || v > max) throw new Error(`expected ${what} ${min}-${max}`);
+    return v;
+  };
+}
+
+function positiveNumber(raw: string): number {
+  const v = Number(raw.trim());
+  if (raw.trim() === '' || !Number.isFinite(v) || v <= 0) throw new Error('expected a number above 0');
+  return v;
+}
+
+function oneOf<T extends string>(values: readonly T[]): Parse {
+  return (raw) => {
+    const v = raw.trim().toLowerCase();
+    if (!(values as readonly string[]).includes(v)) throw new Error(`expected one of ${values.join(', ')}`);
+    return v;
+  };
+}
+
+function text(maxBytes = 4096): Parse {
+  return (raw) => {
+    if (raw.length === 0) throw new Error('expected a non-empty value');
+    if (new TextEncoder().encode(raw).length > maxBytes)
+      throw new Error(`expected at most ${maxBytes} bytes`);
+    return raw;
+  };
+}
+
+const port = integer(0, 65535, 'an integer port');
+const MAX_INT = Number.MAX_SAFE_INTEGER;
+
+function option(
+  key: string,
+  env: string,
+  def: string | undefined,
+  parse: Parse,
+  description: string,
+): [string, OptionSpec] {
+  const flag = `--${env.toLowerCase().replaceAll('_', '-')}`;
+  return [key, { env, flag, default: def, parse, description }];
+}
+
+const specs = new Map<string, OptionSpec>([
+  option('host', 'HOST', '0.0.0.0', text(255), 'Address the TCP and HTTP listeners bind to.'),
+  option(
+    'httpPort',
+    'HTTP_PORT',
+    '8080',
+    port,
+    'HTTP port: browser client, /ws, /metrics, /healthz (0 = any).',
+  ),
+  option('tcpPort', 'TCP_PORT', '7777', port, 'Raw TCP protocol port (0 = any).'),
+  option('databaseUrl', 'DATABASE_URL', 'sqlite:var/wyvern.db', text(), 'sqlite:PATH or postgres://... URL.'),
+  option(
+    'wsEngine',
+    'WS_ENGINE',
+    'auto',
+    oneOf(WS_ENGINES),
+    'WebSocket engine: auto (uws if its native build loads), uws or ws.',
+  ),
+  option('tickRate', 'TICK_RATE', '20', integer(1, 255), 'World ticks per second.'),
+  option(
+    'logLevel',
+    'LOG_LEVEL',
+    'info',
+    oneOf(LOG_LEVELS),
+    'fatal, error, warn, info, debug, trace or silent.',
+  ),
+  option(
+    'sendSoftLimit',
+    'SEND_SOFT_LIMIT',
+    '65536',
+    integer(1, MAX_INT),
+    'Buffered bytes per client above which droppable packets are skipped.',
+  ),
+  option(
+    'sendHardLimit',
+    'SEND_HARD_LIMIT',
+    '1048576',
+    integer(1, MAX_INT),
+    'Buffered bytes per client above which it is disconnected (slow consumer).',
+  ),
+  option(
+    'maxFrameSize',
+    'MAX_FRAME_SIZE',
+    '65535',
+    integer(6, 65535),
+    'Largest frame accepted from a client, header included.',
+  ),
+  option(
+    'wsMaxMessageSize',
+    'WS_MAX_MESSAGE_SIZE',
+    '262144',
+    integer(6, 64 * 1024 * 1024),
+    'Largest WebSocket message accepted (it may carry several frames).',
+  ),
+  option(
+    'handshakeTimeoutMs',
+    'HANDSHAKE_TIMEOUT_MS',
+    '10000',
+    integer(1, MAX_INT),
+    'A connection that sends no Hello within this time is closed.',
+  ),
+  option(
+    'shutdownTimeoutMs',
+    'SHUTDOWN_TIMEOUT_MS',
+    '5000',
+    integer(1, MAX_INT),
+    'How long shutdown waits for save hooks and for sockets to close.',
+  ),
+  option(
+    'maxConnections',
+    'MAX_CONNECTIONS',
+    '10000',
+    integer(1, MAX_INT),
+    'Connections accepted at once, all transports together.',
+  ),
+  option(
+    'maxConnectionsPerIp',
+    'MAX_CONNECTIONS_PER_IP',
+    '1000',
+    integer(1, MAX_INT),
+    'Connections accepted at once from one address.',
+  ),
+  option(
+    'rateDefault',
+    'RATE_DEFAULT',
+    '20',
+    positiveNumber,
+    'Packets per second for packets of the default rate class.',
+  ),
+  option(
+    'rateDefaultBurst',
+    'RATE_DEFAULT_BURST',
+    '40',
+    integer(1, MAX_INT),
+    'Burst for the default rate class.',
+  ),
+  option('rateMove', 'RATE_MOVE', '30', positiveNumber, 'Movement packets per second.'),
+  option('rateMoveBurst', 'RATE_MOVE_BURST', '60', integer(1, MAX_INT), 'Burst for movement packets.'),
+  option('rateChat', 'RATE_CHAT', '3', positiveNumber, 'Chat packets (say, whisper, who) per second.'),
+  option('rateChatBurst', 'RATE_CHAT_BURST', '8', integer(1, MAX_INT), 'Burst for chat packets.'),
+  option(
+    'rateAuth',
+    'RATE_AUTH',
+    '5',
+    positiveNumber,
+    'Account packets (register, login, resume) per second.',
+  ),
+  option('rateAuthBurst', 'RATE_AUTH_BURST', '10', integer(1, MAX_INT), 'Burst for account packets.'),
+  option(
+    'tlsCertFile',
+    'TLS_CERT_FILE',
+    undefined,
+    text(),
+    'PEM certificate: with TLS_KEY_FILE, TCP speaks TLS and HTTP serves https/wss.',
+  ),
+  option('tlsKeyFile', 'TLS_KEY_FILE', undefined, text(), 'PEM private key for TLS_CERT_FILE.'),
+  option(
+    'serverName',
+    'SERVER_NAME',
+    'Wyvern',
+    text(32),
+    'Name sent to clients in Welcome (at most 32 bytes).',
+  ),
+  option(
+    'autosaveIntervalMs',
+    'AUTOSAVE_INTERVAL_MS',
+    '30000',
+    integer(1, MAX_INT),
+    'How often online characters are saved.',
+  ),
+  option('dataDir', 'DATA_DIR', 'data', text(), 'World data directory (zones, mobs, spells).'),
+  option('webRoot', 'WEB_ROOT', 'web-client/dist', text(), 'Built browser client served over HTTP.'),
+  option(
+    'interestRadius',
+    'INTEREST_RADIUS',
+    '250',
+    positiveNumber,
+    'Distance within which a client sees entities.',
+  ),
+]);
+
+/** Every setting, for `--help` and the README. */
+export const CONFIG_OPTIONS: readonly ConfigOption[] = [...specs.values()].map(
+  ({ env, flag, default: def, description }) => Object.freeze({ env, flag, default: def, description }),
+);
+
+/**
+ * Reads settings from `env` and `argv` (flags win). Throws ConfigError on an unknown flag,
+ * a flag without a value or any value that does not validate.
+ */
+export function loadConfig(
+  env: Readonly<Record<string, string | undefined>> = process.env,
+  argv: readonly string[] = process.argv.slice(2),
+): Config {
+  const byFlag = new Map([...specs.values()].map((s) => [s.flag, s]));
+  const fromFlags = new Map<OptionSpec, string>();
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i]!;
+    const eq = arg.indexOf('=');
+    const name = eq >= 0 ? arg.slice(0, eq) : arg;
+    const spec = byFlag.get(name);
+    if (!spec) throw new ConfigError(`unknown option ${name} (see --help)`);
+    let value: string | undefined;
+    if (eq >= 0) value = arg.slice(eq + 1);
+    else value = argv[++i];
+    if (value === undefined) throw new ConfigError(`${spec.flag}: expected a value`);
+    fromFlags.set(spec, value);
+  }
+
+  const values: Record<string, unknown> = {};
+  for (const [key, spec] of specs) {
+    const flagValue = fromFlags.get(spec);
+    const envValue = env[spec.env];
+    const [source, raw] =
+      flagValue !== undefined
+        ? [spec.flag, flagValue]
+        : envValue !== undefined && envValue !== ''
+          ? [spec.env, envValue]
+          : [spec.env, spec.default];
+    if (raw === undefined) {
+      values[key] = undefined;
+      continue;
+    }
+    try {
+      values[key] = spec.parse(raw);
+    } catch (e) {
+      throw new ConfigError(`${source}=${raw}: ${(e as Error).message}`);
+    }
+  }
+
+  const v = values as Record<string, any>;
+  const config: Config = {
+    host: v.host,
+    httpPort: v.httpPort,
+    tcpPort: v.tcpPort,
+    databaseUrl: v.databaseUrl,
+    wsEngine: v.wsEngine,
+    tickRate: v.tickRate,
+    logLevel: v.logLevel,
+    sendSoftLimit: v.sendSoftLimit,
+    sendHardLimit: v.sendHardLimit,
+    maxFrameSize: v.maxFrameSize,
+    wsMaxMessageSize: v.wsMaxMessageSize,
+    handshakeTimeoutMs: v.handshakeTimeoutMs,
+    shutdownTimeoutMs: v.shutdownTimeoutMs,
+    maxConnections: v.maxConnections,
+    maxConnectionsPerIp: v.maxConnectionsPerIp,
+    rates: Object.freeze({
+      default: Object.freeze({ perSecond: v.rateDefault, burst: v.rateDefaultBurst }),
+      move: Object.freeze({ perSecond: v.rateMove, burst: v.rateMoveBurst }),
+      chat: Object.freeze({ perSecond: v.rateChat, burst: v.rateChatBurst }),
+      auth: Object.freeze({ perSecond: v.rateAuth, burst: v.rateAuthBurst }),
+    }),
+    tlsCertFile: v.tlsCertFile,
+    tlsKeyFile: v.tlsKeyFile,
+    serverName: v.serverName,
+    autosaveIntervalMs: v.autosaveIntervalMs,
+    dataDir: v.dataDir,
+    webRoot: v.webRoot,
+    interestRadius: v.interestRadius,
+  };
+
+  if ((config.tlsCertFile === undefined) !== (config.tlsKeyFile === undefined)) {
+    throw new ConfigError('TLS_CERT_FILE and TLS_KEY_FILE: set both or neither');
+  }
+  if (config.sendSoftLimit > config.sendHardLimit) {
+    throw new ConfigError(
+      `SEND_SOFT_LIMIT=${config.sendSoftLimit}: expected at most SEND_HARD_LIMIT (${config.sendHardLimit})`,
+    );
+  }
+  if (config.wsMaxMessageSize < config.maxFrameSize) {
+    throw new ConfigError(
+      `WS_MAX_MESSAGE_SIZE=${config.wsMaxMessageSize}: expected at least MAX_FRAME_SIZE (${config.maxFrameSize})`,
+    );
+  }
+  return Object.freeze(config);
+}
+
+/** The settings as a table, for `--help`. */
+export function configHelp(): string {
+  const rows = CONFIG_OPTIONS.map((o) => [`${o.flag} / ${o.env}`, o.default ?? '(unset)', o.description]);
+  const w0 = Math.max(...rows.map((r) => r[0]!.length));
+  const w1 = Math.max(...rows.map((r) => r[1]!.length));
+  return rows.map(([a, b, c]) => `  ${a!.padEnd(w0)}  ${b!.padEnd(w1)}  ${c}`).join('\n');
+}

@@ -1,0 +1,243 @@
+/**
+ * Composition root: config -> (store) -> (world) -> dispatch -> transports -> metrics.
+ * `startServer` is used by the command line below and by the integration tests (port 0
+ * binds an ephemeral port; the handle reports the ports actually bound).
+ *
+ *   npx tsx server/main.ts [--http-port 8080] [--tcp-port 7777] ...   (see --help)
+ */
+import { realpathSync } from 'node:fs';
+import { pathToFileURL } from 'node:url';
+import { Bye } from '../shared/protocol/session.js';
+import { ConfigError, configHelp, loadConfig, type Config } from './config.js';
+import { Dispatcher } from './dispatch/dispatcher.js';
+import { noWorldRouter, type GameRouter } from './dispatch/router.js';
+import { createLogger, type Logger } from './log.js';
+import { metricsText, sendObserver, trackSendQueues } from './metrics/index.js';
+import { composeHandlers, type SessionHandlers } from './session/handlers.js';
+import { handshakeHandlers } from './session/handshake.js';
+import type { ConnectionOptions } from './transport/connection.js';
+import { FlushScheduler } from './transport/flush.js';
+import { StaticSite } from './transport/http.js';
+import { listenTcp } from './transport/tcp.js';
+import { listenHttp, type WsEngine } from './transport/web.js';
+
+export interface StartOptions {
+  /** Defaults to a pino logger at the configured level. */
+  readonly log?: Logger;
+  /** Handler modules added to the handshake's (accounts, characters, ...). */
+  readonly handlers?: readonly SessionHandlers[];
+  /** Where zone and world packets go; until a world exists, they are refused. */
+  readonly router?: GameRouter;
+}
+
+export type ShutdownHook = () => void | Promise<void>;
+
+export interface ServerHandle {
+  readonly config: Config;
+  readonly tcpPort: number;
+  readonly httpPort: number;
+  readonly wsEngine: WsEngine;
+  readonly tls: boolean;
+  /** The browser client's address on this machine. */
+  readonly url: string;
+  readonly dispatcher: Dispatcher;
+  /** The world tick calls `scheduler.flushAll()` at its end. */
+  readonly scheduler: FlushScheduler;
+  readonly log: Logger;
+  /** Runs during shutdown after clients got Bye and before sockets close (e.g. a final save). */
+  onShutdown(name: string, hook: ShutdownHook): void;
+  /** Graceful stop: stop accepting, Bye to all, hooks, flush, close. Safe to call twice. */
+  stop(): Promise<void>;
+}
+
+function withTimeout<T>(work: Promise<T>, ms: number): Promise<T | 'timeout'> {
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => resolve('timeout'), ms);
+    timer.unref();
+    work.then(
+      (v) => {
+        clearTimeout(timer);
+        resolve(v);
+      },
+      (e: unknown) => {
+        clearTimeout(timer);
+        reject(e as Error);
+      },
+    );
+  });
+}
+
+export async function startServer(config: Config, options: StartOptions = {}): Promise<ServerHandle> {
+  const log = options.log ?? createLogger(config.logLevel);
+  const startedAt = Date.now();
+  const handlers = composeHandlers(
+    handshakeHandlers({ serverName: config.serverName, tickRate: config.tickRate }),
+    ...(options.handlers ?? []),
+  );
+  const dispatcher = new Dispatcher({
+    config,
+    handlers,
+    router: options.router ?? noWorldRouter,
+    log,
+  });
+  const scheduler = new FlushScheduler();
+  const connection: ConnectionOptions = {
+    limits: { softLimit: config.sendSoftLimit, hardLimit: config.sendHardLimit },
+    scheduler,
+    observer: sendObserver,
+  };
+  const untrack = trackSendQueues(() => [...dispatcher.sessions.values()].map((s) => s.conn));
+  const tls =
+    config.tlsCertFile !== undefined && config.tlsKeyFile !== undefined
+      ? { certFile: config.tlsCertFile, keyFile: config.tlsKeyFile }
+      : undefined;
+  let stopping: Promise<void> | undefined;
+
+  const health = () => {
+    const byTransport = { tcp: 0, ws: 0 };
+    for (const s of dispatcher.sessions.values()) byTransport[s.conn.transport]++;
+    return {
+      status: stopping ? 'stopping' : 'ok',
+      uptime: Math.round((Date.now() - startedAt) / 1000),
+      connections: dispatcher.sessions.size,
+      transports: byTransport,
+      wsEngine: http.engine,
+    };
+  };
+
+  const tcp = await listenTcp({
+    host: config.host,
+    port: config.tcpPort,
+    tls,
+    listener: dispatcher,
+    connection,
+  });
+  let http: Awaited<ReturnType<typeof listenHttp>>['handle'];
+  try {
+    const started = await listenHttp(config.wsEngine, {
+      host: config.host,
+      port: config.httpPort,
+      tls,
+      listener: dispatcher,
+      connection,
+      routes: { metrics: metricsText, health },
+      site: new StaticSite(config.webRoot),
+      maxMessageSize: config.wsMaxMessageSize,
+    });
+    http = started.handle;
+    if (started.note) log.warn(started.note);
+  } catch (e) {
+    await tcp.close();
+    untrack();
+    throw e;
+  }
+
+  const hooks: { name: string; hook: ShutdownHook }[] = [];
+  const scheme = tls ? 'https' : 'http';
+  const url = `${scheme}://localhost:${http.port}/`;
+
+  const stop = async (): Promise<void> => {
+    log.info('shutting down');
+    dispatcher.stopAccepting();
+    tcp.stopAccepting();
+    http.stopAccepting();
+    dispatcher.broadcast(Bye, { reason: 'shutdown', message: 'The server is shutting down.' });
+    scheduler.flushAll();
+    const ran = await withTimeout(
+      Promise.allSettled(
+        hooks.map(async ({ name, hook }) => {
+          try {
+            await hook();
+          } catch (e) {
+            log.error({ err: e, hook: name }, 'shutdown hook failed');
+          }
+        }),
+      ),
+      config.shutdownTimeoutMs,
+    );
+    if (ran === 'timeout') log.error({ timeoutMs: config.shutdownTimeoutMs }, 'shutdown hooks timed out');
+    scheduler.flushAll();
+    await dispatcher.closeAll('shutdown', config.shutdownTimeoutMs);
+    await withTimeout(Promise.all([tcp.close(), http.close()]), config.shutdownTimeoutMs);
+    untrack();
+    log.info('stopped');
+  };
+
+  log.info(
+    { http: http.port, tcp: tcp.port, wsEngine: http.engine, tls: tls !== undefined },
+    `Wyvern is up: open ${url} in a browser; native clients connect to TCP port ${tcp.port}`,
+  );
+
+  return {
+    config,
+    tcpPort: tcp.port,
+    httpPort: http.port,
+    wsEngine: http.engine,
+    tls: tls !== undefined,
+    url,
+    dispatcher,
+    scheduler,
+    log,
+    onShutdown(name, hook) {
+      hooks.push({ name, hook });
+    },
+    stop() {
+      return (stopping ??= stop());
+    },
+  };
+}
+
+async function main(argv: readonly string[]): Promise<void> {
+  if (argv.includes('--help') || argv.includes('-h')) {
+    process.stdout.write(
+      `Usage: tsx server/main.ts [options]\n\nOptions (flag / environment variable, default):\n${configHelp()}\n`,
+    );
+    return;
+  }
+  let config: Config;
+  try {
+    config = loadConfig(process.env, argv);
+  } catch (e) {
+    if (!(e instanceof ConfigError)) throw e;
+    process.stderr.write(`wyvern: ${e.message}\n`);
+    process.exit(1);
+  }
+  const server = await startServer(config);
+  let signalled = false;
+  const onSignal = (signal: NodeJS.Signals) => {
+    if (signalled) {
+      server.log.warn({ signal }, 'second signal: exiting now');
+      process.exit(1);
+    }
+    signalled = true;
+    server.log.info({ signal }, 'signal received');
+    // A stop that hangs past its own timeouts must still end the process.
+    setTimeout(() => process.exit(1), config.shutdownTimeoutMs * 3).unref();
+    server.stop().then(
+      () => process.exit(0),
+      (e: unknown) => {
+        server.log.error({ err: e }, 'shutdown failed');
+        process.exit(1);
+      },
+    );
+  };
+  process.on('SIGINT', onSignal);
+  process.on('SIGTERM', onSignal);
+}
+
+function isEntryPoint(): boolean {
+  const entry = process.argv[1];
+  if (!entry) return false;
+  try {
+    return import.meta.url === pathToFileURL(realpathSync(entry)).href;
+  } catch {
+    return false;
+  }
+}
+
+if (isEntryPoint()) {
+  main(process.argv.slice(2)).catch((e: unknown) => {
+    process.stderr.write(`wyvern: ${(e as Error).stack ?? String(e)}\n`);
+    process.exit(1);
+  });
+}

@@ -1,0 +1,170 @@
+/**
+ * The one Prometheus registry of the process, its metrics and the text behind /metrics.
+ *
+ * Per-frame counts (frames and bytes in and out, drops) are hot: thousands of frames per
+ * tick. They are tallied in plain arrays indexed by packet and copied into their counters
+ * only when /metrics is scraped, so the send path never hashes a label set.
+ */
+import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+import { packets } from '../../shared/protocol/registry.js';
+
+export const registry = new Registry();
+collectDefaultMetrics({ register: registry });
+
+const UNKNOWN_PACKET = 'unknown';
+/** Packet index by opcode; the last index stands for every opcode the registry lacks. */
+const packetIndex = new Uint16Array(0x10000).fill(packets.length);
+packets.forEach((p, i) => (packetIndex[p.opcode] = i));
+const packetNames = [...packets.map((p) => p.name), UNKNOWN_PACKET];
+
+/** The packet name for an opcode, for labels and logs ('unknown' when none). */
+export function packetName(opcode: number): string {
+  return packetNames[packetIndex[opcode & 0xffff]!]!;
+}
+
+/** A counter labelled by packet name, fed through a plain array. */
+export class PacketTally {
+  private readonly counts = new Float64Array(packetNames.length);
+
+  constructor(name: string, help: string) {
+    const counts = this.counts;
+    new Counter({
+      name,
+      help,
+      labelNames: ['packet'],
+      registers: [registry],
+      collect() {
+        this.reset();
+        for (let i = 0; i < counts.length; i++) {
+          if (counts[i]! > 0) this.inc({ packet: packetNames[i]! }, counts[i]!);
+        }
+      },
+    });
+  }
+
+  add(opcode: number, n = 1): void {
+    this.counts[packetIndex[opcode & 0xffff]!]! += n;
+  }
+
+  /** The count so far for one packet name (tests and status pages). */
+  get(name: string): number {
+    const i = packetNames.indexOf(name);
+    return i < 0 ? 0 : this.counts[i]!;
+  }
+}
+
+export const framesIn = new PacketTally('wyvern_frames_in_total', 'Frames received, by packet.');
+export const bytesIn = new PacketTally('wyvern_bytes_in_total', 'Bytes received in whole frames, by packet.');
+export const framesOut = new PacketTally('wyvern_frames_out_total', 'Frames queued for sending, by packet.');
+export const bytesOut = new PacketTally('wyvern_bytes_out_total', 'Bytes queued for sending, by packet.');
+export const droppedPackets = new PacketTally(
+  'wyvern_dropped_packets_total',
+  'Droppable packets skipped for a client over the send soft limit, by packet.',
+);
+
+export const connections = new Gauge({
+  name: 'wyvern_connections',
+  help: 'Open connections, by transport.',
+  labelNames: ['transport'],
+  registers: [registry],
+});
+connections.set({ transport: 'tcp' }, 0);
+connections.set({ transport: 'ws' }, 0);
+
+export const decodeErrors = new Counter({
+  name: 'wyvern_decode_errors_total',
+  help: 'Bad input that closed a connection (codec errors, wrong state, rate limit, ...), by error code.',
+  labelNames: ['code'],
+  registers: [registry],
+});
+
+export const errorsSent = new Counter({
+  name: 'wyvern_errors_sent_total',
+  help: 'Error packets sent, by code and whether they were fatal.',
+  labelNames: ['code', 'fatal'],
+  registers: [registry],
+});
+
+export const disconnects = new Counter({
+  name: 'wyvern_disconnects_total',
+  help: 'Closed connections, by reason.',
+  labelNames: ['reason'],
+  registers: [registry],
+});
+
+export const handlerSeconds = new Histogram({
+  name: 'wyvern_handler_seconds',
+  help: 'Time spent in session handlers (awaits included), by packet.',
+  labelNames: ['packet'],
+  buckets: [0.0001, 0.0005, 0.001, 0.005, 0.01, 0.05, 0.1, 0.5, 1, 5],
+  registers: [registry],
+});
+
+export const loginResults = new Counter({
+  name: 'wyvern_login_results_total',
+  help: 'Login attempts, by result.',
+  labelNames: ['result'],
+  registers: [registry],
+});
+
+export const storeSaveSeconds = new Histogram({
+  name: 'wyvern_store_save_seconds',
+  help: 'Time to write one batch of changes to the store.',
+  buckets: [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5],
+  registers: [registry],
+});
+
+export const tickSeconds = new Histogram({
+  name: 'wyvern_tick_seconds',
+  help: 'Duration of one world tick.',
+  buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25],
+  registers: [registry],
+});
+
+/** The send path's counts, in the shape transports take (SendObserver). */
+export const sendObserver = {
+  queued(opcode: number, bytes: number): void {
+    framesOut.add(opcode);
+    bytesOut.add(opcode, bytes);
+  },
+  dropped(opcode: number): void {
+    droppedPackets.add(opcode);
+  },
+};
+
+/** Anything whose send buffer can be measured: a Connection. */
+export interface BufferedSource {
+  bufferedBytes(): number;
+}
+const sendQueueSources = new Set<() => Iterable<BufferedSource>>();
+
+export const sendQueueBytes = new Gauge({
+  name: 'wyvern_send_queue_bytes',
+  help: 'Bytes waiting to be sent (our queue plus the socket buffer): sum and max over connections.',
+  labelNames: ['stat'],
+  registers: [registry],
+  collect() {
+    let sum = 0;
+    let max = 0;
+    for (const source of sendQueueSources) {
+      for (const c of source()) {
+        const b = c.bufferedBytes();
+        sum += b;
+        if (b > max) max = b;
+      }
+    }
+    this.set({ stat: 'sum' }, sum);
+    this.set({ stat: 'max' }, max);
+  },
+});
+
+/** Adds a set of connections to the send-queue gauge; returns the way to remove it. */
+export function trackSendQueues(source: () => Iterable<BufferedSource>): () => void {
+  sendQueueSources.add(source);
+  return () => sendQueueSources.delete(source);
+}
+
+/** The Prometheus text exposition of every metric. */
+export async function metricsText(): Promise<{ contentType: string; body: string }> {
+  return { contentType: registry.contentType, body: await registry.metrics() };
+}

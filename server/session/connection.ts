@@ -1,0 +1,120 @@
+/**
+ * One Session per connection: its protocol state, who it is once logged in, and the
+ * helpers handlers use to answer. Other modules add their own fields here (account,
+ * character, entity) rather than keeping side tables keyed by connection id.
+ */
+import { ErrorPacket } from '../../shared/protocol/session.js';
+import type { ConnState, PayloadOf, ServerPacket } from '../../shared/protocol/define.js';
+import type { ErrorCode } from '../../shared/protocol/errors.js';
+import type { Fields } from '../../shared/codec/fields.js';
+import { errorsSent } from '../metrics/index.js';
+import type { Logger } from '../log.js';
+import type { Connection, TransportErrorCode } from '../transport/connection.js';
+import { RateBuckets } from '../dispatch/rate-limit.js';
+import type { Config } from '../config.js';
+
+export type SessionErrorCode = ErrorCode | TransportErrorCode;
+
+export interface ErrorOptions {
+  /** A fatal error closes the connection after the Error packet is flushed. */
+  readonly fatal: boolean;
+  /** The opcode of the packet that caused it; 0 when none. */
+  readonly opcode?: number;
+  /** The close reason for logs and metrics when fatal; the code by default. */
+  readonly closeReason?: string;
+}
+
+const REASON_MAX_BYTES = 200;
+const utf8 = new TextEncoder();
+
+/** Cuts text to fit a string field of `maxBytes` UTF-8 bytes without splitting a character. */
+export function clipUtf8(text: string, maxBytes: number): string {
+  if (text.length <= maxBytes / 3 || utf8.encode(text).length <= maxBytes) return text;
+  let out = '';
+  let bytes = 0;
+  for (const ch of text) {
+    const n = utf8.encode(ch).length;
+    if (bytes + n > maxBytes) break;
+    out += ch;
+    bytes += n;
+  }
+  return out;
+}
+
+export class Session {
+  state: ConnState = 'handshake';
+  /** Set by the Hello handler. */
+  client: { kind: string; name: string } | undefined;
+  accountId: number | undefined;
+  account: string | undefined;
+  characterId: number | undefined;
+  entityId: number | undefined;
+  readonly openedAt = Date.now();
+  readonly buckets: RateBuckets;
+  /** Why the server closed it, once it has decided to; a peer hang-up leaves it unset. */
+  closeReason: string | undefined;
+  readonly log: Logger;
+  private readonly gone = new AbortController();
+
+  constructor(
+    readonly conn: Connection,
+    rates: Config['rates'],
+    log: Logger,
+  ) {
+    this.buckets = new RateBuckets(rates);
+    this.log = log.child({ conn: conn.id });
+  }
+
+  get id(): number {
+    return this.conn.id;
+  }
+
+  /** Aborted once the connection is gone: pass it to slow work (SRP, store) started for this session. */
+  get signal(): AbortSignal {
+    return this.gone.signal;
+  }
+
+  /** Called by the dispatch core when the connection has closed. */
+  markGone(): void {
+    if (!this.gone.signal.aborted) this.gone.abort(new Error('connection closed'));
+  }
+
+  get closing(): boolean {
+    return this.closeReason !== undefined || this.conn.closed;
+  }
+
+  /** Encodes and queues one packet with its declared delivery; false when dropped or closed. */
+  send<P extends ServerPacket<string, Fields>>(def: P, value: PayloadOf<P>): boolean {
+    return this.conn.send(def.encode(value as never), def.delivery);
+  }
+
+  /**
+   * Sends an Error packet. Fatal: logged once, then the connection is flushed and closed
+   * with the code as its reason. Non-fatal: a refusal the client can recover from.
+   */
+  error(code: SessionErrorCode, reason: string, options: ErrorOptions): void {
+    if (this.closing) return;
+    const fatal = options.fatal;
+    errorsSent.inc({ code, fatal: fatal ? 'true' : 'false' });
+    this.conn.send(
+      ErrorPacket.encode({
+        code,
+        reason: clipUtf8(reason, REASON_MAX_BYTES),
+        opcode: options.opcode ?? 0,
+        fatal,
+      }),
+      'reliable',
+    );
+    if (fatal) {
+      this.log.info({ code, reason, opcode: options.opcode ?? 0, state: this.state }, 'closing on error');
+      this.close(options.closeReason ?? code);
+    }
+  }
+
+  /** Flushes what is queued and closes; `reason` is kept for metrics and logs. */
+  close(reason: string): void {
+    if (this.closeReason !== undefined) return;
+    this.closeReason = reason;
+    this.conn.close(reason);
+  }
+}

@@ -1,0 +1,149 @@
+/**
+ * The HTTP port on uWebSockets.js: WebSocket at /ws and every HTTP route, in one native
+ * event loop integration. Messages arrive as ArrayBuffers that are only valid during the
+ * callback, so they are copied before reaching the frame decoder.
+ */
+import {
+  BaseConnection,
+  TransportErrorCode,
+  type ConnectionInput,
+  type ConnectionListener,
+} from './connection.js';
+import { handleHttp, STATUS_TEXT } from './http.js';
+import { normalizeAddress } from './tcp.js';
+import type { HttpServerHandle, HttpServerOptions, Uws } from './web.js';
+import type { HttpResponse, TemplatedApp, WebSocket } from 'uWebSockets.js';
+
+interface UserData {
+  readonly address: string;
+  conn?: UwsConnection;
+  input?: ConnectionInput;
+}
+
+const decoder = new TextDecoder();
+
+function addressOf(res: HttpResponse): string {
+  return normalizeAddress(decoder.decode(res.getRemoteAddressAsText()));
+}
+
+class UwsConnection extends BaseConnection {
+  constructor(
+    private readonly ws: WebSocket<UserData>,
+    options: HttpServerOptions['connection'],
+  ) {
+    super('ws', ws.getUserData().address, options);
+  }
+
+  protected socketBuffered(): number {
+    return this.ws.getBufferedAmount();
+  }
+
+  protected write(bytes: Uint8Array): void {
+    let status = 1;
+    this.ws.cork(() => {
+      status = this.ws.send(bytes, true, false);
+    });
+    // 2: uWS dropped the message at its own backpressure limit, which sits far above ours.
+    if (status === 2) this.close('slow consumer');
+  }
+
+  protected closeSocket(reason: string): void {
+    // end() runs the close handler at once, which calls socketClosed.
+    this.ws.end(1000, reason.slice(0, 120));
+  }
+
+  attach(listener: ConnectionListener): ConnectionInput {
+    return this.bind(listener.open(this));
+  }
+
+  /** From the behavior's close handler. */
+  gone(code: number): void {
+    this.socketClosed(code === 1000 || code === 1001 ? 'peer closed' : `peer closed (${code})`);
+  }
+}
+
+export function listenUws(uws: Uws, opts: HttpServerOptions): Promise<HttpServerHandle> {
+  const app: TemplatedApp = opts.tls
+    ? uws.SSLApp({ cert_file_name: opts.tls.certFile, key_file_name: opts.tls.keyFile })
+    : uws.App();
+
+  app.ws<UserData>('/ws', {
+    compression: uws.DISABLED,
+    maxPayloadLength: opts.maxMessageSize,
+    // Our own soft and hard limits decide; uWS must never drop a message before they do.
+    maxBackpressure: opts.connection.limits.hardLimit * 4 + opts.maxMessageSize,
+    idleTimeout: 120,
+    sendPingsAutomatically: true,
+    upgrade: (res, req, context) => {
+      res.upgrade<UserData>(
+        { address: addressOf(res) },
+        req.getHeader('sec-websocket-key'),
+        req.getHeader('sec-websocket-protocol'),
+        req.getHeader('sec-websocket-extensions'),
+        context,
+      );
+    },
+    open: (ws) => {
+      const data = ws.getUserData();
+      const conn = new UwsConnection(ws, opts.connection);
+      data.conn = conn;
+      data.input = conn.attach(opts.listener);
+    },
+    message: (ws, message, isBinary) => {
+      const { conn, input } = ws.getUserData();
+      if (!conn || !input || conn.closed) return;
+      if (!isBinary) {
+        input.violation(TransportErrorCode.TextMessage, 'text WebSocket messages are not accepted');
+        return;
+      }
+      input.data(new Uint8Array(message.slice(0)));
+    },
+    close: (ws, code) => {
+      ws.getUserData().conn?.gone(code);
+    },
+  });
+
+  app.any('/*', (res, req) => {
+    const method = req.getMethod();
+    const url = req.getUrl();
+    let aborted = false;
+    res.onAborted(() => (aborted = true));
+    void handleHttp(method, url, opts.routes, opts.site).then((reply) => {
+      if (aborted) return;
+      res.cork(() => {
+        res.writeStatus(`${reply.status} ${STATUS_TEXT[reply.status] ?? ''}`);
+        for (const [k, v] of Object.entries(reply.headers)) res.writeHeader(k, v);
+        if (method.toUpperCase() === 'HEAD') res.endWithoutBody(byteLength(reply.body));
+        else res.end(reply.body);
+      });
+    });
+  });
+
+  return new Promise((resolve, reject) => {
+    app.listen(opts.host, opts.port, (token) => {
+      if (!token) {
+        reject(new Error(`uWebSockets.js could not listen on ${opts.host}:${opts.port}`));
+        return;
+      }
+      let listening = true;
+      resolve({
+        engine: 'uws',
+        port: uws.us_socket_local_port(token as never),
+        stopAccepting: () => {
+          if (listening) uws.us_listen_socket_close(token);
+          listening = false;
+        },
+        close: async () => {
+          if (listening) uws.us_listen_socket_close(token);
+          listening = false;
+          // Idle keep-alive HTTP sockets would otherwise linger; WebSockets are closed by their owner first.
+          (app as TemplatedApp & { close?: () => void }).close?.();
+        },
+      });
+    });
+  });
+}
+
+function byteLength(body: string | Uint8Array): number {
+  return typeof body === 'string' ? Buffer.byteLength(body) : body.length;
+}

@@ -1,0 +1,115 @@
+/**
+ * The HTTP port on node:http(s) with the `ws` package for WebSocket upgrades at /ws. Each
+ * binary message carries one or more whole frames; a text message is a protocol error.
+ */
+import { readFileSync } from 'node:fs';
+import http from 'node:http';
+import https from 'node:https';
+import type net from 'node:net';
+import { WebSocketServer, type RawData, type WebSocket } from 'ws';
+import { BaseConnection, TransportErrorCode, type ConnectionListener } from './connection.js';
+import { handleHttp } from './http.js';
+import { normalizeAddress } from './tcp.js';
+import type { HttpServerHandle, HttpServerOptions } from './web.js';
+
+const CLOSE_GRACE_MS = 2000;
+
+class WsConnection extends BaseConnection {
+  constructor(
+    private readonly ws: WebSocket,
+    remoteAddress: string,
+    options: HttpServerOptions['connection'],
+  ) {
+    super('ws', remoteAddress, options);
+  }
+
+  protected socketBuffered(): number {
+    return this.ws.bufferedAmount;
+  }
+
+  protected write(bytes: Uint8Array): void {
+    if (this.ws.readyState === this.ws.OPEN) this.ws.send(bytes, { binary: true });
+  }
+
+  protected closeSocket(reason: string): void {
+    const ws = this.ws;
+    ws.close(1000, reason.slice(0, 120));
+    setTimeout(() => ws.terminate(), CLOSE_GRACE_MS).unref();
+  }
+
+  attach(listener: ConnectionListener): void {
+    const input = this.bind(listener.open(this));
+    let error: string | undefined;
+    this.ws.on('message', (data: RawData, isBinary: boolean) => {
+      if (this.closed) return;
+      if (!isBinary) {
+        input.violation(TransportErrorCode.TextMessage, 'text WebSocket messages are not accepted');
+        return;
+      }
+      input.data(toBytes(data));
+    });
+    this.ws.on('error', (e: Error & { code?: string }) => (error = e.code ?? e.message));
+    this.ws.on('close', () => this.socketClosed(error ? `socket error ${error}` : 'peer closed'));
+  }
+}
+
+function toBytes(data: RawData): Uint8Array {
+  if (Array.isArray(data)) return Buffer.concat(data);
+  if (data instanceof ArrayBuffer) return new Uint8Array(data);
+  return data;
+}
+
+export function listenWs(opts: HttpServerOptions): Promise<HttpServerHandle> {
+  const onRequest = (req: http.IncomingMessage, res: http.ServerResponse) => {
+    void handleHttp(req.method ?? 'GET', req.url ?? '/', opts.routes, opts.site).then((reply) => {
+      res.writeHead(reply.status, reply.headers);
+      res.end(req.method === 'HEAD' ? undefined : reply.body);
+    });
+  };
+  const server = opts.tls
+    ? https.createServer(
+        { cert: readFileSync(opts.tls.certFile), key: readFileSync(opts.tls.keyFile) },
+        onRequest,
+      )
+    : http.createServer(onRequest);
+  const wss = new WebSocketServer({
+    noServer: true,
+    maxPayload: opts.maxMessageSize,
+    perMessageDeflate: false,
+  });
+  server.on('upgrade', (req: http.IncomingMessage, socket: net.Socket, head: Buffer) => {
+    const urlPath = (req.url ?? '').split('?')[0];
+    if (urlPath !== '/ws') {
+      socket.end('HTTP/1.1 404 Not Found\r\nConnection: close\r\nContent-Length: 0\r\n\r\n');
+      return;
+    }
+    wss.handleUpgrade(req, socket, head, (ws) => {
+      (socket as net.Socket).setNoDelay(true);
+      new WsConnection(ws, normalizeAddress(req.socket.remoteAddress), opts.connection).attach(opts.listener);
+    });
+  });
+  server.on('clientError', (_e: Error, socket: net.Socket) => socket.destroy());
+
+  return new Promise((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(opts.port, opts.host, () => {
+      server.off('error', reject);
+      const address = server.address() as net.AddressInfo;
+      const closed = new Promise<void>((done) => server.once('close', () => done()));
+      const stopAccepting = () => {
+        if (server.listening) server.close();
+      };
+      resolve({
+        engine: 'ws',
+        port: address.port,
+        stopAccepting,
+        close: () => {
+          stopAccepting();
+          wss.close();
+          server.closeAllConnections();
+          return closed;
+        },
+      });
+    });
+  });
+}
