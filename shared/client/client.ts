@@ -1,0 +1,710 @@
+/**
+ * WyvernClient: the headless client over any ByteTransport. One FrameDecoder turns the
+ * transport's bytes into frames, `byOpcode` decodes them, and each packet goes, in order, to
+ * the client's own bookkeeping (clock, world view, state), to the `onPacket` hook, then to
+ * handlers registered with `on`. Requests (hello, login, enterWorld, ...) are promises that
+ * resolve on their answer and reject with a WyvernError on a refusal (an Error packet whose
+ * opcode is the request's), a fatal Error, a timeout or a closed connection: none is left
+ * hanging.
+ */
+import { FrameDecoder, HEADER_SIZE } from '../codec/frame.js';
+import { DecodeError } from '../codec/errors.js';
+import { Hello, Ping, Pong, Welcome, ErrorPacket, Bye } from '../protocol/session.js';
+import {
+  Register,
+  Registered,
+  LoginStart,
+  LoginChallenge,
+  LoginProof,
+  LoginOk,
+  LoginQueue,
+} from '../protocol/account.js';
+import { Resume, Resumed } from '../protocol/account.js';
+import {
+  ListCharacters,
+  CharacterList,
+  CreateCharacter,
+  CharacterCreated,
+  DeleteCharacter,
+  CharacterDeleted,
+  EnterWorldRequest,
+  EnterWorld,
+  ZoneInfo,
+} from '../protocol/character.js';
+import { MoveInput } from '../protocol/movement.js';
+import { SpellBook, CastSpell, CancelCast } from '../protocol/spell.js';
+import { ChatSend, Whisper, Who, WhoList } from '../protocol/chat.js';
+import { LogoutRequest, LogoutStarted, LogoutCancelled, LogoutComplete } from '../protocol/logout.js';
+import { PROTOCOL_VERSION } from '../protocol/common.js';
+import type { ClientPacket, ConnState, PayloadOf, ServerPacket } from '../protocol/define.js';
+import type { ClientKind } from '../protocol/session.js';
+
+export type ClientKindName = (typeof ClientKind)[number];
+import { byOpcode } from '../protocol/registry.js';
+import { ClockSync, type ClockSample, type Now } from './clock.js';
+import { ClientErrorCode, WyvernError } from './errors.js';
+import { makeVerifier, startLogin, type SrpProof } from './srp.js';
+import type { ByteTransport } from './transport.js';
+import { WorldView, type EnterWorldPayload, type ZoneInfoPayload } from './world-view.js';
+
+/** Any server-to-client packet definition (for `on` and `waitFor`). */
+export type AnyServerDef = ServerPacket<string, any>;
+/** Any client-to-server packet definition (for `send`). */
+export type AnyClientDef = ClientPacket<string, any>;
+
+export type WelcomePayload = PayloadOf<typeof Welcome>;
+export type RegisteredPayload = PayloadOf<typeof Registered>;
+export type CharacterSummary = PayloadOf<typeof CharacterList>['characters'][number];
+export type SpellBookPayload = PayloadOf<typeof SpellBook>;
+export type WhoListPayload = PayloadOf<typeof WhoList>;
+export type ErrorPayload = PayloadOf<typeof ErrorPacket>;
+export type ByePayload = PayloadOf<typeof Bye>;
+
+export interface LoginResult {
+  accountId: number;
+  account: string;
+  /** Single use, short-lived: Resume with it after a dropped connection. */
+  resumeToken: Uint8Array;
+}
+
+export interface EnterWorldResult {
+  zone: ZoneInfoPayload;
+  spells: SpellBookPayload;
+  enter: EnterWorldPayload;
+}
+
+/** Where the connection stands; 'closed' once the transport has closed. */
+export type ClientState = ConnState | 'closed';
+
+export interface PacketCounters {
+  framesIn: number;
+  bytesIn: number;
+  framesOut: number;
+  bytesOut: number;
+}
+
+/** Frames and bytes (header included) in and out, per packet name and in total. */
+export class ClientStats {
+  readonly packets = new Map<string, PacketCounters>();
+  readonly total: PacketCounters = { framesIn: 0, bytesIn: 0, framesOut: 0, bytesOut: 0 };
+
+  countIn(name: string, bytes: number): void {
+    const c = this.counters(name);
+    c.framesIn++;
+    c.bytesIn += bytes;
+    this.total.framesIn++;
+    this.total.bytesIn += bytes;
+  }
+
+  countOut(name: string, bytes: number): void {
+    const c = this.counters(name);
+    c.framesOut++;
+    c.bytesOut += bytes;
+    this.total.framesOut++;
+    this.total.bytesOut += bytes;
+  }
+
+  reset(): void {
+    this.packets.clear();
+    Object.assign(this.total, { framesIn: 0, bytesIn: 0, framesOut: 0, bytesOut: 0 });
+  }
+
+  private counters(name: string): PacketCounters {
+    let c = this.packets.get(name);
+    if (!c) {
+      c = { framesIn: 0, bytesIn: 0, framesOut: 0, bytesOut: 0 };
+      this.packets.set(name, c);
+    }
+    return c;
+  }
+}
+
+export interface WyvernClientOptions {
+  /** Client clock (ms since the Unix epoch); see clock.ts for the default. */
+  now?: Now;
+  /** How long a request waits for its answer (ms). Default 15 s. */
+  requestTimeoutMs?: number;
+  /** Called with an exception thrown by a handler; by default it is rethrown outside the receive loop. */
+  onHandlerError?: (err: unknown) => void;
+}
+
+export interface WaitForOptions<T> {
+  predicate?: (payload: T) => boolean;
+  /** Default: the client's request timeout; 0 waits until the connection closes. */
+  timeoutMs?: number;
+  /** Opcodes whose refusal (a non-fatal Error carrying that opcode) rejects this wait. */
+  refusedBy?: readonly number[];
+}
+
+interface Pending {
+  readonly refusedBy: readonly number[];
+  fail(err: Error): void;
+}
+
+/** Name under which frames with an opcode this client does not know are counted. */
+export const UNKNOWN_PACKET = 'unknown';
+
+export class WyvernClient {
+  readonly clock: ClockSync;
+  readonly world = new WorldView();
+  readonly stats = new ClientStats();
+  state: ClientState = 'handshake';
+  welcome: WelcomePayload | undefined;
+  account: string | undefined;
+  accountId: number | undefined;
+  resumeToken: Uint8Array | undefined;
+  zone: ZoneInfoPayload | undefined;
+  spellBook: SpellBookPayload | undefined;
+  /** The newest WorldTick: the server tick and time of the updates that follow it. */
+  lastTick: { tick: number; serverTime: number } | undefined;
+  /** Why the connection closed, once it has. */
+  closeReason: string | undefined;
+  /** Resolves with the reason when the connection closes. */
+  readonly closed: Promise<string>;
+
+  /** Every received packet, after the client's own bookkeeping and before `on` handlers. */
+  onPacket: ((name: string, payload: unknown, frameBytes: number) => void) | undefined;
+  /** A server Error that no pending request took (fatal ones included). */
+  onError: ((err: WyvernError) => void) | undefined;
+  /** The connection closed. */
+  onClose: ((reason: string) => void) | undefined;
+
+  private readonly decoder = new FrameDecoder();
+  private readonly handlers = new Map<number, Set<(payload: any, def: any) => void>>();
+  private readonly pending = new Set<Pending>();
+  private readonly requestTimeoutMs: number;
+  private readonly onHandlerError: (err: unknown) => void;
+  private fatalError: WyvernError | undefined;
+  private bye: ByePayload | undefined;
+  private batchTime: number | undefined;
+  private helloSentAt: number | undefined;
+  private pingSeq = 0;
+  private moveSeq = 0;
+  private clockTimer: ReturnType<typeof setInterval> | undefined;
+  private resolveClosed!: (reason: string) => void;
+
+  constructor(
+    readonly transport: ByteTransport,
+    options: WyvernClientOptions = {},
+  ) {
+    this.clock = new ClockSync(options.now ? { now: options.now } : {});
+    this.requestTimeoutMs = options.requestTimeoutMs ?? 15_000;
+    this.onHandlerError =
+      options.onHandlerError ??
+      ((err) =>
+        queueMicrotask(() => {
+          throw err;
+        }));
+    this.closed = new Promise((resolve) => (this.resolveClosed = resolve));
+    transport.onBytes = (bytes) => this.receive(bytes);
+    transport.onClose = (reason) => this.handleClose(reason);
+  }
+
+  get isClosed(): boolean {
+    return this.state === 'closed';
+  }
+
+  /** The server's clock now (ms since the Unix epoch), from clock sync. */
+  serverNow(): number {
+    return this.clock.serverNow();
+  }
+
+  // ---- sending and receiving ------------------------------------------------------------
+
+  /** Sends one packet; false when the connection is closed. Throws EncodeError on a bad value. */
+  send<P extends AnyClientDef>(def: P, value: PayloadOf<P>): boolean {
+    const frame = def.encode(value);
+    return this.sendFrame(def.name, frame);
+  }
+
+  /** Calls `handler` for every `def` packet received; returns the unsubscribe function. */
+  on<P extends AnyServerDef>(def: P, handler: (payload: PayloadOf<P>, def: P) => void): () => void {
+    let set = this.handlers.get(def.opcode);
+    if (!set) {
+      set = new Set();
+      this.handlers.set(def.opcode, set);
+    }
+    const h = handler as (payload: unknown, def: unknown) => void;
+    set.add(h);
+    return () => {
+      set.delete(h);
+    };
+  }
+
+  /** The next `def` packet (that passes `predicate`). Rejects on timeout, fatal error or close. */
+  waitFor<P extends AnyServerDef>(def: P, options: WaitForOptions<PayloadOf<P>> = {}): Promise<PayloadOf<P>> {
+    const { predicate } = options;
+    return this.track<PayloadOf<P>>(
+      options.refusedBy ?? [],
+      options.timeoutMs ?? this.requestTimeoutMs,
+      `${def.name}`,
+      (resolve) =>
+        this.on(def, (payload) => {
+          if (!predicate || predicate(payload)) resolve(payload);
+        }),
+    );
+  }
+
+  /** Sends `def` and waits for `reply`; a refusal of `def` rejects. */
+  async request<P extends AnyClientDef, R extends AnyServerDef>(
+    def: P,
+    value: PayloadOf<P>,
+    reply: R,
+    options: Omit<WaitForOptions<PayloadOf<R>>, 'refusedBy'> = {},
+  ): Promise<PayloadOf<R>> {
+    const frame = def.encode(value);
+    const answer = this.waitFor(reply, { ...options, refusedBy: [def.opcode] });
+    this.sendFrame(def.name, frame);
+    return answer;
+  }
+
+  /** Closes the connection; pending requests reject with ERR_CLOSED. */
+  close(reason = 'closed by the client'): void {
+    if (this.isClosed) return;
+    this.transport.close();
+    this.handleClose(reason);
+  }
+
+  // ---- session ----------------------------------------------------------------------------
+
+  /** Hello -> Welcome. */
+  async hello(options: { clientKind: ClientKindName; clientName: string }): Promise<WelcomePayload> {
+    const frame = Hello.encode({
+      protocolVersion: PROTOCOL_VERSION,
+      clientKind: options.clientKind,
+      clientName: options.clientName,
+    });
+    const answer = this.waitFor(Welcome, { refusedBy: [Hello.opcode] });
+    this.helloSentAt = this.clock.now();
+    this.sendFrame(Hello.name, frame);
+    return answer;
+  }
+
+  /** Creates an account: SRP salt and verifier are computed here; the password is not sent. */
+  async register(account: string, password: string): Promise<RegisteredPayload> {
+    let made: { salt: Uint8Array; verifier: Uint8Array };
+    try {
+      made = await makeVerifier(account, password);
+    } catch (err) {
+      throw new WyvernError(ClientErrorCode.Srp, describe(err), false, Register.opcode);
+    }
+    return this.request(Register, { account, salt: made.salt, verifier: made.verifier }, Registered);
+  }
+
+  /**
+   * SRP-6a login: LoginStart -> (LoginQueue updates) -> LoginChallenge -> LoginProof ->
+   * LoginOk, whose M2 must prove the server knows the verifier.
+   */
+  async login(
+    account: string,
+    password: string,
+    options: { onQueue?: (position: number, length: number) => void } = {},
+  ): Promise<LoginResult> {
+    let answer: (salt: Uint8Array, B: Uint8Array) => Promise<SrpProof>;
+    try {
+      answer = await startLogin(account, password);
+    } catch (err) {
+      throw new WyvernError(ClientErrorCode.Srp, describe(err), false, LoginStart.opcode);
+    }
+    const frame = LoginStart.encode({ account });
+    const challenge = await this.track<PayloadOf<typeof LoginChallenge>>(
+      [LoginStart.opcode],
+      this.requestTimeoutMs,
+      'LoginChallenge',
+      (resolve, _fail, rearm) => {
+        const offQueue = this.on(LoginQueue, (q) => {
+          // Waiting in the queue is progress: the timeout counts from the newest update.
+          rearm();
+          options.onQueue?.(q.position, q.queueLength);
+        });
+        const offChallenge = this.on(LoginChallenge, resolve);
+        this.sendFrame(LoginStart.name, frame);
+        return () => {
+          offQueue();
+          offChallenge();
+        };
+      },
+    );
+    let proof: SrpProof;
+    try {
+      proof = await answer(challenge.salt, challenge.B);
+    } catch (err) {
+      throw new WyvernError(ClientErrorCode.Srp, describe(err), false, LoginProof.opcode);
+    }
+    const ok = await this.request(LoginProof, { A: proof.A, M1: proof.M1 }, LoginOk);
+    if (!(await proof.verifyServer(ok.M2))) {
+      const err = new WyvernError(ClientErrorCode.BadServerProof, 'LoginOk M2 does not match', true);
+      this.close('the server failed to prove the account');
+      throw err;
+    }
+    this.authenticated(ok);
+    return { accountId: ok.accountId, account: ok.account, resumeToken: ok.resumeToken };
+  }
+
+  /** Resume -> Resumed, with the token from the last LoginOk or Resumed. */
+  async resume(account: string, token: Uint8Array): Promise<LoginResult> {
+    const ok = await this.request(Resume, { account, token }, Resumed);
+    this.authenticated(ok);
+    return { accountId: ok.accountId, account: ok.account, resumeToken: ok.resumeToken };
+  }
+
+  async listCharacters(): Promise<CharacterSummary[]> {
+    return (await this.request(ListCharacters, {}, CharacterList)).characters;
+  }
+
+  async createCharacter(name: string, appearance: number): Promise<CharacterSummary> {
+    return (await this.request(CreateCharacter, { name, appearance }, CharacterCreated)).character;
+  }
+
+  async deleteCharacter(characterId: number): Promise<void> {
+    await this.request(DeleteCharacter, { characterId }, CharacterDeleted, {
+      predicate: (p) => p.characterId === characterId,
+    });
+  }
+
+  /** EnterWorldRequest -> ZoneInfo, SpellBook, EnterWorld (in that order). */
+  enterWorld(characterId: number): Promise<EnterWorldResult> {
+    const frame = EnterWorldRequest.encode({ characterId });
+    return this.track<EnterWorldResult>(
+      [EnterWorldRequest.opcode],
+      this.requestTimeoutMs,
+      'EnterWorld',
+      (resolve, fail) => {
+        let zone: ZoneInfoPayload | undefined;
+        let spells: SpellBookPayload | undefined;
+        const offs = [
+          this.on(ZoneInfo, (z) => (zone = z)),
+          this.on(SpellBook, (s) => (spells = s)),
+          this.on(EnterWorld, (enter) => {
+            if (!zone || !spells) {
+              fail(
+                new WyvernError(
+                  ClientErrorCode.Protocol,
+                  'EnterWorld came before ZoneInfo and SpellBook',
+                  false,
+                  EnterWorldRequest.opcode,
+                ),
+              );
+            } else {
+              resolve({ zone, spells, enter });
+            }
+          }),
+        ];
+        this.sendFrame(EnterWorldRequest.name, frame);
+        return () => offs.forEach((off) => off());
+      },
+    );
+  }
+
+  /**
+   * LogoutRequest -> LogoutStarted -> LogoutComplete: back at the character screen.
+   * Rejects with ERR_LOGOUT_CANCELLED if the server cancels it (the character moved).
+   */
+  logout(options: { onStarted?: (delayMs: number) => void } = {}): Promise<void> {
+    const frame = LogoutRequest.encode({});
+    return this.track<void>(
+      [LogoutRequest.opcode],
+      this.requestTimeoutMs,
+      'LogoutComplete',
+      (resolve, fail, rearm) => {
+        const offs = [
+          this.on(LogoutStarted, (s) => {
+            rearm(s.delay + this.requestTimeoutMs);
+            options.onStarted?.(s.delay);
+          }),
+          this.on(LogoutCancelled, () =>
+            fail(
+              new WyvernError(
+                'ERR_LOGOUT_CANCELLED',
+                'the server cancelled the logout',
+                false,
+                LogoutRequest.opcode,
+              ),
+            ),
+          ),
+          this.on(LogoutComplete, () => resolve()),
+        ];
+        this.sendFrame(LogoutRequest.name, frame);
+        return () => offs.forEach((off) => off());
+      },
+    );
+  }
+
+  // ---- in the world -----------------------------------------------------------------------
+
+  /** Sends a MoveInput for the own character (already predicted there); returns its seq. */
+  sendMove(x: number, y: number, facing: number): number {
+    const seq = ++this.moveSeq;
+    this.send(MoveInput, { seq, x, y, facing, clientTime: this.clock.now() });
+    this.world.setSelfPosition(x, y, facing, this.serverNow());
+    return seq;
+  }
+
+  /** Seq of the newest MoveInput sent. */
+  get lastMoveSeq(): number {
+    return this.moveSeq;
+  }
+
+  cast(spellId: number, targetId: number): boolean {
+    return this.send(CastSpell, { spellId, targetId });
+  }
+
+  cancelCast(): boolean {
+    return this.send(CancelCast, {});
+  }
+
+  say(text: string, channel: 'say' | 'zone' = 'say'): boolean {
+    return this.send(ChatSend, { channel, text });
+  }
+
+  whisper(to: string, text: string): boolean {
+    return this.send(Whisper, { to, text });
+  }
+
+  who(): Promise<WhoListPayload> {
+    return this.request(Who, {}, WhoList);
+  }
+
+  // ---- clock sync -------------------------------------------------------------------------
+
+  /** One Ping -> Pong round trip, added to the clock's samples. */
+  async ping(): Promise<ClockSample> {
+    const seq = (this.pingSeq = (this.pingSeq + 1) >>> 0);
+    const clientTime = this.clock.now();
+    const answer = this.waitFor(Pong, { predicate: (p) => p.seq === seq, refusedBy: [Ping.opcode] });
+    this.send(Ping, { seq, clientTime });
+    const pong = await answer;
+    return this.clock.addSample(pong.clientTime, pong.serverTime);
+  }
+
+  /** Pings now and every `intervalMs` until stopClockSync() or close. */
+  startClockSync(intervalMs = 5_000): void {
+    this.stopClockSync();
+    const tick = () => {
+      this.ping().catch(() => {});
+    };
+    tick();
+    this.clockTimer = setInterval(tick, intervalMs);
+  }
+
+  stopClockSync(): void {
+    if (this.clockTimer !== undefined) clearInterval(this.clockTimer);
+    this.clockTimer = undefined;
+  }
+
+  // ---- internals --------------------------------------------------------------------------
+
+  private sendFrame(name: string, frame: Uint8Array): boolean {
+    if (this.isClosed) return false;
+    this.stats.countOut(name, frame.length);
+    this.transport.send(frame);
+    return true;
+  }
+
+  private authenticated(ok: { accountId: number; account: string; resumeToken: Uint8Array }): void {
+    this.state = 'authenticated';
+    this.account = ok.account;
+    this.accountId = ok.accountId;
+    this.resumeToken = ok.resumeToken;
+  }
+
+  /**
+   * Registers a pending operation: `run` subscribes (and usually sends) and returns its
+   * cleanup. The operation ends once: resolved, refused, failed, timed out or closed.
+   */
+  private track<T>(
+    refusedBy: readonly number[],
+    timeoutMs: number,
+    what: string,
+    run: (
+      resolve: (value: T) => void,
+      fail: (err: Error) => void,
+      rearm: (ms?: number) => void,
+    ) => () => void,
+  ): Promise<T> {
+    if (this.isClosed) return Promise.reject(this.closedError());
+    return new Promise<T>((resolve, reject) => {
+      let settled = false;
+      let cleanup: (() => void) | undefined;
+      let timer: ReturnType<typeof setTimeout> | undefined;
+      const settle = (): boolean => {
+        if (settled) return false;
+        settled = true;
+        if (timer !== undefined) clearTimeout(timer);
+        this.pending.delete(pending);
+        cleanup?.();
+        return true;
+      };
+      const pending: Pending = {
+        refusedBy,
+        fail: (err) => {
+          if (settle()) reject(err);
+        },
+      };
+      const rearm = (ms = timeoutMs): void => {
+        if (settled) return;
+        if (timer !== undefined) clearTimeout(timer);
+        timer =
+          ms > 0
+            ? setTimeout(
+                () =>
+                  pending.fail(new WyvernError(ClientErrorCode.Timeout, `no ${what} after ${ms} ms`, false)),
+                ms,
+              )
+            : undefined;
+      };
+      this.pending.add(pending);
+      rearm();
+      try {
+        const off = run(
+          (value) => {
+            if (settle()) resolve(value);
+          },
+          pending.fail,
+          rearm,
+        );
+        if (settled) off();
+        else cleanup = off;
+      } catch (err) {
+        pending.fail(err instanceof Error ? err : new Error(String(err)));
+      }
+    });
+  }
+
+  private receive(bytes: Uint8Array): void {
+    if (this.isClosed) return;
+    // A WorldTick stamps the updates after it in the same chunk; the server writes a tick's
+    // batch at once, so a batch split across TCP chunks is rare and falls back to serverNow().
+    this.batchTime = undefined;
+    try {
+      this.decoder.push(bytes);
+      for (;;) {
+        const frame = this.decoder.next();
+        if (!frame) break;
+        const frameBytes = frame.payload.length + HEADER_SIZE;
+        const def = byOpcode(frame.opcode);
+        if (!def || def.dir !== 's2c') {
+          // A newer server may know packets this client does not: skip them.
+          this.stats.countIn(UNKNOWN_PACKET, frameBytes);
+          continue;
+        }
+        const payload: unknown = def.decode(frame.payload);
+        this.stats.countIn(def.name, frameBytes);
+        this.dispatch(def, payload, frameBytes);
+        if (this.isClosed) return;
+      }
+    } catch (err) {
+      if (!(err instanceof DecodeError)) throw err;
+      // The stream cannot be trusted past a bad frame: give up on the connection.
+      this.fatalError = new WyvernError(ClientErrorCode.Protocol, `${err.code}: ${err.message}`, true);
+      this.close(`protocol error from the server: ${err.code}: ${err.message}`);
+    } finally {
+      this.batchTime = undefined;
+    }
+  }
+
+  private dispatch(def: ServerPacket, payload: unknown, frameBytes: number): void {
+    // World-view listeners run inside bookkeeping: a throwing one must not stop the stream.
+    this.guard(() => this.bookkeep(def, payload));
+    if (this.onPacket) this.guard(() => this.onPacket!(def.name, payload, frameBytes));
+    const set = this.handlers.get(def.opcode);
+    if (!set || set.size === 0) return;
+    for (const handler of [...set]) {
+      if (this.isClosed) return;
+      this.guard(() => handler(payload, def));
+    }
+  }
+
+  private guard(fn: () => void): void {
+    try {
+      fn();
+    } catch (err) {
+      this.onHandlerError(err);
+    }
+  }
+
+  /** What the client itself keeps from each packet. */
+  private bookkeep(def: ServerPacket, payload: unknown): void {
+    const at = this.batchTime ?? this.clock.serverNow();
+    switch (def.name) {
+      case 'Welcome': {
+        const w = payload as WelcomePayload;
+        this.welcome = w;
+        this.state = 'login';
+        if (this.helloSentAt !== undefined) this.clock.addSample(this.helloSentAt, w.serverTime);
+        this.helloSentAt = undefined;
+        return;
+      }
+      case 'Error':
+        this.serverError(payload as ErrorPayload);
+        return;
+      case 'Bye':
+        this.bye = payload as ByePayload;
+        return;
+      case 'WorldTick': {
+        const tick = payload as { tick: number; serverTime: number };
+        this.lastTick = tick;
+        this.batchTime = tick.serverTime;
+        return;
+      }
+      case 'ZoneInfo':
+        this.zone = payload as ZoneInfoPayload;
+        this.world.zone = this.zone;
+        return;
+      case 'SpellBook':
+        this.spellBook = payload as SpellBookPayload;
+        return;
+      case 'EnterWorld':
+        this.state = 'inWorld';
+        this.moveSeq = 0;
+        this.world.enter(payload as EnterWorldPayload, this.zone);
+        return;
+      case 'LogoutComplete':
+        this.state = 'authenticated';
+        this.world.reset();
+        return;
+      default:
+        this.world.apply(def.name, payload, at);
+    }
+  }
+
+  private serverError(e: ErrorPayload): void {
+    const err = new WyvernError(e.code, e.reason, e.fatal, e.opcode);
+    if (e.fatal) {
+      // The server closes after a fatal error: everything waiting fails with the real cause.
+      this.fatalError = err;
+      for (const p of [...this.pending]) p.fail(err);
+    } else {
+      for (const p of this.pending) {
+        if (p.refusedBy.includes(e.opcode)) {
+          p.fail(err);
+          return;
+        }
+      }
+    }
+    if (this.onError) this.guard(() => this.onError!(err));
+  }
+
+  private closedError(): WyvernError {
+    if (this.fatalError) return this.fatalError;
+    const reason = this.bye
+      ? `the server said goodbye (${this.bye.reason}${this.bye.message ? `: ${this.bye.message}` : ''})`
+      : (this.closeReason ?? 'closed');
+    return new WyvernError(ClientErrorCode.Closed, reason, true);
+  }
+
+  private handleClose(reason: string): void {
+    if (this.isClosed) return;
+    this.state = 'closed';
+    this.closeReason = reason;
+    this.stopClockSync();
+    const err = this.closedError();
+    for (const p of [...this.pending]) p.fail(err);
+    this.resolveClosed(reason);
+    if (this.onClose) this.guard(() => this.onClose!(reason));
+  }
+}
+
+function describe(err: unknown): string {
+  return err instanceof Error ? err.message : String(err);
+}

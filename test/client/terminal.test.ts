@@ -1,0 +1,185 @@
+import { spawn } from 'node:child_process';
+import net from 'node:net';
+import path from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { TcpTransport } from '../../tools/net/tcp-transport.js';
+import {
+  CastSpell,
+  ChatMessage,
+  ChatSend,
+  CombatEvent,
+  Death,
+  EnterWorldRequest,
+  EntityMove,
+  EntitySpawn,
+  MOB_ID_BASE,
+  SpellGo,
+  SpellStart,
+  Who,
+  WhoList,
+} from '../../shared/protocol/index.js';
+import { FakeServer, type SrpAccounts } from './fake-server.js';
+
+const ROOT = path.resolve(import.meta.dirname, '../..');
+const WOLF = MOB_ID_BASE + 4;
+const cleanups: (() => Promise<void> | void)[] = [];
+
+afterEach(async () => {
+  for (const c of cleanups.splice(0).reverse()) await c();
+});
+
+/** A TCP server playing a small world: one wolf that dies to the first Fireball. */
+async function worldServer(): Promise<{ port: number; connections: FakeServer[] }> {
+  const connections: FakeServer[] = [];
+  const accounts: SrpAccounts = new Map();
+  const server = net.createServer((socket) => {
+    const fake = new FakeServer(new TcpTransport(socket)).speakSession();
+    fake.speakSrp({ accounts });
+    fake.speakCharacters();
+    const enter = fake['handlers'].get(EnterWorldRequest.opcode)!;
+    fake.handle(EnterWorldRequest, async (r) => {
+      await enter(r);
+      fake.send(EntitySpawn, {
+        id: WOLF,
+        kind: 'mob',
+        template: 3,
+        name: 'Grey Wolf',
+        level: 5,
+        health: 40,
+        maxHealth: 40,
+        x: 812,
+        y: 430,
+        facing: 0,
+        speed: 90,
+        appearance: 0,
+        alive: true,
+      });
+      fake.send(EntityMove, { id: WOLF, x: 810, y: 430, facing: 0 });
+      fake.send(EntityMove, { id: WOLF, x: 808, y: 430, facing: 0 });
+    });
+    fake.handle(CastSpell, (c) => {
+      fake.send(SpellStart, { casterId: 1, spellId: c.spellId, targetId: c.targetId, castTime: 1500 });
+      fake.send(SpellGo, { casterId: 1, spellId: c.spellId, targetId: c.targetId, travelTime: 100 });
+      fake.send(CombatEvent, {
+        sourceId: 1,
+        targetId: c.targetId,
+        spellId: c.spellId,
+        kind: 'damage',
+        amount: 42,
+        crit: true,
+      });
+      fake.send(Death, { id: c.targetId, killerId: 1 });
+    });
+    fake.handle(ChatSend, (c) =>
+      fake.send(ChatMessage, { channel: c.channel, fromId: 1, from: 'Ayla', to: '', text: c.text }),
+    );
+    fake.handle(Who, () =>
+      fake.send(WhoList, {
+        total: 2,
+        players: [
+          { name: 'Ayla', level: 1, zone: 'meadow' },
+          { name: 'Bo', level: 3, zone: 'meadow' },
+        ],
+      }),
+    );
+    connections.push(fake);
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  cleanups.push(
+    () =>
+      new Promise<void>((resolve) => {
+        for (const c of connections) c.close();
+        server.close(() => resolve());
+      }),
+  );
+  return { port: (server.address() as net.AddressInfo).port, connections };
+}
+
+function runClient(
+  args: string[],
+  script: string,
+): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, ['--import', 'tsx', 'tools/client.ts', ...args], {
+      cwd: ROOT,
+      stdio: ['pipe', 'pipe', 'pipe'],
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
+    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+    const timer = setTimeout(() => child.kill('SIGKILL'), 15_000);
+    child.on('error', reject);
+    child.on('close', (code) => {
+      clearTimeout(timer);
+      resolve({ code, stdout, stderr });
+    });
+    child.stdin.end(script);
+  });
+}
+
+describe('terminal client', () => {
+  it('registers, enters the world, runs a piped script and logs out', async () => {
+    const { port, connections } = await worldServer();
+    // The spawns follow EnterWorld: a script gives them a moment before looking around.
+    const script = [
+      'wait 300',
+      'target nearest',
+      'cast 1',
+      '/say hello',
+      'who',
+      'move 110 100',
+      'where',
+      'dance',
+      '',
+    ].join('\n');
+    const { code, stdout, stderr } = await runClient(
+      ['--port', String(port), '--user', 'ayla', '--password', 'pw', '--linger', '1100'],
+      script,
+    );
+    expect(stderr).toBe('');
+    expect(code).toBe(0);
+    const lines = stdout.split('\n');
+    const expected = [
+      'Registered account ayla',
+      'Logged in as ayla',
+      'Created character Ayla',
+      'Entered meadow as Ayla (lvl 1, player #1) at 100,100: 100/100 hp, 50/50 mana',
+      'Spells: 1 Fireball (#1), 2 Heal (#2)',
+      `Grey Wolf (lvl 5, mob #${WOLF}) appears at 812,430`,
+      `Target: Grey Wolf (lvl 5, mob #${WOLF}) at 808,430, 781 away`,
+      'You begin casting Fireball at Grey Wolf (1.5 s)',
+      'You cast Fireball at Grey Wolf',
+      'Your Fireball hits Grey Wolf for 42 (critical)',
+      'Grey Wolf dies, killed by you',
+      '[say] Ayla: hello',
+      '2 online: Ayla (lvl 1, meadow), Bo (lvl 3, meadow)',
+      'Arrived at 110,100',
+      'You are at 110,100 in meadow (100/100 hp, 50/50 mana, target Grey Wolf)',
+      'Unknown command "dance" (type help)',
+      '1 entity moved',
+      'Logging out in 0.0 s...',
+      'Logged out.',
+    ];
+    for (const line of expected) expect(lines, `missing: ${line}`).toContain(line);
+    const moves = connections[0]!.received.filter((r) => r.name === 'MoveInput').map((r) => r.payload);
+    expect(moves.length).toBeGreaterThan(0);
+    expect(moves.at(-1)).toMatchObject({ x: 110, y: 100 });
+    expect(moves.map((m) => m.seq)).toEqual(moves.map((_, i) => i + 1));
+  });
+
+  it('exits non-zero with the reason in words when the login is refused', async () => {
+    const { port } = await worldServer();
+    const first = await runClient(
+      ['--port', String(port), '--user', 'bobby', '--password', 'right', '--register'],
+      '',
+    );
+    expect(first.code).toBe(0);
+    const { code, stderr } = await runClient(
+      ['--port', String(port), '--user', 'bobby', '--password', 'wrong'],
+      '',
+    );
+    expect(code).toBe(1);
+    expect(stderr).toMatch(/Wrong account name or password\. \(ERR_BAD_LOGIN/);
+  });
+});

@@ -1,0 +1,583 @@
+/**
+ * Terminal client: logs in, enters the world and prints what happens near the character as
+ * readable lines; commands come from stdin, one per line, typed or piped as a script.
+ *
+ *   npx tsx tools/client.ts --host 127.0.0.1 --port 7777 --user NAME --password PW
+ *   npx tsx tools/client.ts --ws ws://127.0.0.1:8080/ws --user NAME --password PW --character Ayla
+ *   printf 'target nearest\ncast 1\nwait 3000\n' | npx tsx tools/client.ts ... --linger 1000
+ *
+ * At the end of a piped script it lingers for --linger ms, logs out and exits 0. The password
+ * may come from WYVERN_PASSWORD instead of the command line.
+ */
+import readline from 'node:readline';
+import { parseArgs } from 'node:util';
+import { WyvernClient } from '../shared/client/client.js';
+import { WyvernError } from '../shared/client/errors.js';
+import type { ViewEntity, WorldChange } from '../shared/client/world-view.js';
+import { clampToZone, distance, MOVE_SEND_HZ, PLAYER_SPEED, slide } from '../shared/game/movement.js';
+import { ErrorCode } from '../shared/protocol/errors.js';
+import {
+  Bye,
+  ChatMessage,
+  CombatEvent,
+  Cooldown,
+  LogoutCancelled,
+  SpellFailed,
+  SpellGo,
+  SpellStart,
+  type SpellFailReason,
+} from '../shared/protocol/index.js';
+import { connect } from './net/connect.js';
+
+const USAGE = `Usage: npx tsx tools/client.ts [--host H --port P | --ws URL] --user NAME --password PW
+  --host H            server host (default 127.0.0.1)
+  --port P            server TCP port (default 7777)
+  --tls               TCP over TLS
+  --ws URL            connect over WebSocket instead (ws://host:8080/ws)
+  --user NAME         account name
+  --password PW       password (or set WYVERN_PASSWORD)
+  --register          register the account first (otherwise only when the login fails and the name is free)
+  --character NAME    play this character (created if missing; default: the first one)
+  --linger MS         at the end of piped input, wait this long before logging out (default 0)
+  --timeout MS        connect and request timeout (default 15000)`;
+
+const COMMANDS = `Commands:
+  /say TEXT            talk to those near you
+  /zone TEXT           talk to the whole zone
+  /w NAME TEXT         whisper to a player
+  move X Y             walk to X,Y
+  cast N [TARGET_ID]   cast spell N (1-4 in your spell book, or a spell id) at the target
+  target nearest       target the nearest living mob
+  target ID            target an entity by id
+  who                  list players online
+  where                your position, health and target
+  wait MS              pause a script
+  logout | quit        log out and exit
+  help                 this list`;
+
+const SPELL_FAIL_WORDS: Record<SpellFailReason, string> = {
+  interrupted: 'interrupted',
+  cancelled: 'cancelled',
+  unknownSpell: 'unknown spell',
+  cooldown: 'not ready yet',
+  noMana: 'not enough mana',
+  outOfRange: 'out of range',
+  badTarget: 'invalid target',
+  dead: 'dead',
+  busy: 'already casting',
+};
+
+const DESPAWN_WORDS = { outOfRange: 'leaves view', left: 'left the world', corpse: 'is gone' } as const;
+
+function out(line: string): void {
+  process.stdout.write(`${line}\n`);
+}
+
+function fail(line: string): void {
+  process.stderr.write(`${line}\n`);
+}
+
+function words(err: unknown): string {
+  if (err instanceof WyvernError) return `${err.message} (${err.code}${err.reason ? `: ${err.reason}` : ''})`;
+  return err instanceof Error ? err.message : String(err);
+}
+
+const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+const round = (n: number) => Math.round(n);
+
+function intOption(value: string | undefined, name: string, fallback: number): number {
+  if (value === undefined) return fallback;
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 0) throw new Error(`--${name} must be a whole number, got "${value}"`);
+  return n;
+}
+
+/** A character name from an account name: its letters, capitalized (names are 3-16 letters). */
+function defaultCharacterName(account: string): string | undefined {
+  const letters = account.replace(/[^a-z]/gi, '').slice(0, 16);
+  if (letters.length < 3) return undefined;
+  return letters[0]!.toUpperCase() + letters.slice(1).toLowerCase();
+}
+
+class Session {
+  private target: number | undefined;
+  private level: number | undefined;
+  private walking: { stopped: boolean } | undefined;
+  private readonly moved = new Set<number>();
+  private readonly summary: ReturnType<typeof setInterval>;
+  finishing = false;
+
+  constructor(private readonly client: WyvernClient) {
+    this.summary = setInterval(() => this.summarizeMoves(), 1000);
+    client.world.onChange((change) => this.onWorld(change));
+    client.on(ChatMessage, (m) => {
+      if (m.channel === 'system') out(`[system] ${m.text}`);
+      else if (m.channel === 'whisper') {
+        out(
+          m.fromId === client.world.selfId
+            ? `[whisper to ${m.to}] ${m.text}`
+            : `[whisper from ${m.from}] ${m.text}`,
+        );
+      } else out(`[${m.channel}] ${m.from}: ${m.text}`);
+    });
+    client.on(SpellStart, (s) =>
+      out(
+        `${this.name(s.casterId)} begin${this.isSelf(s.casterId) ? '' : 's'} casting ${this.spell(s.spellId)} at ${this.name(s.targetId)} (${(s.castTime / 1000).toFixed(1)} s)`,
+      ),
+    );
+    client.on(SpellGo, (s) =>
+      out(
+        `${this.name(s.casterId)} cast${this.isSelf(s.casterId) ? '' : 's'} ${this.spell(s.spellId)} at ${this.name(s.targetId)}`,
+      ),
+    );
+    client.on(SpellFailed, (s) =>
+      out(`${this.possessive(s.casterId)} ${this.spell(s.spellId)} failed: ${SPELL_FAIL_WORDS[s.reason]}`),
+    );
+    client.on(CombatEvent, (c) => {
+      const crit = c.crit ? ' (critical)' : '';
+      if (c.kind === 'heal') {
+        out(
+          `${this.possessive(c.sourceId)} ${this.spell(c.spellId)} heals ${this.name(c.targetId)} for ${c.amount}${crit}`,
+        );
+      } else if (c.spellId === 0) {
+        out(
+          `${this.name(c.sourceId)} hit${this.isSelf(c.sourceId) ? '' : 's'} ${this.name(c.targetId)} for ${c.amount}${crit}`,
+        );
+      } else {
+        out(
+          `${this.possessive(c.sourceId)} ${this.spell(c.spellId)} hits ${this.name(c.targetId)} for ${c.amount}${crit}`,
+        );
+      }
+    });
+    client.on(Cooldown, (c) =>
+      out(`${this.spell(c.spellId)} is ready in ${(c.remaining / 1000).toFixed(1)} s`),
+    );
+    client.on(LogoutCancelled, () => out('Logout cancelled.'));
+    client.on(Bye, (b) => out(`The server says goodbye (${b.reason})${b.message ? `: ${b.message}` : ''}`));
+    client.onError = (err) => out(`Error: ${words(err)}`);
+  }
+
+  stop(): void {
+    clearInterval(this.summary);
+    this.stopWalking();
+  }
+
+  // ---- naming ---------------------------------------------------------------------------
+
+  private isSelf(id: number): boolean {
+    return id === this.client.world.selfId;
+  }
+
+  private name(id: number): string {
+    if (this.isSelf(id)) return 'You';
+    return this.client.world.get(id)?.name || `#${id}`;
+  }
+
+  private possessive(id: number): string {
+    return this.isSelf(id) ? 'Your' : `${this.name(id)}'s`;
+  }
+
+  private spell(id: number): string {
+    return this.client.spellBook?.spells.find((s) => s.id === id)?.name ?? `spell #${id}`;
+  }
+
+  private describe(e: ViewEntity): string {
+    return `${e.name || `#${e.id}`} (lvl ${e.level}, ${e.kind} #${e.id})`;
+  }
+
+  // ---- world events ---------------------------------------------------------------------
+
+  private onWorld(change: WorldChange): void {
+    switch (change.type) {
+      case 'spawn': {
+        const e = change.entity;
+        if (e.self) return;
+        out(`${this.describe(e)} appears at ${round(e.x)},${round(e.y)}${e.alive ? '' : ' (dead)'}`);
+        return;
+      }
+      case 'despawn': {
+        const e = change.entity;
+        const name = e.name || `#${e.id}`;
+        out(
+          change.reason === 'corpse' ? `${name}'s corpse decays` : `${name} ${DESPAWN_WORDS[change.reason]}`,
+        );
+        this.moved.delete(e.id);
+        if (this.target === e.id) this.target = undefined;
+        return;
+      }
+      case 'move':
+      case 'path':
+        if (!change.entity.self) this.moved.add(change.entity.id);
+        return;
+      case 'death': {
+        const killer = change.killerId
+          ? `, killed by ${this.name(change.killerId).replace(/^You$/, 'you')}`
+          : '';
+        out(`${this.name(change.entity.id)} ${change.entity.self ? 'die' : 'dies'}${killer}`);
+        return;
+      }
+      case 'respawn':
+        out(
+          `${this.name(change.entity.id)} ${change.entity.self ? 'respawn' : 'respawns'} at ${round(change.entity.x)},${round(change.entity.y)} (${change.entity.health}/${change.entity.maxHealth} hp)`,
+        );
+        return;
+      case 'correction': {
+        const c = change.correction;
+        out(`Position corrected to ${round(c.x)},${round(c.y)} (${c.reason})`);
+        if (c.reason === 'dead' || c.reason === 'teleport') this.stopWalking();
+        return;
+      }
+      case 'enter':
+        this.level = change.entity.level;
+        return;
+      case 'stats':
+        if (this.level !== undefined && change.stats.level > this.level)
+          out(`You reached level ${change.stats.level}`);
+        this.level = change.stats.level;
+        return;
+      default:
+        return;
+    }
+  }
+
+  private summarizeMoves(): void {
+    if (this.moved.size === 0) return;
+    const n = this.moved.size;
+    this.moved.clear();
+    out(`${n} ${n === 1 ? 'entity' : 'entities'} moved`);
+  }
+
+  // ---- commands -------------------------------------------------------------------------
+
+  /** Runs one command line; resolves when it is done (a walk only when `waitForWalk`). */
+  async command(line: string, waitForWalk: boolean): Promise<'quit' | undefined> {
+    const text = line.trim();
+    if (!text || text.startsWith('#')) return undefined;
+    const [head = '', ...rest] = text.split(/\s+/);
+    const cmd = head.toLowerCase();
+    const restText = text.slice(head.length).trim();
+    switch (cmd) {
+      case '/say':
+      case '/s':
+        if (restText) this.client.say(restText, 'say');
+        return undefined;
+      case '/zone':
+      case '/z':
+        if (restText) this.client.say(restText, 'zone');
+        return undefined;
+      case '/w':
+      case '/whisper': {
+        const [to, ...msg] = rest;
+        if (!to || msg.length === 0) out('Usage: /w NAME TEXT');
+        else {
+          this.client.whisper(to, restText.slice(to.length).trim());
+          out(`[whisper to ${to}] ${restText.slice(to.length).trim()}`);
+        }
+        return undefined;
+      }
+      case 'move': {
+        const x = Number(rest[0]);
+        const y = Number(rest[1]);
+        if (rest.length !== 2 || !Number.isFinite(x) || !Number.isFinite(y)) {
+          out('Usage: move X Y');
+          return undefined;
+        }
+        const walk = this.walkTo(x, y);
+        if (waitForWalk) await walk;
+        return undefined;
+      }
+      case 'cast':
+        this.cast(rest);
+        return undefined;
+      case 'target':
+        this.setTarget(rest[0]);
+        return undefined;
+      case 'who': {
+        try {
+          const who = await this.client.who();
+          const names = who.players.map((p) => `${p.name} (lvl ${p.level}, ${p.zone})`).join(', ');
+          out(`${who.total} online${names ? `: ${names}` : ''}`);
+        } catch (err) {
+          out(`Error: ${words(err)}`);
+        }
+        return undefined;
+      }
+      case 'where':
+        this.where();
+        return undefined;
+      case 'wait':
+      case 'sleep': {
+        const ms = Number(rest[0]);
+        if (!Number.isFinite(ms) || ms < 0) out('Usage: wait MS');
+        else await sleep(ms);
+        return undefined;
+      }
+      case 'logout':
+      case 'quit':
+      case 'exit':
+        return 'quit';
+      case 'help':
+      case '?':
+        out(COMMANDS);
+        return undefined;
+      default:
+        out(`Unknown command "${head}" (type help)`);
+        return undefined;
+    }
+  }
+
+  private where(): void {
+    const self = this.client.world.self;
+    if (!self) {
+      out('Not in the world.');
+      return;
+    }
+    const stats = this.client.world.stats;
+    const mana = stats ? `, ${stats.mana}/${stats.maxMana} mana` : '';
+    const target = this.target !== undefined ? `, target ${this.name(this.target)}` : '';
+    out(
+      `You are at ${round(self.x)},${round(self.y)} in ${this.client.zone?.zone ?? '?'} (${self.health}/${self.maxHealth} hp${mana}${target})`,
+    );
+  }
+
+  private setTarget(arg: string | undefined): void {
+    const world = this.client.world;
+    const self = world.self;
+    if (arg === 'nearest') {
+      if (!self) return out('Not in the world.');
+      const now = this.client.serverNow();
+      const mob = world.nearest(self, now, (e) => e.kind === 'mob' && e.alive);
+      if (!mob) return out('No living mob in view.');
+      this.target = mob.id;
+      const at = world.positionAt(mob, now);
+      out(
+        `Target: ${this.describe(mob)} at ${round(at.x)},${round(at.y)}, ${round(distance(self, at))} away`,
+      );
+      return;
+    }
+    const id = Number(arg);
+    if (!arg || !Number.isInteger(id) || id < 0) return out('Usage: target nearest | target ID');
+    this.target = id;
+    const e = world.get(id);
+    out(e ? `Target: ${this.describe(e)}` : `Target: #${id} (not in view)`);
+  }
+
+  private cast(args: string[]): void {
+    const book = this.client.spellBook?.spells ?? [];
+    const n = Number(args[0]);
+    if (!args[0] || !Number.isInteger(n) || n < 0) return out('Usage: cast N [TARGET_ID]');
+    const spell = n >= 1 && n <= 4 && book[n - 1] ? book[n - 1]! : book.find((s) => s.id === n);
+    const spellId = spell?.id ?? n;
+    let targetId = args[1] !== undefined ? Number(args[1]) : this.target;
+    if (targetId === undefined && spell?.kind === 'heal') targetId = this.client.world.selfId;
+    if (targetId === undefined || !Number.isInteger(targetId) || targetId < 0) {
+      return out('No target: use "target nearest", "target ID" or "cast N TARGET_ID".');
+    }
+    this.client.cast(spellId, targetId);
+  }
+
+  private stopWalking(): void {
+    if (this.walking) this.walking.stopped = true;
+    this.walking = undefined;
+  }
+
+  /** Walks toward x,y at the character's speed, predicting locally and sending MoveInput at MOVE_SEND_HZ. */
+  private async walkTo(x: number, y: number): Promise<void> {
+    this.stopWalking();
+    const zone = this.client.zone;
+    const start = this.client.world.self;
+    if (!zone || !start) return out('Not in the world.');
+    const walk = { stopped: false };
+    this.walking = walk;
+    const goal = clampToZone({ x, y }, zone);
+    // A little under full speed: the server's check must never see an input as too fast.
+    const speed = (start.speed || PLAYER_SPEED) * 0.95;
+    const interval = 1000 / MOVE_SEND_HZ;
+    out(`Walking to ${round(goal.x)},${round(goal.y)}`);
+    let last = performance.now();
+    let stuck = 0;
+    while (!walk.stopped && !this.client.isClosed) {
+      await sleep(interval);
+      if (walk.stopped) return;
+      const now = performance.now();
+      const elapsed = Math.min(now - last, 250);
+      last = now;
+      const self = this.client.world.self;
+      if (!self) return;
+      if (!self.alive) {
+        out('You cannot move while dead.');
+        break;
+      }
+      const left = distance(self, goal);
+      if (left < 0.5) {
+        out(`Arrived at ${round(self.x)},${round(self.y)}`);
+        break;
+      }
+      const step = Math.min(left, (speed * elapsed) / 1000);
+      const wanted = {
+        x: self.x + ((goal.x - self.x) / left) * step,
+        y: self.y + ((goal.y - self.y) / left) * step,
+      };
+      const next = slide(self, wanted, zone.obstacles, zone);
+      if (distance(self, next) < 0.01) {
+        if (++stuck >= 3) {
+          out(`Blocked at ${round(self.x)},${round(self.y)}`);
+          break;
+        }
+        continue;
+      }
+      stuck = 0;
+      this.client.sendMove(next.x, next.y, Math.atan2(next.y - self.y, next.x - self.x));
+    }
+    if (this.walking === walk) this.walking = undefined;
+  }
+}
+
+async function authenticate(
+  client: WyvernClient,
+  user: string,
+  password: string,
+  registerFirst: boolean,
+): Promise<void> {
+  const onQueue = (position: number, length: number) => out(`In the login queue: ${position} of ${length}`);
+  const register = async (): Promise<boolean> => {
+    try {
+      await client.register(user, password);
+      out(`Registered account ${user}`);
+      return true;
+    } catch (err) {
+      if (err instanceof WyvernError && err.code === ErrorCode.AccountTaken) return false;
+      throw err;
+    }
+  };
+  if (registerFirst && !(await register())) out(`Account ${user} exists already; logging in`);
+  try {
+    await client.login(user, password, { onQueue });
+  } catch (err) {
+    // Unknown account and wrong password look alike (by design); a free name means the former.
+    if (registerFirst || !(err instanceof WyvernError) || err.code !== ErrorCode.BadLogin) throw err;
+    if (!(await register())) throw err;
+    await client.login(user, password, { onQueue });
+  }
+  out(`Logged in as ${client.account ?? user}`);
+}
+
+async function main(): Promise<number> {
+  const { values } = parseArgs({
+    options: {
+      host: { type: 'string', default: '127.0.0.1' },
+      port: { type: 'string', default: '7777' },
+      tls: { type: 'boolean', default: false },
+      ws: { type: 'string' },
+      user: { type: 'string' },
+      password: { type: 'string' },
+      register: { type: 'boolean', default: false },
+      character: { type: 'string' },
+      linger: { type: 'string' },
+      timeout: { type: 'string' },
+      help: { type: 'boolean', short: 'h', default: false },
+    },
+    strict: true,
+  });
+  if (values.help) {
+    out(`${USAGE}\n\n${COMMANDS}`);
+    return 0;
+  }
+  const user = values.user;
+  const password = values.password ?? process.env.WYVERN_PASSWORD;
+  if (!user || !password) {
+    fail(`--user and --password (or WYVERN_PASSWORD) are required\n\n${USAGE}`);
+    return 2;
+  }
+  const linger = intOption(values.linger, 'linger', 0);
+  const timeoutMs = intOption(values.timeout, 'timeout', 15_000);
+  const address = values.ws ?? `${values.tls ? 'tls' : 'tcp'}://${values.host}:${values.port}`;
+
+  const transport = await connect(address, { timeoutMs });
+  const client = new WyvernClient(transport, { requestTimeoutMs: timeoutMs });
+  out(`Connected to ${address}`);
+  const welcome = await client.hello({ clientKind: 'native', clientName: 'wyvern-terminal' });
+  out(`Server: ${welcome.serverName} (protocol ${welcome.protocolVersion}, ${welcome.tickRate} ticks/s)`);
+  client.startClockSync(5_000);
+
+  await authenticate(client, user, password, values.register);
+
+  const characters = await client.listCharacters();
+  const wanted = values.character;
+  let character = wanted
+    ? characters.find((c) => c.name.toLowerCase() === wanted.toLowerCase())
+    : characters[0];
+  if (!character) {
+    const name = wanted ?? defaultCharacterName(user);
+    if (!name)
+      throw new Error('no character on this account: choose a name with --character NAME (3-16 letters)');
+    character = await client.createCharacter(name, 0);
+    out(`Created character ${character.name}`);
+  }
+
+  const session = new Session(client);
+  const { zone, spells, enter } = await client.enterWorld(character.id);
+  out(
+    `Entered ${zone.zone} as ${enter.name} (lvl ${enter.level}, player #${enter.entityId}) at ${round(enter.x)},${round(enter.y)}: ${enter.health}/${enter.maxHealth} hp, ${enter.mana}/${enter.maxMana} mana`,
+  );
+  const book = spells.spells.map((s, i) => `${i + 1} ${s.name} (#${s.id})`).join(', ');
+  out(`Spells: ${book || 'none'}`);
+
+  let finishing = false;
+  const finish = async (lingerMs: number): Promise<number> => {
+    if (finishing) return 0;
+    finishing = true;
+    session.finishing = true;
+    if (lingerMs > 0) await sleep(lingerMs);
+    session.stop();
+    if (client.state === 'inWorld') {
+      try {
+        await client.logout({
+          onStarted: (delay) => out(`Logging out in ${(delay / 1000).toFixed(1)} s...`),
+        });
+        out('Logged out.');
+      } catch (err) {
+        out(`Logout failed: ${words(err)}`);
+      }
+    }
+    client.close();
+    return 0;
+  };
+
+  const lost = client.closed.then((reason) => {
+    if (finishing) return 0;
+    out(`Disconnected: ${reason}`);
+    session.stop();
+    return 1;
+  });
+
+  const interactive = process.stdin.isTTY === true;
+  const rl = readline.createInterface({ input: process.stdin, terminal: interactive });
+  const script = (async (): Promise<number> => {
+    let quit: Promise<number> | undefined;
+    rl.on('SIGINT', () => {
+      quit ??= finish(0);
+    });
+    for await (const line of rl) {
+      if (client.isClosed || quit) break;
+      if ((await session.command(line, !interactive)) === 'quit') {
+        quit = finish(0);
+        break;
+      }
+    }
+    return quit ?? finish(linger);
+  })();
+  const code = await Promise.race([script, lost]);
+  rl.close();
+  session.stop();
+  client.close();
+  return code;
+}
+
+main().then(
+  (code) => process.exit(code),
+  (err: unknown) => {
+    fail(`Error: ${words(err)}`);
+    process.exit(1);
+  },
+);
