@@ -1,0 +1,433 @@
+/**
+ * The page: screens (log in -> characters -> world), the frame loop (input -> prediction ->
+ * MoveInput, then draw), and the wiring between the connection, the world state, the
+ * renderer and the HUD. `?demo` swaps the server for the canned DemoServer behind the same
+ * link lab and decode path; `?net` opens the netcode panel at start.
+ *
+ * window.__wyvern is a read-only view of what the page shows, for end-to-end tests and for
+ * anyone curious in the console.
+ */
+import type { AnyClientDef } from '../../shared/client/client.js';
+import type { WyvernClient } from '../../shared/client/client.js';
+import type { PayloadOf } from '../../shared/protocol/define.js';
+import { CastSpell, ChatSend, Whisper, Who } from '../../shared/protocol/index.js';
+import { MoveInput } from '../../shared/protocol/movement.js';
+import { byOpcode } from '../../shared/protocol/registry.js';
+import { connect, type Connection } from './net/connection.js';
+import { DemoServer } from './net/demo.js';
+import { LinkLabTransport, type FrameObserver } from './net/link-lab-transport.js';
+import { PacketFeed } from './net/packet-feed.js';
+import { parseChat } from './state/chat-command.js';
+import { isMovementKey, movementFromKeys } from './state/input.js';
+import { CLEAN_LINK, type LinkSettings } from './state/link-lab.js';
+import { NetStats } from './state/net-stats.js';
+import { ClientWorld, type Incoming } from './state/world.js';
+import type { WorldRenderer } from './render/renderer.js';
+import { h, fill, errorText } from './ui/dom.js';
+import { Hud } from './ui/hud.js';
+import { NetPanel } from './ui/net-panel.js';
+import { characterScreen, loginScreen } from './ui/screens.js';
+
+export type Screen = 'loading' | 'login' | 'characters' | 'world';
+
+const HUD_INTERVAL_MS = 100;
+const PANEL_INTERVAL_MS = 250;
+/** Sends to the server (demo or real) wherever the page is. */
+type Sender = <P extends AnyClientDef>(def: P, value: PayloadOf<P>) => void;
+
+export async function startApp(
+  canvasHost: HTMLElement,
+  uiHost: HTMLElement,
+  Renderer: typeof WorldRenderer,
+): Promise<void> {
+  const params = new URLSearchParams(location.search);
+  const demo = params.has('demo');
+  const world = new ClientWorld();
+  const stats = new NetStats();
+  const renderer = new Renderer();
+  await renderer.init(canvasHost);
+
+  let screen: Screen = 'loading';
+  let connection: Connection | undefined;
+  let lab: LinkLabTransport | undefined;
+  const link: LinkSettings = { ...CLEAN_LINK };
+  const held = new Set<string>();
+
+  const observe: FrameObserver = (dir, opcode, size) =>
+    stats.record(dir, byOpcode(opcode)?.name ?? 'unknown', size, performance.now());
+  const applyPacket = (p: Incoming) => {
+    if (p.name === 'WorldTick') stats.recordTick(p.value.tick, p.value.serverTime);
+    world.apply(p, performance.now());
+  };
+
+  let send: Sender = () => undefined;
+
+  const hud = new Hud({
+    cast: (slot) => castSlot(slot),
+    chat: (line) => chat(line),
+  });
+  const panel = new NetPanel(
+    { overlays: renderer.overlays, toggles: world.toggles, link },
+    {
+      setLink: (s) => {
+        if (lab) lab.settings = s;
+      },
+      changed: () => undefined,
+    },
+  );
+  if (params.has('net')) panel.toggle();
+
+  const show = (next: Screen, ...content: HTMLElement[]) => {
+    screen = next;
+    document.body.dataset['screen'] = next;
+    fill(uiHost, ...content);
+  };
+
+  const showWorld = () => {
+    const leave = h(
+      'button.leave',
+      { type: 'button', name: 'leave', onclick: () => void logout() },
+      'Log out',
+    );
+    show('world', hud.root, panel.root, panel.button, leave);
+  };
+
+  // ---- real server ----------------------------------------------------------------------
+
+  const requireClient = (): WyvernClient => {
+    if (!connection || connection.client.isClosed) throw new Error('Not connected to the server.');
+    return connection.client;
+  };
+
+  const ensureConnected = async (): Promise<WyvernClient> => {
+    if (connection && !connection.client.isClosed) return connection.client;
+    try {
+      connection = await connect({
+        link,
+        observe,
+        onPacket: (name, value) => applyPacket({ name, value } as Incoming),
+        onClose: (reason) => {
+          world.leave();
+          connection = undefined;
+          lab = undefined;
+          showLogin(`Disconnected: ${reason}.`);
+        },
+      });
+    } catch (err) {
+      throw new Error(`Cannot reach the game server (${errorText(err)}).`, { cause: err });
+    }
+    lab = connection.lab;
+    connection.client.onError = (err) => {
+      if (screen === 'world') world.notice(err.message, performance.now());
+    };
+    send = (def, value) => {
+      connection?.client.send(def, value);
+    };
+    return connection.client;
+  };
+
+  const showLogin = (notice?: string) => {
+    show(
+      'login',
+      loginScreen(
+        {
+          register: async (account, password) => {
+            const c = await ensureConnected();
+            await c.register(account, password);
+          },
+          login: async (account, password, onQueue) => {
+            const c = await ensureConnected();
+            await c.login(account, password, { onQueue });
+            showCharacters(account);
+          },
+        },
+        notice,
+      ),
+    );
+  };
+
+  const showCharacters = (account: string) => {
+    show(
+      'characters',
+      characterScreen(
+        {
+          list: () => requireClient().listCharacters(),
+          create: (name, appearance) => requireClient().createCharacter(name, appearance),
+          remove: (id) => requireClient().deleteCharacter(id),
+          play: async (id) => {
+            await requireClient().enterWorld(id);
+            showWorld();
+          },
+          logout: () => {
+            connection?.client.close('logged out');
+          },
+        },
+        account,
+      ),
+    );
+  };
+
+  const logout = async () => {
+    if (demo) return;
+    const c = connection?.client;
+    if (!c) return;
+    try {
+      await c.logout();
+      world.leave();
+      showCharacters(c.account ?? '');
+    } catch (err) {
+      world.notice(errorText(err), performance.now());
+    }
+  };
+
+  // ---- actions --------------------------------------------------------------------------
+
+  const castSlot = (slot: number) => {
+    const spell = world.spells[slot];
+    const self = world.self;
+    if (!spell || !self) return;
+    let targetId = world.targetId;
+    if (spell.kind === 'heal') {
+      const t = targetId !== undefined ? world.entities.get(targetId) : undefined;
+      if (!t || t.kind !== 'player') targetId = self.id;
+    }
+    if (targetId === undefined) {
+      world.notice('Select a target first (click it or press Tab).', performance.now());
+      return;
+    }
+    send(CastSpell, { spellId: spell.id, targetId });
+  };
+
+  const chat = (line: string) => {
+    const cmd = parseChat(line);
+    const now = performance.now();
+    switch (cmd.kind) {
+      case 'say':
+      case 'zone':
+        send(ChatSend, { channel: cmd.kind, text: cmd.text });
+        break;
+      case 'whisper':
+        send(Whisper, { to: cmd.to, text: cmd.text });
+        break;
+      case 'who':
+        if (connection) {
+          connection.client
+            .who()
+            .then((w) =>
+              world.apply(
+                {
+                  name: 'ChatMessage',
+                  value: {
+                    channel: 'system',
+                    fromId: 0,
+                    from: '',
+                    to: '',
+                    text: `${w.total} online: ${w.players.map((p) => `${p.name} (${p.level}, ${p.zone})`).join(', ')}`,
+                  },
+                },
+                performance.now(),
+              ),
+            )
+            .catch((err: unknown) => world.notice(errorText(err), performance.now()));
+        } else {
+          send(Who, {});
+        }
+        break;
+      case 'error':
+        world.notice(cmd.message, now);
+        break;
+      case 'none':
+        break;
+    }
+  };
+
+  // ---- input ----------------------------------------------------------------------------
+
+  const typing = (e: Event) => {
+    const t = e.target as HTMLElement | null;
+    return !!t && (t.tagName === 'INPUT' || t.tagName === 'TEXTAREA' || t.tagName === 'SELECT');
+  };
+  window.addEventListener('keydown', (e) => {
+    if (e.code === 'F3') {
+      e.preventDefault();
+      if (screen === 'world') panel.toggle();
+      return;
+    }
+    if (screen !== 'world' || typing(e)) return;
+    if (isMovementKey(e.code)) {
+      held.add(e.code);
+      e.preventDefault();
+    } else if (e.key === 'Tab') {
+      e.preventDefault();
+      world.cycleTarget(performance.now());
+    } else if (e.key >= '1' && e.key <= '4') {
+      castSlot(Number(e.key) - 1);
+    } else if (e.key === 'Enter') {
+      e.preventDefault();
+      hud.chatInput.focus();
+    } else if (e.key === 'Escape') {
+      world.targetId = undefined;
+    }
+  });
+  window.addEventListener('keyup', (e) => held.delete(e.code));
+  window.addEventListener('blur', () => held.clear());
+  renderer.canvas.addEventListener('pointerdown', (e) => {
+    if (screen !== 'world') return;
+    const p = renderer.toWorld(e.offsetX, e.offsetY);
+    world.targetId = world.entityAt(p.x, p.y, 20, performance.now());
+  });
+
+  // ---- frame loop -----------------------------------------------------------------------
+
+  let last = performance.now();
+  let hudAt = 0;
+  let panelAt = 0;
+  renderer.app.ticker.add(() => {
+    const now = performance.now();
+    const dt = Math.min(100, now - last);
+    last = now;
+    const self = world.self;
+    const me = world.selfEntity();
+    if (screen === 'world' && self && me) {
+      if (me.alive && document.activeElement !== hud.chatInput) {
+        const dir = movementFromKeys(held);
+        self.predictor.step(dir.x, dir.y, dt);
+      }
+      const input = self.predictor.takeInput(clientClock());
+      if (input) send(MoveInput, input);
+    }
+    world.prune(now);
+    stats.entitiesInView = Math.max(0, world.entities.size - (self ? 1 : 0));
+    stats.interpolationDelayMs = world.toggles.interpolation ? world.clock.delayMs : 0;
+    stats.correctedMoves = self?.predictor.corrections ?? 0;
+    stats.pendingMoves = self?.predictor.pending.length ?? 0;
+    stats.rttMs = connection?.client.clock.lastRtt ?? (demo ? 2 * link.latencyMs : undefined);
+    renderer.draw(world, now);
+    if (screen === 'world' && now - hudAt >= HUD_INTERVAL_MS) {
+      hudAt = now;
+      hud.update(world, now);
+    }
+    if (screen === 'world' && now - panelAt >= PANEL_INTERVAL_MS) {
+      panelAt = now;
+      panel.update(stats.snapshot(now), {
+        renderer: renderer.rendererName,
+        link: lab ? `${lab.up.size + lab.down.size} held · ${lab.up.lost + lab.down.lost} resent` : '–',
+      });
+    }
+  });
+
+  exposeForTests(() => ({ world, stats, renderer, screen }));
+
+  if (demo) {
+    const server = new DemoServer();
+    lab = new LinkLabTransport(server, link, observe);
+    const feed = new PacketFeed(applyPacket);
+    lab.onBytes = (bytes) => feed.push(bytes);
+    send = (def, value) => lab?.send(def.encode(value));
+    showWorld();
+    server.start();
+  } else {
+    showLogin();
+  }
+}
+
+/** The client clock the SDK uses (ms since the Unix epoch, monotonic). */
+function clientClock(): number {
+  return performance.timeOrigin + performance.now();
+}
+
+interface Live {
+  world: ClientWorld;
+  stats: NetStats;
+  renderer: WorldRenderer;
+  screen: Screen;
+}
+
+function exposeForTests(live: () => Live): void {
+  const round = (n: number) => Math.round(n * 100) / 100;
+  const view = {
+    get screen() {
+      return live().screen;
+    },
+    get selfId() {
+      return live().world.self?.id;
+    },
+    get self() {
+      const { world } = live();
+      const me = world.selfEntity();
+      if (!me) return undefined;
+      const p = world.drawnPosition(me, performance.now());
+      return {
+        id: me.id,
+        name: me.name,
+        x: round(p.x),
+        y: round(p.y),
+        health: me.health,
+        maxHealth: me.maxHealth,
+        alive: me.alive,
+      };
+    },
+    get entities() {
+      const { world } = live();
+      const now = performance.now();
+      return [...world.entities.values()].map((e) => {
+        const p = world.drawnPosition(e, now);
+        const raw = world.serverPosition(e, now);
+        return {
+          id: e.id,
+          kind: e.kind,
+          name: e.name,
+          level: e.level,
+          x: round(p.x),
+          y: round(p.y),
+          serverX: round(raw.x),
+          serverY: round(raw.y),
+          health: e.health,
+          maxHealth: e.maxHealth,
+          alive: e.alive,
+        };
+      });
+    },
+    get targetId() {
+      return live().world.targetId;
+    },
+    get castBars() {
+      const { world } = live();
+      const now = performance.now();
+      return [...world.casts.values()].map((c) => ({
+        casterId: c.casterId,
+        spellId: c.spellId,
+        targetId: c.targetId,
+        progress: c.castTime > 0 ? Math.min(1, (now - c.startedAt) / c.castTime) : 1,
+      }));
+    },
+    get combatTexts() {
+      return live().world.combatTexts.map((c) => ({
+        targetId: c.targetId,
+        amount: c.amount,
+        kind: c.kind,
+        crit: c.crit,
+      }));
+    },
+    get chat() {
+      return live().world.chat.map((c) => ({ channel: c.channel, from: c.from, to: c.to, text: c.text }));
+    },
+    get notices() {
+      return live().world.notices.map((n) => n.text);
+    },
+    get stats() {
+      return live().stats.snapshot(performance.now());
+    },
+    get framesRendered() {
+      return live().renderer.framesRendered;
+    },
+    get renderer() {
+      return live().renderer.rendererName;
+    },
+  };
+  Object.defineProperty(window, '__wyvern', {
+    value: Object.freeze(view),
+    configurable: false,
+    writable: false,
+  });
+}

@@ -1,0 +1,387 @@
+/**
+ * A canned world behind a ByteTransport, for `?demo`: it speaks the real wire format (every
+ * packet encoded with the shared codec) so the page decodes and draws it through exactly the
+ * path a server's bytes take, link lab included. It answers the own character's MoveInput
+ * with MoveAck, keeps a few players walking, a mob patrolling with MobPath, a caster
+ * throwing fireballs at a mob, a healer, and a corpse.
+ */
+import { ignoreBytes, ignoreClose, type ByteTransport } from '../../../shared/client/transport.js';
+import { Writer } from '../../../shared/codec/writer.js';
+import { FrameDecoder } from '../../../shared/codec/frame.js';
+import { MOB_ID_BASE } from '../../../shared/protocol/common.js';
+import { EnterWorld, ZoneInfo } from '../../../shared/protocol/character.js';
+import {
+  Death,
+  EntityDespawn,
+  EntitySpawn,
+  HealthUpdate,
+  PlayerStats,
+} from '../../../shared/protocol/entity.js';
+import { EntityMove, MobPath, MoveAck, MoveInput, WorldTick } from '../../../shared/protocol/movement.js';
+import { ChatMessage } from '../../../shared/protocol/chat.js';
+import {
+  CombatEvent,
+  Cooldown,
+  SpellBook,
+  SpellGo,
+  SpellStart,
+  CastSpell,
+} from '../../../shared/protocol/spell.js';
+import type { PayloadOf } from '../../../shared/protocol/define.js';
+
+export const DEMO_TICK_MS = 50;
+const SELF_ID = 1;
+const WOLF = MOB_ID_BASE + 1;
+const BOAR = MOB_ID_BASE + 2;
+const CORPSE = MOB_ID_BASE + 3;
+
+export const DEMO_ZONE: PayloadOf<typeof ZoneInfo> = {
+  zone: 'Greenvale',
+  width: 1600,
+  height: 1200,
+  cellSize: 128,
+  obstacles: [
+    { x: 560, y: 420, w: 160, h: 40 },
+    { x: 940, y: 640, w: 40, h: 200 },
+    { x: 300, y: 800, w: 220, h: 60 },
+    { x: 1100, y: 300, w: 120, h: 120 },
+  ],
+};
+
+const SPELLS: PayloadOf<typeof SpellBook>['spells'] = [
+  {
+    id: 1,
+    name: 'Fireball',
+    kind: 'damage',
+    castTime: 1500,
+    cooldown: 0,
+    manaCost: 20,
+    range: 320,
+    projectileSpeed: 400,
+    min: 18,
+    max: 26,
+    colour: 0xff7a2f,
+  },
+  {
+    id: 2,
+    name: 'Frostbolt',
+    kind: 'damage',
+    castTime: 1200,
+    cooldown: 4000,
+    manaCost: 15,
+    range: 300,
+    projectileSpeed: 450,
+    min: 12,
+    max: 18,
+    colour: 0x6fc8ff,
+  },
+  {
+    id: 3,
+    name: 'Heal',
+    kind: 'heal',
+    castTime: 1000,
+    cooldown: 2000,
+    manaCost: 25,
+    range: 250,
+    projectileSpeed: 0,
+    min: 20,
+    max: 30,
+    colour: 0x7dff7a,
+  },
+  {
+    id: 4,
+    name: 'Arcane Shot',
+    kind: 'damage',
+    castTime: 0,
+    cooldown: 6000,
+    manaCost: 10,
+    range: 280,
+    projectileSpeed: 600,
+    min: 8,
+    max: 12,
+    colour: 0xc77dff,
+  },
+];
+
+interface Pending {
+  at: number;
+  frames: (w: Writer) => void;
+}
+
+export class DemoServer implements ByteTransport {
+  onBytes = ignoreBytes;
+  onClose = ignoreClose;
+  private readonly decoder = new FrameDecoder();
+  private readonly out = new Writer(4096);
+  private timer: ReturnType<typeof setInterval> | undefined;
+  private tick = 0;
+  private readonly t0: number;
+  private boarHealth = 400;
+  private borinHealth = 220;
+  private later: Pending[] = [];
+  private nextPatrol = 0;
+  private patrolLeg = 0;
+  private nextCast = 0;
+
+  constructor(private readonly now: () => number = () => Date.now()) {
+    this.t0 = now();
+  }
+
+  /** Sends the zone, the spell book, the own character and the spawns, then ticks at 20 Hz. */
+  start(): void {
+    const t = this.now();
+    this.emit((w) => {
+      ZoneInfo.write(w, DEMO_ZONE);
+      SpellBook.write(w, { spells: SPELLS });
+      EnterWorld.write(w, {
+        zone: DEMO_ZONE.zone,
+        entityId: SELF_ID,
+        name: 'Aria',
+        x: 800,
+        y: 560,
+        facing: 0,
+        speed: 120,
+        level: 7,
+        health: 180,
+        maxHealth: 200,
+        mana: 140,
+        maxMana: 200,
+        spells: SPELLS.map((s) => s.id),
+        serverTime: t,
+        tick: 0,
+        interestRadius: 360,
+      });
+      PlayerStats.write(w, { mana: 140, maxMana: 200, level: 7, kills: 3 });
+      WorldTick.write(w, { tick: 0, serverTime: t });
+      const spawn = (
+        v: Partial<PayloadOf<typeof EntitySpawn>> & { id: number; name: string; x: number; y: number },
+      ) =>
+        EntitySpawn.write(w, {
+          kind: 'player',
+          template: 0,
+          level: 5,
+          health: 150,
+          maxHealth: 150,
+          facing: 0,
+          speed: 120,
+          appearance: 0,
+          alive: true,
+          ...v,
+        });
+      spawn({
+        id: 2,
+        name: 'Borin',
+        x: 700,
+        y: 640,
+        level: 6,
+        health: this.borinHealth,
+        maxHealth: 260,
+        appearance: 1,
+      });
+      spawn({ id: 3, name: 'Cyra', x: 880, y: 660, level: 9, appearance: 3 });
+      spawn({ id: 4, name: 'Dax', x: 640, y: 520, level: 8, appearance: 2 });
+      spawn({
+        id: WOLF,
+        kind: 'mob',
+        template: 1,
+        name: 'Grey Wolf',
+        x: 1000,
+        y: 500,
+        level: 4,
+        health: 90,
+        maxHealth: 90,
+        speed: 70,
+      });
+      spawn({
+        id: BOAR,
+        kind: 'mob',
+        template: 2,
+        name: 'Tusked Boar',
+        x: 820,
+        y: 420,
+        level: 5,
+        health: this.boarHealth,
+        maxHealth: 400,
+        speed: 60,
+      });
+      spawn({
+        id: CORPSE,
+        kind: 'mob',
+        template: 3,
+        name: 'Rat',
+        x: 760,
+        y: 700,
+        level: 1,
+        health: 0,
+        maxHealth: 30,
+        alive: false,
+      });
+      ChatMessage.write(w, {
+        channel: 'system',
+        fromId: 0,
+        from: '',
+        to: '',
+        text: 'Demo world: no server, the netcode path is real.',
+      });
+      ChatMessage.write(w, {
+        channel: 'say',
+        fromId: 3,
+        from: 'Cyra',
+        to: '',
+        text: 'Hold still, Borin, I am healing you.',
+      });
+    });
+    this.timer = setInterval(() => this.step(), DEMO_TICK_MS);
+  }
+
+  send(bytes: Uint8Array): void {
+    this.decoder.push(bytes.slice());
+    for (let f = this.decoder.next(); f; f = this.decoder.next()) {
+      if (f.opcode === MoveInput.opcode) {
+        const m = MoveInput.decode(f.payload);
+        this.emit((w) => MoveAck.write(w, { seq: m.seq }));
+      } else if (f.opcode === CastSpell.opcode) {
+        const c = CastSpell.decode(f.payload);
+        const spell = SPELLS.find((s) => s.id === c.spellId);
+        if (!spell) continue;
+        const t = this.now();
+        this.emit((w) => {
+          SpellStart.write(w, {
+            casterId: SELF_ID,
+            spellId: spell.id,
+            targetId: c.targetId,
+            castTime: spell.castTime,
+          });
+          if (spell.cooldown > 0)
+            Cooldown.write(w, { spellId: spell.id, remaining: spell.cooldown + spell.castTime });
+        });
+        this.at(t + spell.castTime, (w) =>
+          SpellGo.write(w, { casterId: SELF_ID, spellId: spell.id, targetId: c.targetId, travelTime: 350 }),
+        );
+        this.at(t + spell.castTime + 350, (w) =>
+          CombatEvent.write(w, {
+            sourceId: SELF_ID,
+            targetId: c.targetId,
+            spellId: spell.id,
+            kind: spell.kind,
+            amount: spell.min + 3,
+            crit: false,
+          }),
+        );
+      }
+    }
+  }
+
+  close(): void {
+    if (this.timer !== undefined) clearInterval(this.timer);
+    this.timer = undefined;
+    this.onClose('closed');
+  }
+
+  private emit(frames: (w: Writer) => void): void {
+    this.out.reset();
+    frames(this.out);
+    this.onBytes(this.out.finish());
+  }
+
+  private at(t: number, frames: (w: Writer) => void): void {
+    this.later.push({ at: t, frames });
+  }
+
+  private step(): void {
+    const now = this.now();
+    const t = (now - this.t0) / 1000;
+    this.tick++;
+    const due = this.later.filter((p) => p.at <= now);
+    this.later = this.later.filter((p) => p.at > now);
+    this.emit((w) => {
+      WorldTick.write(w, { tick: this.tick, serverTime: now });
+      // Borin walks a circle, Cyra paces, both reported every tick.
+      const a = t * 0.9;
+      EntityMove.write(w, {
+        id: 2,
+        x: 700 + Math.cos(a) * 70,
+        y: 640 + Math.sin(a) * 70,
+        facing: a + Math.PI / 2,
+      });
+      const pace = Math.abs(((t * 60) % 240) - 120);
+      EntityMove.write(w, { id: 3, x: 860 + pace, y: 660, facing: (t * 60) % 240 < 120 ? 0 : Math.PI });
+      for (const p of due) p.frames(w);
+      if (now >= this.nextPatrol) {
+        const legs = [
+          [
+            { x: 1150, y: 520 },
+            { x: 1150, y: 700 },
+          ],
+          [
+            { x: 1000, y: 700 },
+            { x: 1000, y: 500 },
+          ],
+        ];
+        MobPath.write(w, { id: WOLF, startTime: now, speed: 70, waypoints: legs[this.patrolLeg % 2] ?? [] });
+        this.patrolLeg++;
+        this.nextPatrol = now + 5200;
+      }
+      if (now >= this.nextCast) {
+        this.nextCast = now + 3000;
+        this.castFireball(w, now);
+      }
+    });
+  }
+
+  private castFireball(w: Writer, now: number): void {
+    SpellStart.write(w, { casterId: 4, spellId: 1, targetId: BOAR, castTime: 1500 });
+    SpellStart.write(w, { casterId: 3, spellId: 3, targetId: 2, castTime: 1000 });
+    const crit = this.tick % 2 === 0;
+    const dmg = crit ? 41 : 22;
+    this.at(now + 1000, (w2) => {
+      SpellGo.write(w2, { casterId: 3, spellId: 3, targetId: 2, travelTime: 0 });
+      this.borinHealth = Math.min(260, this.borinHealth + 25);
+      CombatEvent.write(w2, { sourceId: 3, targetId: 2, spellId: 3, kind: 'heal', amount: 25, crit: false });
+      HealthUpdate.write(w2, { id: 2, health: this.borinHealth, maxHealth: 260 });
+    });
+    this.at(now + 1500, (w2) =>
+      SpellGo.write(w2, { casterId: 4, spellId: 1, targetId: BOAR, travelTime: 400 }),
+    );
+    this.at(now + 1900, (w2) => {
+      this.boarHealth -= dmg;
+      CombatEvent.write(w2, { sourceId: 4, targetId: BOAR, spellId: 1, kind: 'damage', amount: dmg, crit });
+      if (this.boarHealth <= 0) {
+        HealthUpdate.write(w2, { id: BOAR, health: 0, maxHealth: 400 });
+        Death.write(w2, { id: BOAR, killerId: 4 });
+        this.boarHealth = 400;
+        this.at(now + 4000, (w3) => {
+          EntityDespawn.write(w3, { id: BOAR, reason: 'corpse' });
+          EntitySpawn.write(w3, {
+            id: BOAR,
+            kind: 'mob',
+            template: 2,
+            name: 'Tusked Boar',
+            level: 5,
+            health: 400,
+            maxHealth: 400,
+            x: 820,
+            y: 420,
+            facing: 0,
+            speed: 60,
+            appearance: 0,
+            alive: true,
+          });
+        });
+      } else {
+        HealthUpdate.write(w2, { id: BOAR, health: this.boarHealth, maxHealth: 400 });
+      }
+    });
+    // Borin takes a bite now and then, so the healer has work.
+    this.borinHealth = Math.max(60, this.borinHealth - 30);
+    CombatEvent.write(w, {
+      sourceId: WOLF,
+      targetId: 2,
+      spellId: 0,
+      kind: 'damage',
+      amount: 30,
+      crit: false,
+    });
+    HealthUpdate.write(w, { id: 2, health: this.borinHealth, maxHealth: 260 });
+  }
+}

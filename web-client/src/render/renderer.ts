@@ -1,0 +1,381 @@
+/**
+ * The Pixi scene: reads ClientWorld each frame and draws it. Nothing here changes the world.
+ *
+ * Layers, bottom to top: ground and obstacles (redrawn when the zone changes), the grid and
+ * interest circle overlays, corpses and living entities (body, name plate with level, health
+ * bar, cast bar), ghosts of the raw server positions, projectiles, floating combat texts;
+ * then, in screen space, the minimap. The camera keeps the own character centred.
+ */
+import { Application, Container, Graphics, Text } from 'pixi.js';
+import { COMBAT_TEXT_MS, type ClientWorld, type EntityState, type Zone } from '../state/world.js';
+
+export interface Overlays {
+  interest: boolean;
+  ghosts: boolean;
+  grid: boolean;
+}
+
+const PLAYER_COLOURS = [0x4aa3ff, 0x7fdc6b, 0xf2c14e, 0xc77dff, 0x4ee6d6, 0xff8fab, 0xffffff, 0xa0a0ff];
+const MOB_COLOURS = [0xd9534f, 0xe07b39, 0xb5651d, 0x9c3d54];
+const SELF_COLOUR = 0x3dd6ff;
+const GROUND = 0x25331f;
+const BODY_RADIUS = 10;
+const MINIMAP_SIZE = 180;
+
+interface EntitySprite {
+  root: Container;
+  body: Graphics;
+  bars: Graphics;
+  label: Text;
+  labelText: string;
+  bodyKey: string;
+}
+
+export class WorldRenderer {
+  readonly app = new Application();
+  private readonly camera = new Container();
+  private readonly ground = new Graphics();
+  private readonly grid = new Graphics();
+  private readonly interest = new Graphics();
+  private readonly corpses = new Container();
+  private readonly living = new Container();
+  private readonly ghosts = new Graphics();
+  private readonly projectiles = new Graphics();
+  private readonly texts = new Container();
+  private readonly minimap = new Graphics();
+  private readonly sprites = new Map<number, EntitySprite>();
+  private readonly combatTexts = new Map<object, Text>();
+  private drawnZone: Zone | undefined;
+  private gridFor: string | undefined;
+  readonly overlays: Overlays = { interest: true, ghosts: true, grid: false };
+  framesRendered = 0;
+  rendererName = '';
+  private cameraX = 0;
+  private cameraY = 0;
+
+  /**
+   * `?renderer=canvas|webgl|webgpu` picks Pixi's renderer (default WebGL, falling back to
+   * canvas 2D); `?aa=0` turns antialiasing off, which software WebGL renders much faster.
+   */
+  async init(parent: HTMLElement): Promise<void> {
+    const params = new URLSearchParams(location.search);
+    const wanted = params.get('renderer');
+    const preference =
+      wanted === 'canvas' || wanted === 'webgpu' || wanted === 'webgl'
+        ? wanted
+        : softwareWebGL()
+          ? 'canvas'
+          : 'webgl';
+    await this.app.init({
+      resizeTo: window,
+      background: 0x0e140c,
+      antialias: params.get('aa') !== '0',
+      preference,
+      // Headless browsers and old GPUs may refuse a WebGL context; Pixi then uses canvas 2D.
+      failIfMajorPerformanceCaveat: false,
+    });
+    this.rendererName = this.app.renderer.name;
+    parent.appendChild(this.app.canvas);
+    this.camera.addChild(
+      this.ground,
+      this.grid,
+      this.interest,
+      this.corpses,
+      this.living,
+      this.ghosts,
+      this.projectiles,
+      this.texts,
+    );
+    this.app.stage.addChild(this.camera, this.minimap);
+  }
+
+  /** Screen pixel to world units. */
+  toWorld(screenX: number, screenY: number): { x: number; y: number } {
+    return { x: screenX - this.camera.x, y: screenY - this.camera.y };
+  }
+
+  get canvas(): HTMLCanvasElement {
+    return this.app.canvas;
+  }
+
+  /** Draws one frame of the world as of page time `now`. */
+  draw(world: ClientWorld, now: number): void {
+    const zone = world.zone;
+    if (zone !== this.drawnZone) {
+      this.drawZone(zone);
+      this.drawnZone = zone;
+    }
+    const me = world.selfEntity();
+    const mePos = me ? world.drawnPosition(me, now) : undefined;
+    if (mePos) {
+      this.cameraX = mePos.x;
+      this.cameraY = mePos.y;
+    } else if (zone) {
+      this.cameraX = zone.width / 2;
+      this.cameraY = zone.height / 2;
+    }
+    const w = this.app.screen.width;
+    const h = this.app.screen.height;
+    this.camera.x = Math.round(w / 2 - this.cameraX);
+    this.camera.y = Math.round(h / 2 - this.cameraY);
+
+    this.drawGrid(zone, w, h);
+    this.interest.clear();
+    if (this.overlays.interest && world.self && mePos) {
+      this.interest
+        .circle(mePos.x, mePos.y, world.self.interestRadius)
+        .fill({ color: 0x3dd6ff, alpha: 0.04 })
+        .stroke({ width: 1.5, color: 0x3dd6ff, alpha: 0.45 });
+    }
+
+    this.drawEntities(world, now);
+    this.drawProjectiles(world, now);
+    this.drawCombatTexts(world, now);
+    this.drawMinimap(world, now, w, h);
+    this.framesRendered++;
+  }
+
+  private drawZone(zone: Zone | undefined): void {
+    this.ground.clear();
+    this.gridFor = undefined;
+    if (!zone) return;
+    this.ground.rect(0, 0, zone.width, zone.height).fill(GROUND);
+    // A faint checker so motion reads even on empty ground.
+    const tile = 64;
+    for (let y = 0; y < zone.height; y += tile) {
+      for (let x = (y / tile) % 2 === 0 ? 0 : tile; x < zone.width; x += tile * 2) {
+        this.ground.rect(x, y, Math.min(tile, zone.width - x), Math.min(tile, zone.height - y));
+      }
+    }
+    this.ground.fill({ color: 0x2b3a24 });
+    for (const o of zone.obstacles) {
+      this.ground.rect(o.x, o.y, o.w, o.h).fill(0x5a5f66).stroke({ width: 2, color: 0x2e3238 });
+    }
+    this.ground.rect(0, 0, zone.width, zone.height).stroke({ width: 4, color: 0x11170f });
+  }
+
+  private drawGrid(zone: Zone | undefined, _w: number, _h: number): void {
+    const key = this.overlays.grid && zone ? `${zone.name}:${zone.cellSize}` : undefined;
+    if (key === this.gridFor) return;
+    this.gridFor = key;
+    this.grid.clear();
+    if (!key || !zone || zone.cellSize <= 0) return;
+    for (let x = 0; x <= zone.width; x += zone.cellSize) this.grid.moveTo(x, 0).lineTo(x, zone.height);
+    for (let y = 0; y <= zone.height; y += zone.cellSize) this.grid.moveTo(0, y).lineTo(zone.width, y);
+    this.grid.stroke({ width: 1, color: 0xffffff, alpha: 0.12 });
+  }
+
+  private drawEntities(world: ClientWorld, now: number): void {
+    const seen = new Set<number>();
+    this.ghosts.clear();
+    for (const e of world.entities.values()) {
+      seen.add(e.id);
+      const sprite = this.spriteFor(e);
+      const pos = world.drawnPosition(e, now);
+      sprite.root.x = pos.x;
+      sprite.root.y = pos.y;
+      const isSelf = e.id === world.self?.id;
+      const bodyKey = `${e.kind}:${e.appearance}:${e.template}:${e.alive}:${isSelf}:${world.targetId === e.id}`;
+      if (bodyKey !== sprite.bodyKey) {
+        this.drawBody(sprite.body, e, isSelf, world.targetId === e.id);
+        sprite.bodyKey = bodyKey;
+        const parent = e.alive ? this.living : this.corpses;
+        if (sprite.root.parent !== parent) parent.addChild(sprite.root);
+      }
+      sprite.body.rotation = e.alive ? pos.facing : 0;
+      const label = `${e.name}  ${e.level}`;
+      if (label !== sprite.labelText) {
+        sprite.label.text = label;
+        sprite.labelText = label;
+      }
+      sprite.label.alpha = e.alive ? 1 : 0.5;
+      this.drawBars(sprite.bars, e, world, now);
+      if (this.overlays.ghosts && !isSelf && e.alive) {
+        const raw = world.serverPosition(e, now);
+        this.ghosts
+          .moveTo(pos.x, pos.y)
+          .lineTo(raw.x, raw.y)
+          .stroke({ width: 1, color: 0xffffff, alpha: 0.35 })
+          .circle(raw.x, raw.y, BODY_RADIUS)
+          .stroke({ width: 1.5, color: 0xffffff, alpha: 0.55 });
+      }
+    }
+    for (const [id, s] of this.sprites) {
+      if (!seen.has(id)) {
+        s.root.destroy({ children: true });
+        this.sprites.delete(id);
+      }
+    }
+  }
+
+  private spriteFor(e: EntityState): EntitySprite {
+    const existing = this.sprites.get(e.id);
+    if (existing) return existing;
+    const root = new Container();
+    const body = new Graphics();
+    const bars = new Graphics();
+    const label = new Text({
+      text: '',
+      style: {
+        fontFamily: 'system-ui, sans-serif',
+        fontSize: 12,
+        fill: e.kind === 'mob' ? 0xffb3a7 : 0xe8f4ff,
+        stroke: { color: 0x000000, width: 3 },
+      },
+    });
+    label.anchor.set(0.5, 1);
+    label.y = -BODY_RADIUS - 14;
+    root.addChild(body, bars, label);
+    const sprite: EntitySprite = { root, body, bars, label, labelText: '', bodyKey: '' };
+    this.sprites.set(e.id, sprite);
+    return sprite;
+  }
+
+  private drawBody(g: Graphics, e: EntityState, isSelf: boolean, targeted: boolean): void {
+    g.clear();
+    const palette = e.kind === 'mob' ? MOB_COLOURS : PLAYER_COLOURS;
+    const colour = isSelf
+      ? SELF_COLOUR
+      : (palette[(e.kind === 'mob' ? e.template : e.appearance) % palette.length] ?? 0xffffff);
+    if (targeted) g.circle(0, 0, BODY_RADIUS + 6).stroke({ width: 2.5, color: 0xffe066 });
+    if (!e.alive) {
+      g.ellipse(0, 2, BODY_RADIUS + 2, BODY_RADIUS - 4).fill({ color: 0x6b6b6b, alpha: 0.7 });
+      g.moveTo(-5, -2).lineTo(5, 6).moveTo(5, -2).lineTo(-5, 6).stroke({ width: 2, color: 0x333333 });
+      return;
+    }
+    if (e.kind === 'mob') {
+      g.roundRect(-BODY_RADIUS, -BODY_RADIUS, BODY_RADIUS * 2, BODY_RADIUS * 2, 4).fill(colour);
+    } else {
+      g.circle(0, 0, BODY_RADIUS).fill(colour);
+    }
+    g.stroke({ width: 2, color: 0x0b0f0a });
+    // A nose showing facing (the body is rotated).
+    g.poly([BODY_RADIUS - 2, -4, BODY_RADIUS + 5, 0, BODY_RADIUS - 2, 4]).fill(0xffffff);
+  }
+
+  private drawBars(g: Graphics, e: EntityState, world: ClientWorld, now: number): void {
+    g.clear();
+    if (!e.alive) return;
+    const w = 34;
+    const y = -BODY_RADIUS - 11;
+    const frac = e.maxHealth > 0 ? Math.max(0, Math.min(1, e.health / e.maxHealth)) : 0;
+    g.rect(-w / 2, y, w, 5).fill(0x1a0000);
+    g.rect(-w / 2, y, w * frac, 5).fill(frac > 0.5 ? 0x3ccf4e : frac > 0.25 ? 0xf0c02f : 0xe0412f);
+    const cast = world.casts.get(e.id);
+    if (cast) {
+      const f = cast.castTime > 0 ? Math.min(1, (now - cast.startedAt) / cast.castTime) : 1;
+      const cy = BODY_RADIUS + 6;
+      g.rect(-w / 2, cy, w, 5).fill(0x101020);
+      g.rect(-w / 2, cy, w * f, 5).fill(world.spell(cast.spellId)?.colour ?? 0x9fb4ff);
+      g.rect(-w / 2, cy, w, 5).stroke({ width: 1, color: 0x000000 });
+    }
+  }
+
+  private entityPos(world: ClientWorld, id: number, now: number): { x: number; y: number } | undefined {
+    const e = world.entities.get(id);
+    return e ? world.drawnPosition(e, now) : undefined;
+  }
+
+  private drawProjectiles(world: ClientWorld, now: number): void {
+    const g = this.projectiles;
+    g.clear();
+    for (const p of world.projectiles) {
+      const from = this.entityPos(world, p.casterId, now);
+      const to = this.entityPos(world, p.targetId, now);
+      if (!from || !to) continue;
+      const f = p.travelTime > 0 ? Math.min(1, (now - p.startedAt) / p.travelTime) : 1;
+      const x = from.x + (to.x - from.x) * f;
+      const y = from.y + (to.y - from.y) * f;
+      const tx = from.x + (to.x - from.x) * Math.max(0, f - 0.08);
+      const ty = from.y + (to.y - from.y) * Math.max(0, f - 0.08);
+      g.moveTo(tx, ty).lineTo(x, y).stroke({ width: 3, color: p.colour, alpha: 0.5 });
+      g.circle(x, y, 5).fill(p.colour).circle(x, y, 8).fill({ color: p.colour, alpha: 0.3 });
+    }
+  }
+
+  private drawCombatTexts(world: ClientWorld, now: number): void {
+    const live = new Set<object>();
+    for (const c of world.combatTexts) {
+      live.add(c);
+      let t = this.combatTexts.get(c);
+      if (!t) {
+        t = new Text({
+          text: `${c.kind === 'heal' ? '+' : '-'}${c.amount}${c.crit ? '!' : ''}`,
+          style: {
+            fontFamily: 'system-ui, sans-serif',
+            fontWeight: 'bold',
+            fontSize: c.crit ? 26 : 16,
+            fill: c.kind === 'heal' ? 0x6dff8a : c.crit ? 0xffd84a : 0xffffff,
+            stroke: { color: 0x000000, width: 4 },
+          },
+        });
+        t.anchor.set(0.5, 1);
+        this.texts.addChild(t);
+        this.combatTexts.set(c, t);
+      }
+      const pos = this.entityPos(world, c.targetId, now);
+      const age = (now - c.at) / COMBAT_TEXT_MS;
+      if (pos) {
+        t.x = pos.x + (c.crit ? 0 : 10);
+        t.y = pos.y - BODY_RADIUS - 28 - age * 40;
+      }
+      t.alpha = Math.max(0, 1 - age * age);
+    }
+    for (const [c, t] of this.combatTexts) {
+      if (!live.has(c)) {
+        t.destroy();
+        this.combatTexts.delete(c);
+      }
+    }
+  }
+
+  private drawMinimap(world: ClientWorld, now: number, screenW: number, _screenH: number): void {
+    const g = this.minimap;
+    g.clear();
+    const zone = world.zone;
+    if (!zone) return;
+    const scale = MINIMAP_SIZE / Math.max(zone.width, zone.height);
+    const mw = zone.width * scale;
+    const mh = zone.height * scale;
+    const ox = screenW - mw - 12;
+    const oy = 12;
+    g.rect(ox - 2, oy - 2, mw + 4, mh + 4).fill({ color: 0x000000, alpha: 0.6 });
+    g.rect(ox, oy, mw, mh).fill({ color: GROUND, alpha: 0.9 });
+    for (const o of zone.obstacles) g.rect(ox + o.x * scale, oy + o.y * scale, o.w * scale, o.h * scale);
+    g.fill(0x5a5f66);
+    if (world.self) {
+      const me = world.selfEntity();
+      const p = me ? world.drawnPosition(me, now) : undefined;
+      if (p) {
+        g.circle(ox + p.x * scale, oy + p.y * scale, world.self.interestRadius * scale).stroke({
+          width: 1,
+          color: 0x3dd6ff,
+          alpha: 0.6,
+        });
+      }
+    }
+    for (const e of world.entities.values()) {
+      const p = world.drawnPosition(e, now);
+      const colour =
+        e.id === world.self?.id ? SELF_COLOUR : !e.alive ? 0x777777 : e.kind === 'mob' ? 0xff5a4a : 0xe8f4ff;
+      g.circle(ox + p.x * scale, oy + p.y * scale, e.id === world.self?.id ? 3 : 2).fill(colour);
+    }
+  }
+}
+
+/**
+ * Whether WebGL here runs on a software rasteriser (SwiftShader, llvmpipe): there Pixi's
+ * canvas 2D renderer is many times faster (60 fps against a few in headless Chromium).
+ */
+function softwareWebGL(): boolean {
+  try {
+    const gl = document.createElement('canvas').getContext('webgl');
+    if (!gl) return false;
+    const info = gl.getExtension('WEBGL_debug_renderer_info');
+    const name = String(info ? gl.getParameter(info.UNMASKED_RENDERER_WEBGL) : gl.getParameter(gl.RENDERER));
+    gl.getExtension('WEBGL_lose_context')?.loseContext();
+    return /swiftshader|llvmpipe|software/i.test(name);
+  } catch {
+    return false;
+  }
+}

@@ -1,0 +1,159 @@
+/**
+ * Per-entity snapshot tracks for remote entities, and the clock that decides which past
+ * server time to draw. EntityMove adds one snapshot at its batch's server time; MobPath is
+ * turned into snapshots at each waypoint's arrival time, so both are sampled the same way.
+ */
+import {
+  INTERPOLATION_DELAY_MS,
+  facingOf,
+  sampleSnapshots,
+  type Snapshot,
+} from '../../../shared/game/interpolation.js';
+import type { Vec2 } from '../../../shared/game/movement.js';
+import { positionAlongPath } from '../../../shared/game/path.js';
+
+/** Snapshots older than this behind the drawn time are dropped (one older one is kept). */
+const KEEP_BEHIND_MS = 1000;
+/** Hard cap per entity, for a very long path or a flood of moves. */
+const MAX_SNAPSHOTS = 64;
+
+export interface ActivePath {
+  start: Vec2;
+  waypoints: Vec2[];
+  speed: number;
+  startTime: number;
+}
+
+export class EntityTrack {
+  readonly snapshots: Snapshot[] = [];
+  /** The newest position the server sent, as sent (the "ghost"). */
+  raw: Snapshot;
+  /** The newest MobPath, to place the ghost where the server has the mob now. */
+  path: ActivePath | undefined;
+
+  constructor(x: number, y: number, facing: number, t: number) {
+    this.raw = { t, x, y, facing };
+    this.snapshots.push({ t, x, y, facing });
+  }
+
+  /** A position the server sent for time t; anything the track held at or after t is replaced. */
+  push(t: number, x: number, y: number, facing: number): void {
+    this.cutFrom(t);
+    this.snapshots.push({ t, x, y, facing });
+    this.raw = { t, x, y, facing };
+    this.path = undefined;
+    this.cap();
+  }
+
+  /** Jump without interpolating (respawn, teleport): the track restarts at this point. */
+  reset(t: number, x: number, y: number, facing: number): void {
+    this.snapshots.length = 0;
+    this.push(t, x, y, facing);
+  }
+
+  /** The mob leaves where it is at startTime and walks the waypoints at speed. */
+  pushPath(startTime: number, speed: number, waypoints: readonly Vec2[]): void {
+    const at = sampleSnapshots(this.snapshots, startTime, 0) ?? this.raw;
+    const start = { x: at.x, y: at.y };
+    this.cutFrom(startTime);
+    let facing = at.facing;
+    this.snapshots.push({ t: startTime, x: start.x, y: start.y, facing });
+    let from: Vec2 = start;
+    let t = startTime;
+    for (const wp of waypoints) {
+      const leg = Math.hypot(wp.x - from.x, wp.y - from.y);
+      t += speed > 0 ? (leg / speed) * 1000 : 0;
+      facing = facingOf(from, wp, facing);
+      this.snapshots.push({ t, x: wp.x, y: wp.y, facing });
+      from = wp;
+    }
+    // A repeat of the last point so sampling past the end holds still instead of extrapolating.
+    this.snapshots.push({ t: t + 1, x: from.x, y: from.y, facing });
+    this.path = { start, waypoints: waypoints.map((w) => ({ x: w.x, y: w.y })), speed, startTime };
+    this.raw = { t: startTime, x: start.x, y: start.y, facing: at.facing };
+    this.cap();
+  }
+
+  /** Smooth position at server time t. */
+  sample(t: number): Snapshot {
+    return sampleSnapshots(this.snapshots, t) ?? this.raw;
+  }
+
+  /** Where the server has the entity at server time `now` (latest move, or along its path). */
+  serverPosition(now: number): Snapshot {
+    if (this.path && now >= this.path.startTime) {
+      const p = positionAlongPath(
+        this.path.start,
+        this.path.waypoints,
+        this.path.speed,
+        now - this.path.startTime,
+      );
+      return { t: now, x: p.x, y: p.y, facing: p.facing ?? this.raw.facing };
+    }
+    return this.raw;
+  }
+
+  /** Forget snapshots no longer needed to draw time t (keeps one at or before t). */
+  trim(t: number): void {
+    const cutoff = t - KEEP_BEHIND_MS;
+    let drop = 0;
+    while (drop < this.snapshots.length - 1 && (this.snapshots[drop + 1] as Snapshot).t <= cutoff) drop++;
+    if (drop > 0) this.snapshots.splice(0, drop);
+  }
+
+  private cutFrom(t: number): void {
+    while (this.snapshots.length > 0 && (this.snapshots[this.snapshots.length - 1] as Snapshot).t >= t) {
+      this.snapshots.pop();
+    }
+  }
+
+  private cap(): void {
+    if (this.snapshots.length > MAX_SNAPSHOTS)
+      this.snapshots.splice(0, this.snapshots.length - MAX_SNAPSHOTS);
+  }
+}
+
+/** Below this many samples the clock follows the newest sample at once. */
+const SETTLE_SAMPLES = 3;
+/** How fast the offset drifts down toward slower arrivals (per sample). */
+const DECAY = 0.05;
+
+/**
+ * Maps the local clock to server time from the server times stamped on arriving ticks.
+ * It tracks the fastest arrival (a later tick arriving early moves it up at once) and drifts
+ * down slowly when every arrival is later, so added latency or jitter is absorbed by the
+ * interpolation delay rather than by stutter.
+ */
+export class SnapshotClock {
+  private offset: number | undefined;
+  private samples = 0;
+  delayMs: number;
+
+  constructor(delayMs = INTERPOLATION_DELAY_MS) {
+    this.delayMs = delayMs;
+  }
+
+  get synced(): boolean {
+    return this.offset !== undefined;
+  }
+
+  observe(serverTime: number, localNow: number): void {
+    const sample = serverTime - localNow;
+    this.samples++;
+    if (this.offset === undefined || sample > this.offset || this.samples <= SETTLE_SAMPLES) {
+      this.offset = sample;
+    } else {
+      this.offset += (sample - this.offset) * DECAY;
+    }
+  }
+
+  /** The server time of the newest arrivals, as seen from here. */
+  serverNow(localNow: number): number {
+    return localNow + (this.offset ?? 0);
+  }
+
+  /** The server time remote entities are drawn at. */
+  renderTime(localNow: number): number {
+    return this.serverNow(localNow) - this.delayMs;
+  }
+}

@@ -1,0 +1,96 @@
+/**
+ * The link lab: a worse network on demand, between the page and its WebSocket, in both
+ * directions. Each message waits `latencyMs` plus a random 0..`jitterMs`.
+ *
+ * WebSocket runs over TCP, so the link stays in order and never loses a message: a lost
+ * segment is sent again after a retransmission timeout and everything behind it waits
+ * (head-of-line blocking). The lab models exactly that: `lossPercent` is the chance that a
+ * message is lost once and arrives a retransmission timeout later, and no message ever
+ * overtakes one sent before it. Dropping or reordering messages would test a protocol this
+ * game does not speak.
+ *
+ * Time and randomness are arguments, so tests drive it with a fake clock and a seeded rng.
+ */
+
+export interface LinkSettings {
+  latencyMs: number;
+  jitterMs: number;
+  lossPercent: number;
+}
+
+export const CLEAN_LINK: LinkSettings = { latencyMs: 0, jitterMs: 0, lossPercent: 0 };
+
+/** TCP's minimum retransmission timeout on Linux; the lab adds one round trip on top. */
+export const MIN_RTO_MS = 200;
+
+export function isClean(s: LinkSettings): boolean {
+  return s.latencyMs <= 0 && s.jitterMs <= 0 && s.lossPercent <= 0;
+}
+
+interface Held<T> {
+  due: number;
+  item: T;
+}
+
+export class DelayQueue<T> {
+  private readonly held: Held<T>[] = [];
+  private lastDue = -Infinity;
+  sent = 0;
+  lost = 0;
+
+  constructor(
+    public settings: LinkSettings,
+    private readonly rng: () => number = Math.random,
+  ) {}
+
+  /** Queues an item at time `now`; returns when it will be delivered. */
+  push(item: T, now: number): number {
+    const s = this.settings;
+    let delay = Math.max(0, s.latencyMs) + Math.max(0, s.jitterMs) * this.rng();
+    if (s.lossPercent > 0 && this.rng() * 100 < s.lossPercent) {
+      this.lost++;
+      delay += MIN_RTO_MS + 2 * Math.max(0, s.latencyMs);
+    }
+    // In order: never before the message sent ahead of it.
+    const due = Math.max(now + delay, this.lastDue);
+    this.lastDue = due;
+    this.held.push({ due, item });
+    this.sent++;
+    return due;
+  }
+
+  /** Items due at or before `now`, in the order they were pushed. */
+  take(now: number): T[] {
+    let n = 0;
+    while (n < this.held.length && (this.held[n] as Held<T>).due <= now) n++;
+    if (n === 0) return [];
+    return this.held.splice(0, n).map((h) => h.item);
+  }
+
+  /** When the next item is due, or undefined when empty. */
+  nextDue(): number | undefined {
+    return this.held[0]?.due;
+  }
+
+  get size(): number {
+    return this.held.length;
+  }
+
+  /** Everything still held, at once (when the lab is switched off). */
+  flush(): T[] {
+    this.lastDue = -Infinity;
+    return this.held.splice(0, this.held.length).map((h) => h.item);
+  }
+}
+
+/** A small seeded generator (mulberry32) for tests and reproducible demos. */
+export function seededRng(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}

@@ -1,0 +1,189 @@
+/**
+ * Client-side prediction of the own character and reconciliation with the server.
+ *
+ * Each frame's key state moves the character at once with the shared movement rules
+ * (`slide`), recorded as a step. About 20 times a second the steps since the last send
+ * become one MoveInput (seq, the resulting position, client time), kept as pending until the
+ * server answers. MoveAck(seq) drops inputs up to seq: the server agreed, nothing moves.
+ * PositionCorrection(seq, x, y) snaps to the server's position and replays the steps of the
+ * inputs after seq (and the unsent ones), so the character ends where the player's keys
+ * put it from the server's truth. On a clean link no correction ever arrives and the drawn
+ * position never jumps.
+ */
+import {
+  MOVE_SEND_HZ,
+  PLAYER_SPEED,
+  slide,
+  type Rect,
+  type Vec2,
+  type ZoneBounds,
+} from '../../../shared/game/movement.js';
+
+export interface MoveStep {
+  /** Unit (or zero) direction. */
+  dx: number;
+  dy: number;
+  dtMs: number;
+}
+
+export interface PendingInput {
+  seq: number;
+  x: number;
+  y: number;
+  facing: number;
+  clientTime: number;
+  steps: MoveStep[];
+}
+
+export interface MoveInputValue {
+  seq: number;
+  x: number;
+  y: number;
+  facing: number;
+  clientTime: number;
+}
+
+export interface CorrectionValue {
+  seq: number;
+  x: number;
+  y: number;
+  facing: number;
+}
+
+export interface PredictionWorld {
+  zone: ZoneBounds;
+  obstacles: readonly Rect[];
+}
+
+/** The longest step applied in one go; a long frame is split so walls stay solid. */
+const MAX_STEP_MS = 50;
+
+export class Predictor {
+  /** The predicted position (what the player sees when prediction is on). */
+  x: number;
+  y: number;
+  facing: number;
+  /** The newest position the server agreed to (what is drawn when prediction is off). */
+  confirmed: Vec2;
+  speed: number;
+  readonly pending: PendingInput[] = [];
+  private unsent: MoveStep[] = [];
+  private seq = 0;
+  private lastSendAt = -Infinity;
+  private movedSinceSend = false;
+  corrections = 0;
+  /** Distance of the newest correction's snap, for the netcode panel. */
+  lastCorrectionDistance = 0;
+  readonly sendIntervalMs = 1000 / MOVE_SEND_HZ;
+
+  constructor(
+    private world: PredictionWorld,
+    x: number,
+    y: number,
+    facing = 0,
+    speed = PLAYER_SPEED,
+  ) {
+    this.x = x;
+    this.y = y;
+    this.facing = facing;
+    this.confirmed = { x, y };
+    this.speed = speed;
+  }
+
+  setWorld(world: PredictionWorld): void {
+    this.world = world;
+  }
+
+  /** Jump without replay (respawn, teleport): every pending input is void. */
+  teleport(x: number, y: number, facing = this.facing): void {
+    this.x = x;
+    this.y = y;
+    this.facing = facing;
+    this.confirmed = { x, y };
+    this.pending.length = 0;
+    this.unsent = [];
+    this.movedSinceSend = false;
+  }
+
+  /** Applies one frame of input locally. Direction need not be normalised. */
+  step(dirX: number, dirY: number, dtMs: number): void {
+    const len = Math.hypot(dirX, dirY);
+    if (len === 0 || dtMs <= 0) return;
+    const s: MoveStep = { dx: dirX / len, dy: dirY / len, dtMs };
+    this.applyStep(s);
+    this.unsent.push(s);
+    this.movedSinceSend = true;
+    this.facing = (Math.atan2(s.dy, s.dx) + Math.PI * 2) % (Math.PI * 2);
+  }
+
+  /**
+   * The MoveInput to send now, if the character moved and a send interval has passed
+   * since the last one (or `force`). The caller sends it; it is pending until acked.
+   */
+  takeInput(clientTime: number, force = false): MoveInputValue | undefined {
+    if (!this.movedSinceSend) return undefined;
+    if (!force && clientTime - this.lastSendAt < this.sendIntervalMs) return undefined;
+    this.seq = (this.seq + 1) >>> 0;
+    const input: PendingInput = {
+      seq: this.seq,
+      x: this.x,
+      y: this.y,
+      facing: this.facing,
+      clientTime,
+      steps: this.unsent,
+    };
+    this.unsent = [];
+    this.movedSinceSend = false;
+    // Keep the cadence (not the frame the send fell on), so frames of 16 ms still average
+    // MOVE_SEND_HZ rather than one send every four frames.
+    const since = clientTime - this.lastSendAt;
+    this.lastSendAt = since < 2 * this.sendIntervalMs ? this.lastSendAt + this.sendIntervalMs : clientTime;
+    this.pending.push(input);
+    return { seq: input.seq, x: input.x, y: input.y, facing: input.facing, clientTime };
+  }
+
+  /** The server accepted every input up to seq. */
+  ack(seq: number): void {
+    let acked: PendingInput | undefined;
+    while (this.pending.length > 0 && (this.pending[0] as PendingInput).seq <= seq)
+      acked = this.pending.shift();
+    if (acked) this.confirmed = { x: acked.x, y: acked.y };
+  }
+
+  /** The server refused input seq and says where the character is: snap, then replay. */
+  correct(c: CorrectionValue): void {
+    const before = { x: this.x, y: this.y };
+    while (this.pending.length > 0 && (this.pending[0] as PendingInput).seq <= c.seq) this.pending.shift();
+    this.x = c.x;
+    this.y = c.y;
+    this.facing = c.facing;
+    this.confirmed = { x: c.x, y: c.y };
+    for (const input of this.pending) {
+      for (const s of input.steps) this.applyStep(s);
+      input.x = this.x;
+      input.y = this.y;
+    }
+    for (const s of this.unsent) this.applyStep(s);
+    // Inputs replayed from the corrected position are resent as one fresh input.
+    if (this.pending.length > 0) this.movedSinceSend = true;
+    this.corrections++;
+    this.lastCorrectionDistance = Math.hypot(this.x - before.x, this.y - before.y);
+  }
+
+  private applyStep(s: MoveStep): void {
+    let left = s.dtMs;
+    while (left > 0) {
+      const dt = Math.min(left, MAX_STEP_MS);
+      left -= dt;
+      const d = (this.speed * dt) / 1000;
+      const next = slide(
+        { x: this.x, y: this.y },
+        { x: this.x + s.dx * d, y: this.y + s.dy * d },
+        this.world.obstacles,
+        this.world.zone,
+      );
+      this.x = next.x;
+      this.y = next.y;
+    }
+  }
+}

@@ -1,0 +1,158 @@
+/**
+ * The in-world HUD (DOM over the canvas): own and target frames, the action bar with spells
+ * on keys 1-4 (cooldowns and mana), the own cast bar, notices, and the chat box.
+ */
+import type { ClientWorld } from '../state/world.js';
+import { h, fill } from './dom.js';
+
+export interface HudActions {
+  cast(slot: number): void;
+  chat(line: string): void;
+}
+
+export const ACTION_SLOTS = 4;
+
+export class Hud {
+  readonly root: HTMLElement;
+  readonly chatInput: HTMLInputElement;
+  private readonly self = h('div.frame.self-frame');
+  private readonly target = h('div.frame.target-frame');
+  private readonly bar = h('div.action-bar');
+  private readonly castBar = h('div.cast-bar');
+  private readonly notices = h('div.notices');
+  private readonly chatLog = h('div.chat-log');
+  private readonly slots: {
+    root: HTMLButtonElement;
+    name: HTMLElement;
+    cd: HTMLElement;
+    cost: HTMLElement;
+  }[] = [];
+  private chatCount = -1;
+  private lastChat: unknown;
+
+  constructor(private readonly actions: HudActions) {
+    this.chatInput = h('input.chat-input', {
+      name: 'chat',
+      placeholder: 'Enter to chat · /z zone · /w name whisper',
+      maxLength: 255,
+    });
+    this.chatInput.addEventListener('keydown', (e) => {
+      if (e.key === 'Enter') {
+        const line = this.chatInput.value;
+        this.chatInput.value = '';
+        this.chatInput.blur();
+        if (line.trim()) this.actions.chat(line);
+        e.preventDefault();
+      } else if (e.key === 'Escape') {
+        this.chatInput.blur();
+      }
+      e.stopPropagation();
+    });
+    for (let i = 0; i < ACTION_SLOTS; i++) {
+      const name = h('span.spell-name');
+      const cd = h('span.cooldown');
+      const cost = h('span.cost');
+      const root = h(
+        'button.slot',
+        { type: 'button', title: '', onclick: () => this.actions.cast(i) },
+        h('span.key', {}, String(i + 1)),
+        name,
+        cost,
+        cd,
+      );
+      this.slots.push({ root, name, cd, cost });
+      this.bar.append(root);
+    }
+    this.root = h(
+      'div.hud',
+      {},
+      this.self,
+      this.target,
+      this.notices,
+      h('div.bottom', {}, this.castBar, this.bar),
+      h('div.chat', {}, this.chatLog, this.chatInput),
+    );
+  }
+
+  update(world: ClientWorld, now: number): void {
+    const me = world.selfEntity();
+    const self = world.self;
+    if (me && self) {
+      fill(
+        this.self,
+        h('div.title', {}, `${me.name}`, h('span.level', {}, ` ${me.level}`)),
+        meter('health', me.health, me.maxHealth),
+        meter('mana', self.mana, self.maxMana),
+        h('div.small', {}, `kills ${self.kills}${me.alive ? '' : ' · dead'}`),
+      );
+    }
+    const t = world.targetId !== undefined ? world.entities.get(world.targetId) : undefined;
+    this.target.hidden = !t;
+    if (t) {
+      fill(
+        this.target,
+        h('div.title', {}, t.name, h('span.level', {}, ` ${t.level}${t.kind === 'mob' ? '' : ' · player'}`)),
+        meter('health', t.health, t.maxHealth),
+        h('div.small', {}, t.alive ? '' : 'dead'),
+      );
+    }
+    for (let i = 0; i < ACTION_SLOTS; i++) {
+      const slot = this.slots[i];
+      if (!slot) continue;
+      const spell = world.spells[i];
+      slot.root.disabled = !spell;
+      slot.name.textContent = spell?.name ?? '';
+      slot.cost.textContent = spell ? `${spell.manaCost}` : '';
+      const left = spell ? world.cooldownLeft(spell.id, now) : 0;
+      slot.cd.textContent = left > 0 ? (left / 1000).toFixed(1) : '';
+      slot.root.classList.toggle('cooling', left > 0);
+      slot.root.classList.toggle('no-mana', !!spell && !!self && self.mana < spell.manaCost);
+      slot.root.style.setProperty(
+        '--spell',
+        spell ? `#${spell.colour.toString(16).padStart(6, '0')}` : '#444',
+      );
+    }
+    const cast = self ? world.casts.get(self.id) : undefined;
+    this.castBar.hidden = !cast;
+    if (cast) {
+      const f = cast.castTime > 0 ? Math.min(1, (now - cast.startedAt) / cast.castTime) : 1;
+      fill(
+        this.castBar,
+        h('div.fill', { style: { width: `${(f * 100).toFixed(1)}%` } }),
+        h('span', {}, world.spell(cast.spellId)?.name ?? 'Casting'),
+      );
+    }
+    fill(this.notices, ...world.notices.map((n) => h('div', {}, n.text)));
+    const lastLine = world.chat[world.chat.length - 1];
+    if (world.chat.length !== this.chatCount || lastLine !== this.lastChat) {
+      this.chatCount = world.chat.length;
+      this.lastChat = lastLine;
+      fill(this.chatLog, ...world.chat.slice(-40).map(chatLine));
+      this.chatLog.scrollTop = this.chatLog.scrollHeight;
+    }
+  }
+}
+
+function meter(kind: 'health' | 'mana', value: number, max: number): HTMLElement {
+  const f = max > 0 ? Math.max(0, Math.min(1, value / max)) : 0;
+  return h(
+    `div.meter.${kind}`,
+    {},
+    h('div.fill', { style: { width: `${(f * 100).toFixed(1)}%` } }),
+    h('span', {}, `${value} / ${max}`),
+  );
+}
+
+function chatLine(c: ClientWorld['chat'][number]): HTMLElement {
+  const who =
+    c.channel === 'system'
+      ? ''
+      : c.channel === 'whisper'
+        ? c.to && c.from
+          ? `[${c.from} → ${c.to}] `
+          : `[${c.from}] `
+        : c.channel === 'zone'
+          ? `[zone] ${c.from}: `
+          : `${c.from}: `;
+  return h(`div.line.${c.channel}`, {}, who, c.text);
+}

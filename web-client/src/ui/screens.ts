@@ -1,0 +1,188 @@
+/**
+ * The screens before the world: log in or register (SRP runs in the page; the password
+ * never leaves it), then the character list with create, delete and play.
+ */
+import type { CharacterSummary } from '../../../shared/client/client.js';
+import { h, fill, errorText } from './dom.js';
+
+export const APPEARANCES = ['Azure', 'Moss', 'Amber', 'Violet', 'Teal', 'Rose', 'Ivory', 'Periwinkle'];
+const APPEARANCE_COLOURS = [
+  '#4aa3ff',
+  '#7fdc6b',
+  '#f2c14e',
+  '#c77dff',
+  '#4ee6d6',
+  '#ff8fab',
+  '#ffffff',
+  '#a0a0ff',
+];
+
+export interface LoginActions {
+  login(account: string, password: string, onQueue: (pos: number, len: number) => void): Promise<void>;
+  register(account: string, password: string): Promise<void>;
+}
+
+export function loginScreen(actions: LoginActions, notice?: string): HTMLElement {
+  const account = h('input', {
+    name: 'account',
+    autocomplete: 'username',
+    placeholder: 'account',
+    maxLength: 32,
+  });
+  const password = h('input', {
+    name: 'password',
+    type: 'password',
+    autocomplete: 'current-password',
+    placeholder: 'password',
+  });
+  const status = h('p.status', { role: 'status' }, notice ?? '');
+  const loginBtn = h('button', { type: 'submit', name: 'login' }, 'Log in');
+  const registerBtn = h('button.secondary', { type: 'button', name: 'register' }, 'Create account');
+  const busy = (on: boolean) => {
+    loginBtn.disabled = registerBtn.disabled = on;
+  };
+  const run = async (what: 'login' | 'register') => {
+    const a = account.value.trim();
+    const p = password.value;
+    if (!a || !p) {
+      setStatus(status, 'Enter an account name and a password.', true);
+      return;
+    }
+    busy(true);
+    try {
+      if (what === 'register') {
+        setStatus(status, 'Creating the account…');
+        await actions.register(a, p);
+        setStatus(status, 'Account created. Logging in…');
+      } else {
+        setStatus(status, 'Logging in…');
+      }
+      await actions.login(a, p, (pos, len) => setStatus(status, `In the login queue: ${pos} of ${len}…`));
+    } catch (err) {
+      setStatus(status, errorText(err), true);
+      busy(false);
+    }
+  };
+  const form = h(
+    'form.card.login',
+    {
+      onsubmit: (e: Event) => {
+        e.preventDefault();
+        void run('login');
+      },
+    },
+    h('h1', {}, 'Wyvern'),
+    h('label', {}, 'Account', account),
+    h('label', {}, 'Password', password),
+    h('div.row', {}, loginBtn, registerBtn),
+    status,
+    h('p.hint', {}, 'Your password never leaves this page: the login proves it with SRP-6a.'),
+  );
+  registerBtn.addEventListener('click', () => void run('register'));
+  queueMicrotask(() => account.focus());
+  return form;
+}
+
+export interface CharacterActions {
+  list(): Promise<CharacterSummary[]>;
+  create(name: string, appearance: number): Promise<CharacterSummary>;
+  remove(id: number): Promise<void>;
+  play(id: number): Promise<void>;
+  logout(): void;
+}
+
+export function characterScreen(actions: CharacterActions, account: string): HTMLElement {
+  const list = h('ul.characters');
+  const status = h('p.status', { role: 'status' });
+  const name = h('input', { name: 'name', placeholder: 'name (3-16 letters)', maxLength: 16 });
+  const appearance = h('select', { name: 'appearance' });
+  APPEARANCES.forEach((a, i) => appearance.append(h('option', { value: String(i) }, a)));
+
+  const refresh = async () => {
+    try {
+      const chars = await actions.list();
+      fill(list, ...(chars.length === 0 ? [h('li.empty', {}, 'No characters yet: create one below.')] : []));
+      for (const c of chars) list.append(characterRow(c));
+    } catch (err) {
+      setStatus(status, errorText(err), true);
+    }
+  };
+
+  const characterRow = (c: CharacterSummary): HTMLElement => {
+    const play = h('button', { name: 'play' }, 'Play');
+    const del = h('button.danger', { name: 'delete' }, 'Delete');
+    play.addEventListener('click', async () => {
+      play.disabled = true;
+      setStatus(status, `Entering the world as ${c.name}…`);
+      try {
+        await actions.play(c.id);
+      } catch (err) {
+        setStatus(status, errorText(err), true);
+        play.disabled = false;
+      }
+    });
+    del.addEventListener('click', async () => {
+      if (!confirm(`Delete ${c.name} for good?`)) return;
+      try {
+        await actions.remove(c.id);
+        setStatus(status, `${c.name} was deleted.`);
+        await refresh();
+      } catch (err) {
+        setStatus(status, errorText(err), true);
+      }
+    });
+    return h(
+      'li',
+      { 'data-id': String(c.id) },
+      h('span.swatch', {
+        style: { background: APPEARANCE_COLOURS[c.appearance % APPEARANCE_COLOURS.length] },
+      }),
+      h('span.name', {}, c.name),
+      h('span.meta', {}, `level ${c.level} · ${c.zone}`),
+      play,
+      del,
+    );
+  };
+
+  const form = h(
+    'form.create',
+    {
+      onsubmit: async (e: Event) => {
+        e.preventDefault();
+        try {
+          const c = await actions.create(name.value.trim(), Number(appearance.value));
+          name.value = '';
+          setStatus(status, `${c.name} is ready.`);
+          await refresh();
+        } catch (err) {
+          setStatus(status, errorText(err), true);
+        }
+      },
+    },
+    name,
+    appearance,
+    h('button', { type: 'submit', name: 'create' }, 'Create'),
+  );
+
+  void refresh();
+  return h(
+    'div.card.chars',
+    {},
+    h('h1', {}, 'Characters'),
+    h('p.hint', {}, `Account ${account}`),
+    list,
+    h('h2', {}, 'New character'),
+    form,
+    status,
+    h(
+      'div.row',
+      {},
+      h('button.secondary', { type: 'button', name: 'logout', onclick: () => actions.logout() }, 'Log out'),
+    ),
+  );
+}
+
+export function setStatus(el: HTMLElement, text: string, isError = false): void {
+  el.textContent = text;
+  el.classList.toggle('error', isError);
+}
