@@ -43,6 +43,12 @@ export interface Config {
   readonly dataDir: string;
   readonly webRoot: string;
   readonly interestRadius: number;
+  /** Hex; undefined: kept in a file beside the database (see server/secret.ts). */
+  readonly secret: string | undefined;
+  /** undefined: cores - 1, at least 1. */
+  readonly srpWorkers: number | undefined;
+  readonly loginFailuresPerAccount: number;
+  readonly loginFailuresPerIp: number;
 }
 
 export class ConfigError extends Error {
@@ -98,6 +104,14 @@ function text(maxBytes = 4096): Parse {
 }
 
 const port = integer(0, 65535, 'an integer port');
+
+function hexSecret(raw: string): string {
+  const v = raw.trim();
+  if (!/^[0-9a-fA-F]{32,}$/.test(v) || v.length % 2 !== 0) {
+    throw new Error('expected an even number (32 or more) of hex digits');
+  }
+  return v.toLowerCase();
+}
 const MAX_INT = Number.MAX_SAFE_INTEGER;
 
 function option(
@@ -250,6 +264,34 @@ const specs = new Map<string, OptionSpec>([
     positiveNumber,
     'Distance within which a client sees entities.',
   ),
+  option(
+    'secret',
+    'WYVERN_SECRET',
+    undefined,
+    hexSecret,
+    'Server secret (hex, 32+ digits) for unknown-account SRP salts; default: generated once into var/server-secret.',
+  ),
+  option(
+    'srpWorkers',
+    'SRP_WORKERS',
+    undefined,
+    integer(1, 64),
+    'Worker threads for SRP login math (default: cores - 1, at least 1).',
+  ),
+  option(
+    'loginFailuresPerAccount',
+    'LOGIN_FAILURES_PER_ACCOUNT',
+    '5',
+    integer(1, 1_000_000),
+    'Failed logins per account per minute before ERR_LOGIN_THROTTLED.',
+  ),
+  option(
+    'loginFailuresPerIp',
+    'LOGIN_FAILURES_PER_IP',
+    '20',
+    integer(1, 1_000_000),
+    'Failed logins per address per minute before ERR_LOGIN_THROTTLED.',
+  ),
 ]);
 
 /** Every setting, for `--help` and the README. */
@@ -331,6 +373,10 @@ export function loadConfig(
     dataDir: v.dataDir,
     webRoot: v.webRoot,
     interestRadius: v.interestRadius,
+    secret: v.secret,
+    srpWorkers: v.srpWorkers,
+    loginFailuresPerAccount: v.loginFailuresPerAccount,
+    loginFailuresPerIp: v.loginFailuresPerIp,
   };
 
   if ((config.tlsCertFile === undefined) !== (config.tlsKeyFile === undefined)) {

@@ -26,6 +26,8 @@ export const ErrorCode = {
   NoSuchCharacter: 'ERR_NO_SUCH_CHARACTER',
   NoSuchPlayer: 'ERR_NO_SUCH_PLAYER',
   ChatTooLong: 'ERR_CHAT_TOO_LONG',
+  BadVerifier: 'ERR_BAD_VERIFIER',
+  TextMessage: 'ERR_TEXT_MESSAGE',
 } as const;
 export type ErrorCode = (typeof ErrorCode)[keyof typeof ErrorCode];
 
@@ -64,6 +66,8 @@ const messages: Record<ErrorCode, string> = {
   ERR_NO_SUCH_CHARACTER: 'That character does not exist.',
   ERR_NO_SUCH_PLAYER: 'No player by that name is online.',
   ERR_CHAT_TOO_LONG: 'That message is too long.',
+  ERR_BAD_VERIFIER: 'The client sent an unusable password verifier. Update the client.',
+  ERR_TEXT_MESSAGE: 'The server accepts only binary WebSocket messages.',
 };
 
 /** Words for a person, for any code (unknown codes from a newer server included). */

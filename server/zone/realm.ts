@@ -1,0 +1,408 @@
+/**
+ * The realm: every zone this process runs, the fixed tick that drives them, and the routing
+ * of zone- and world-targeted packets (the dispatch core's GameRouter). Zone packets become
+ * world inputs queued for the session's zone; world packets (enter world, whisper, who)
+ * are answered here because they cross zones.
+ *
+ * Saving: a player's state is stored when the world says so (logout, disconnect), every
+ * autosave interval for everyone in the world (one batched write), and at shutdown. A
+ * character that is leaving cannot enter again until its save has been written, so a quick
+ * reconnect never loads a stale row.
+ */
+import { ChatMessage, EnterWorldRequest, Whisper, WhoList } from '../../shared/protocol/index.js';
+import type { MoveInput } from '../../shared/protocol/index.js';
+import type { PayloadOf } from '../../shared/protocol/index.js';
+import type { AnyClientPacket } from '../../shared/protocol/registry.js';
+import type { GameRouter } from '../dispatch/router.js';
+import type { Logger } from '../log.js';
+import { storeSaveSeconds, tickSeconds } from '../metrics/index.js';
+import type { Session } from '../session/connection.js';
+import type { CharacterRecord, CharacterSave, CharacterSaver, Store } from '../store/index.js';
+import {
+  createWorld,
+  entityById,
+  findPlayerByName,
+  mulberry32,
+  savedCharacter,
+  type Player,
+  type SavedCharacter,
+  type WorldData,
+  type WorldEvent,
+  type WorldRules,
+} from '../world/index.js';
+import { ZoneHost, type ZoneHostHooks } from './zone-host.js';
+
+export interface RealmOptions {
+  readonly data: WorldData;
+  readonly store: Store;
+  readonly saver: CharacterSaver;
+  readonly log: Logger;
+  readonly tickRate: number;
+  readonly autosaveMs: number;
+  readonly rules?: Partial<WorldRules>;
+  /** Server clock in ms (Unix epoch); clients sync to it through Ping/Pong. */
+  readonly clock?: () => number;
+  readonly seed?: number;
+  /** Runs after every tick (the server flushes every connection's queued frames here). */
+  readonly afterTick?: () => void;
+}
+
+interface Placement {
+  host: ZoneHost;
+  characterId: number;
+  /** Known spells travel with the stored row; the world does not change them yet. */
+  spells: number[];
+  playerId?: number;
+  session: Session;
+}
+
+const WHO_LIST_MAX = 200;
+
+export class Realm implements GameRouter {
+  readonly zones = new Map<string, ZoneHost>();
+  private readonly defaultZone: ZoneHost;
+  /** By session id: where a session's character is (or is about to be). */
+  private readonly placements = new Map<number, Placement>();
+  /** Characters whose leave is being saved; entering again waits for it. */
+  private readonly leaving = new Map<number, Promise<unknown>>();
+  private readonly clock: () => number;
+  private timer: NodeJS.Timeout | undefined;
+  private autosaveTimer: NodeJS.Timeout | undefined;
+  private nextTickAt = 0;
+  private saveRequested = false;
+  /** Characters that left since the last flush: they may not re-enter before it is written. */
+  private leavingIds: number[] = [];
+  /** Ticks started late by more than a whole interval (the loop was blocked). */
+  lateTicks = 0;
+
+  constructor(private readonly opts: RealmOptions) {
+    this.clock = opts.clock ?? Date.now;
+    const hooks: ZoneHostHooks = {
+      joined: (host, sessionId, playerId) => this.onJoined(host, sessionId, playerId),
+      save: (host, e) => this.onSave(host, e),
+      leftWorld: (host, e) => this.onLeftWorld(host, e),
+    };
+    let seed = opts.seed ?? this.clock() & 0x7fffffff;
+    for (const zone of opts.data.zones) {
+      const rng = mulberry32(seed++);
+      const world = createWorld(opts.data, { zone: zone.name, rules: opts.rules, now: this.clock(), rng });
+      this.zones.set(zone.name, new ZoneHost(world, rng, hooks));
+    }
+    const first = this.zones.values().next().value;
+    if (!first) throw new Error('the world data has no zone');
+    this.defaultZone = first;
+  }
+
+  // ------------------------------------------------------------------ lifecycle
+
+  start(): void {
+    const interval = 1000 / this.opts.tickRate;
+    this.nextTickAt = performance.now() + interval;
+    const loop = () => {
+      this.runTick();
+      this.nextTickAt += interval;
+      const now = performance.now();
+      if (now - this.nextTickAt > interval) {
+        // Far behind (the process was stalled): start afresh rather than burst ticks.
+        this.lateTicks++;
+        this.nextTickAt = now + interval;
+      }
+      this.timer = setTimeout(loop, Math.max(0, this.nextTickAt - now));
+    };
+    this.timer = setTimeout(loop, interval);
+    this.autosaveTimer = setInterval(() => this.saveEveryone(), this.opts.autosaveMs);
+    this.autosaveTimer.unref();
+  }
+
+  /** Runs every zone's tick once (the timer calls this; tests may call it directly). */
+  runTick(): void {
+    const started = performance.now();
+    const now = this.clock();
+    for (const host of this.zones.values()) host.tick(now);
+    if (this.saveRequested) {
+      this.saveRequested = false;
+      this.flushSaves();
+    }
+    this.opts.afterTick?.();
+    tickSeconds.observe((performance.now() - started) / 1000);
+  }
+
+  /** Stops ticking and writes every player's state. */
+  async stop(): Promise<void> {
+    clearTimeout(this.timer);
+    clearInterval(this.autosaveTimer);
+    this.timer = this.autosaveTimer = undefined;
+    this.markEveryoneDirty();
+    await this.opts.saver.stop();
+  }
+
+  /** Marks everyone in the world dirty and writes them in one batch. */
+  saveEveryone(): Promise<unknown> {
+    this.markEveryoneDirty();
+    return this.flushSaves();
+  }
+
+  get playerCount(): number {
+    let n = 0;
+    for (const host of this.zones.values()) n += host.world.players.size;
+    return n;
+  }
+
+  // ------------------------------------------------------------------ routing
+
+  zone<P extends AnyClientPacket>(session: Session, def: P, payload: PayloadOf<P>): void {
+    const placement = this.placements.get(session.id);
+    const entityId = placement?.playerId;
+    if (!placement || entityId === undefined) return;
+    const host = placement.host;
+    const p = { def, payload } as { def: AnyClientPacket; payload: any };
+    switch (p.def.name) {
+      case 'MoveInput': {
+        const m = p.payload as PayloadOf<typeof MoveInput>;
+        host.queue({
+          type: 'move',
+          entityId,
+          seq: m.seq,
+          x: m.x,
+          y: m.y,
+          facing: m.facing,
+          clientTime: m.clientTime,
+        });
+        break;
+      }
+      case 'CastSpell':
+        host.queue({ type: 'cast', entityId, spellId: p.payload.spellId, targetId: p.payload.targetId });
+        break;
+      case 'CancelCast':
+        host.queue({ type: 'cancelCast', entityId });
+        break;
+      case 'ChatSend':
+        host.queue({ type: 'chat', entityId, channel: p.payload.channel, text: p.payload.text });
+        break;
+      case 'LogoutRequest':
+        host.queue({ type: 'logout', entityId });
+        break;
+      case 'LogoutCancel':
+        host.queue({ type: 'logoutCancel', entityId });
+        break;
+      default:
+        session.error('ERR_WRONG_STATE', `${def.name} is not a zone packet`, {
+          fatal: false,
+          opcode: def.opcode,
+        });
+    }
+  }
+
+  world<P extends AnyClientPacket>(session: Session, def: P, payload: PayloadOf<P>): void {
+    const p = { def, payload } as { def: AnyClientPacket; payload: any };
+    switch (p.def.name) {
+      case 'EnterWorldRequest':
+        void this.enterWorld(session, p.payload.characterId as number).catch((err: unknown) => {
+          session.log.error({ err }, 'enter world failed');
+          session.error('ERR_INTERNAL', 'could not enter the world', { fatal: false, opcode: def.opcode });
+        });
+        break;
+      case 'Whisper':
+        this.whisper(session, p.payload.to as string, p.payload.text as string);
+        break;
+      case 'Who':
+        this.who(session);
+        break;
+      default:
+        session.error('ERR_WRONG_STATE', `${def.name} is not a world packet`, {
+          fatal: false,
+          opcode: def.opcode,
+        });
+    }
+  }
+
+  sessionClosed(session: Session): void {
+    const placement = this.placements.get(session.id);
+    if (!placement) return;
+    // Not yet bound: onJoined sees the session gone and removes the entity then.
+    if (placement.playerId !== undefined) {
+      placement.host.queue({ type: 'leave', entityId: placement.playerId, reason: 'disconnected' });
+    }
+  }
+
+  // ------------------------------------------------------------------ enter world
+
+  private async enterWorld(session: Session, characterId: number): Promise<void> {
+    const opcode = EnterWorldRequest.opcode;
+    if (this.placements.has(session.id)) {
+      session.error('ERR_WRONG_STATE', 'already entering the world', { fatal: false, opcode });
+      return;
+    }
+    const record = await this.opts.store.getCharacter(characterId);
+    if (!record || record.accountId !== session.accountId) {
+      session.error('ERR_NO_SUCH_CHARACTER', `no character ${characterId} on this account`, {
+        fatal: false,
+        opcode,
+      });
+      return;
+    }
+    // The same character still in the world from an older connection: take it out first.
+    for (const other of this.placements.values()) {
+      if (other.characterId === record.id && other.playerId !== undefined) {
+        other.host.queue({ type: 'leave', entityId: other.playerId, reason: 'takenOver' });
+      }
+    }
+    if (session.closing || this.placements.has(session.id)) return;
+    const host = this.zones.get(record.zone) ?? this.defaultZone;
+    this.placements.set(session.id, { host, characterId: record.id, spells: record.spells, session });
+    await this.waitUntilSaved(record.id);
+    // Reload after any save that was in flight, so the freshest state enters.
+    const fresh = (await this.opts.store.getCharacter(record.id)) ?? record;
+    if (session.closing) {
+      this.placements.delete(session.id);
+      return;
+    }
+    host.queue({ type: 'join', sessionId: session.id, character: toSaved(fresh) });
+  }
+
+  private async waitUntilSaved(characterId: number): Promise<void> {
+    for (let pending = this.leaving.get(characterId); pending; pending = this.leaving.get(characterId)) {
+      await pending.catch(() => undefined);
+      if (this.leaving.get(characterId) === pending) this.leaving.delete(characterId);
+    }
+  }
+
+  private onJoined(host: ZoneHost, sessionId: number, playerId: number): void {
+    const placement = this.placements.get(sessionId);
+    if (!placement || placement.session.closing) {
+      // The connection went away while the join was queued.
+      host.queue({ type: 'leave', entityId: playerId, reason: 'disconnected' });
+      return;
+    }
+    placement.playerId = playerId;
+    const session = placement.session;
+    session.entityId = playerId;
+    session.characterId = placement.characterId;
+    session.state = 'inWorld';
+    host.players.set(playerId, session);
+  }
+
+  private onSave(host: ZoneHost, e: Extract<WorldEvent, { type: 'save' }>): void {
+    const placement = this.placements.get(e.sessionId);
+    const spells = placement?.spells ?? host.world.players.get(e.playerId)?.spells ?? [];
+    this.opts.saver.markDirty(toSave(e.character, host.name, spells));
+    this.leavingIds.push(e.character.id);
+    this.saveRequested = true;
+  }
+
+  private onLeftWorld(host: ZoneHost, e: Extract<WorldEvent, { type: 'leftWorld' }>): void {
+    host.players.delete(e.playerId);
+    const placement = this.placements.get(e.sessionId);
+    if (!placement || placement.playerId !== e.playerId) return;
+    this.placements.delete(e.sessionId);
+    const session = placement.session;
+    session.entityId = undefined;
+    session.characterId = undefined;
+    if (!session.closing && session.state === 'inWorld') session.state = 'authenticated';
+  }
+
+  private flushSaves(): Promise<unknown> {
+    const ids = this.leavingIds;
+    this.leavingIds = [];
+    const started = performance.now();
+    const run = this.opts.saver.flush().then(
+      (report) => {
+        if (report.count > 0) storeSaveSeconds.observe((performance.now() - started) / 1000);
+        return report;
+      },
+      (err: unknown) => {
+        this.opts.log.error({ err }, 'saving characters failed; will retry');
+      },
+    );
+    for (const id of ids) this.leaving.set(id, run);
+    return run;
+  }
+
+  private markEveryoneDirty(): void {
+    for (const placement of this.placements.values()) {
+      if (placement.playerId === undefined) continue;
+      const p = placement.host.world.players.get(placement.playerId);
+      if (!p) continue;
+      const saved = savedCharacter(placement.host.world, p);
+      this.opts.saver.markDirty(toSave(saved, placement.host.name, placement.spells));
+    }
+  }
+
+  // ------------------------------------------------------------------ whisper, who
+
+  private findPlayer(name: string): { host: ZoneHost; player: Player } | undefined {
+    for (const host of this.zones.values()) {
+      const player = findPlayerByName(host.world, name);
+      if (player) return { host, player };
+    }
+    return undefined;
+  }
+
+  private whisper(session: Session, to: string, text: string): void {
+    const opcode = Whisper.opcode;
+    const placement = this.placements.get(session.id);
+    const self =
+      placement?.playerId !== undefined ? entityById(placement.host.world, placement.playerId) : undefined;
+    if (!placement || !self) return;
+    const found = this.findPlayer(to);
+    const target = found && found.host.players.get(found.player.id);
+    if (!found || !target) {
+      session.error('ERR_NO_SUCH_PLAYER', `${to} is not online`, { fatal: false, opcode });
+      return;
+    }
+    const line = {
+      channel: 'whisper' as const,
+      fromId: self.id,
+      from: self.name,
+      to: found.player.name,
+      text,
+    };
+    target.send(ChatMessage, line);
+    if (target !== session) session.send(ChatMessage, line);
+  }
+
+  private who(session: Session): void {
+    const players: { name: string; level: number; zone: string }[] = [];
+    let total = 0;
+    for (const host of this.zones.values()) {
+      for (const p of host.world.players.values()) {
+        total++;
+        if (players.length < WHO_LIST_MAX) players.push({ name: p.name, level: p.level, zone: host.name });
+      }
+    }
+    session.send(WhoList, { total, players });
+  }
+}
+
+/** A stored character as the world takes it. */
+export function toSaved(record: CharacterRecord): SavedCharacter {
+  return {
+    id: record.id,
+    name: record.name,
+    level: record.level,
+    appearance: record.appearance,
+    zone: record.zone,
+    x: record.x,
+    y: record.y,
+    facing: record.facing,
+    health: record.health,
+    mana: record.mana,
+    kills: record.kills,
+  };
+}
+
+/** A world player's persistent state as the store writes it. */
+export function toSave(c: SavedCharacter, zone: string, spells: number[]): CharacterSave {
+  return {
+    id: c.id,
+    zone: c.zone ?? zone,
+    x: c.x ?? 0,
+    y: c.y ?? 0,
+    facing: c.facing ?? 0,
+    level: c.level,
+    health: c.health ?? 0,
+    mana: c.mana ?? 0,
+    spells,
+    kills: c.kills,
+  };
+}

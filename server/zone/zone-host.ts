@@ -1,0 +1,63 @@
+/**
+ * Runs one zone: holds the inputs the dispatch core queued for it, steps the world at each
+ * tick, turns the events into frames through the outbox, and binds sessions to the player
+ * entities the world creates. The world itself stays a pure function of (state, inputs,
+ * now, rng); everything with a socket or a clock is here.
+ */
+import { Outbox } from '../outbox/outbox.js';
+import type { Session } from '../session/connection.js';
+import { step, type Rng, type World, type WorldEvent, type WorldInput } from '../world/index.js';
+
+export interface ZoneHostHooks {
+  /** A player entity now exists for this session (bind it, or send it away if gone). */
+  joined(host: ZoneHost, sessionId: number, playerId: number): void;
+  /** A player's state to store (logout, disconnect). */
+  save(host: ZoneHost, event: Extract<WorldEvent, { type: 'save' }>): void;
+  /** The player entity is gone. */
+  leftWorld(host: ZoneHost, event: Extract<WorldEvent, { type: 'leftWorld' }>): void;
+}
+
+export class ZoneHost {
+  private inputs: WorldInput[] = [];
+  /** Player entity id -> its session, for the outbox. */
+  readonly players = new Map<number, Session>();
+  readonly outbox: Outbox;
+
+  constructor(
+    readonly world: World,
+    private readonly rng: Rng,
+    private readonly hooks: ZoneHostHooks,
+  ) {
+    this.outbox = new Outbox(
+      (playerId) => this.players.get(playerId)?.conn,
+      () => this.world.players.keys(),
+    );
+  }
+
+  get name(): string {
+    return this.world.zone.name;
+  }
+
+  /** Queues an input for the next tick; inputs are applied in arrival order, never skipped. */
+  queue(input: WorldInput): void {
+    this.inputs.push(input);
+  }
+
+  get queued(): number {
+    return this.inputs.length;
+  }
+
+  /** One fixed tick at server time `now` (ms). */
+  tick(now: number): void {
+    const inputs = this.inputs;
+    this.inputs = [];
+    const { events } = step(this.world, inputs, now, this.rng);
+    // Bind new players first: the rest of this tick's events include their first packets.
+    for (const e of events) if (e.type === 'joined') this.hooks.joined(this, e.sessionId, e.playerId);
+    this.outbox.deliver(events, this.world.tick, now);
+    for (const e of events) {
+      if (e.type === 'save') this.hooks.save(this, e);
+      else if (e.type === 'leftWorld') this.hooks.leftWorld(this, e);
+    }
+  }
+}
