@@ -93,8 +93,11 @@ const E = {
 function floatInline(type: string, size: 4 | 8, method: 'Float32' | 'Float64'): Inline {
   return {
     floats: true,
-    write: (x) =>
-      `if (${x} - ${x} !== 0) E.notFinite('${type}', ${x}); dv.set${method}(p, ${x}, true); p += ${size};`,
+    // An f64 beyond f32's range would go out as Infinity, which every decoder refuses.
+    write: (x) => {
+      const checked = size === 4 ? `Math.fround(${x})` : x;
+      return `if (${checked} - ${checked} !== 0) E.notFinite('${type}', ${x}); dv.set${method}(p, ${x}, true); p += ${size};`;
+    },
     read: (x) =>
       `${need(size)} ${x} = dv.get${method}(base + p, true); if (${x} - ${x} !== 0) E.decodeNotFinite(${x}); p += ${size};`,
   };
@@ -183,7 +186,10 @@ export const f32: Field<number> = {
   spec: { type: 'f32' },
   maxSize: 4,
   inline: floatInline('f32', 4, 'Float32'),
-  write: (w, v) => w.f32(checkFinite(v, 'f32')),
+  write: (w, v) => {
+    checkFinite(Math.fround(v), 'f32');
+    w.f32(v);
+  },
   read: (r) => r.f32(),
 };
 export const f64: Field<number> = {
@@ -370,6 +376,12 @@ export function struct<F extends Fields>(fields: F): Field<InferFields<F>> {
     if (t.inline) inlineMax += t.maxSize;
   }
   const floats = types.some((t) => t.inline?.floats);
+  // Room the fixed fields following each variable-size field need, re-reserved after it.
+  const inlineAfter = types.map((_, i) => {
+    let n = 0;
+    for (let j = i + 1; j < types.length && types[j]!.inline; j++) n += types[j]!.maxSize;
+    return n;
+  });
   const key = (n: string) => JSON.stringify(n);
   // Generated once per struct. Fixed-layout fields are spliced in as code working on local
   // `b`/`p`; the rest (strings, lists, nested structs) are called, syncing the position
@@ -379,7 +391,9 @@ export function struct<F extends Fields>(fields: F): Field<InferFields<F>> {
       const x = `v${i}`;
       const load = `const ${x} = v[${key(names[i]!)}];`;
       if (t.inline) return `${load} { const F = types[${i}]; ${t.inline.write(x)} }`;
-      return `${load} w.pos = p; types[${i}].write(w, ${x}); b = w.buf; dv = w.view; p = w.pos;`;
+      // The variable-size field may have used the room reserved for the fixed fields after it.
+      const room = inlineAfter[i]! > 0 ? `w.ensure(${inlineAfter[i]});` : '';
+      return `${load} w.pos = p; types[${i}].write(w, ${x}); ${room} b = w.buf; dv = w.view; p = w.pos;`;
     })
     .join('\n');
   const readBody = types

@@ -48,7 +48,11 @@ const EMPTY = new Uint8Array(0);
  */
 export class FrameDecoder {
   private buf: Uint8Array = EMPTY;
+  /** Valid bytes in buf. */
+  private len = 0;
   private pos = 0;
+  /** Whether buf is ours to append to (not a caller's chunk). */
+  private owned = false;
 
   constructor(readonly maxFrameSize = MAX_FRAME_SIZE) {
     if (maxFrameSize < HEADER_SIZE || maxFrameSize > MAX_FRAME_SIZE) {
@@ -58,28 +62,41 @@ export class FrameDecoder {
 
   /** Bytes received but not yet returned as a frame. */
   get buffered(): number {
-    return this.buf.length - this.pos;
+    return this.len - this.pos;
   }
 
   push(chunk: Uint8Array): void {
     if (chunk.length === 0) return;
-    const left = this.buf.length - this.pos;
+    const left = this.len - this.pos;
     if (left === 0) {
+      // The common case: frames are read straight out of the caller's chunk.
       this.buf = chunk;
-    } else {
-      // A fresh buffer, never a reused one: earlier payload views must stay intact.
-      const joined = new Uint8Array(left + chunk.length);
-      joined.set(this.buf.subarray(this.pos));
-      joined.set(chunk, left);
-      this.buf = joined;
+      this.len = chunk.length;
+      this.pos = 0;
+      this.owned = false;
+      return;
     }
+    if (this.owned && this.buf.length - this.len >= chunk.length) {
+      // Appending past the valid bytes leaves earlier payload views intact, and keeps a
+      // frame that trickles in byte by byte linear rather than quadratic to assemble.
+      this.buf.set(chunk, this.len);
+      this.len += chunk.length;
+      return;
+    }
+    // A fresh buffer, never a reused one: earlier payload views must stay intact.
+    const joined = new Uint8Array(Math.max(2 * (left + chunk.length), 256));
+    joined.set(this.buf.subarray(this.pos, this.len));
+    joined.set(chunk, left);
+    this.buf = joined;
+    this.len = left + chunk.length;
     this.pos = 0;
+    this.owned = true;
   }
 
   next(): Frame | undefined {
     const buf = this.buf;
     const at = this.pos;
-    const left = buf.length - at;
+    const left = this.len - at;
     if (left < 2) return undefined;
     const size = buf[at]! | (buf[at + 1]! << 8);
     if (size < HEADER_SIZE || size > this.maxFrameSize) {
@@ -99,9 +116,10 @@ export class FrameDecoder {
       );
     }
     this.pos = at + size;
-    if (this.pos === buf.length) {
+    if (this.pos === this.len) {
       this.buf = EMPTY;
-      this.pos = 0;
+      this.len = this.pos = 0;
+      this.owned = false;
     }
     return new Frame(opcode, buf, at + HEADER_SIZE, at + size);
   }

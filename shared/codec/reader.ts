@@ -1,6 +1,6 @@
 import { DecodeError, DecodeErrorCode } from './errors.js';
 
-const utf8 = new TextDecoder('utf-8', { fatal: true });
+const utf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
 
 /**
  * A bounds-checked little-endian reader. Every read that would run past the end throws a

@@ -89,7 +89,13 @@ function codec<F extends Fields>(opcode: number, name: string, fields: F): Packe
     const start = w.pos;
     w.ensure(HEADER_SIZE + smallMax);
     w.pos += HEADER_SIZE;
-    payload.write(w, value);
+    try {
+      payload.write(w, value);
+    } catch (e) {
+      // A refused value leaves the writer as it was, so the rest of a batch stays intact.
+      w.pos = start;
+      throw e;
+    }
     const size = w.pos - start;
     if (size > MAX_FRAME_SIZE) throw new EncodeError(`${name}: frame of ${size} bytes is too large`);
     const b = w.buf;

@@ -10,3 +10,4 @@ export * from './movement.js';
 export * from './session.js';
 export * from './spell.js';
 export { byName, byOpcode, clientPackets, groups, packets, serverPackets } from './registry.js';
+export type { AnyClientPacket, AnyServerPacket, ClientPacketName, ServerPacketName } from './registry.js';
