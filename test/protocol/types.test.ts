@@ -1,0 +1,101 @@
+import { describe, expectTypeOf, it } from 'vitest';
+import { t } from '../../shared/codec/index.js';
+import type { Infer, InferFields } from '../../shared/codec/index.js';
+import {
+  CharacterList,
+  ChatMessage,
+  ChatSend,
+  definePacket,
+  EntitySpawn,
+  Hello,
+  ListCharacters,
+  LoginOk,
+  MoveInput,
+} from '../../shared/protocol/index.js';
+import type { PayloadOf } from '../../shared/protocol/index.js';
+import type { ClientPacketName, ServerPacketName } from '../../shared/protocol/registry.js';
+
+// A packet that is never registered, for field types no real packet uses yet.
+const Probe = definePacket({
+  opcode: 0xfff0,
+  name: 'Probe',
+  dir: 's2c',
+  delivery: 'reliable',
+  doc: 'Type test only.',
+  fields: {
+    note: t.optional(t.string(20)),
+    at: t.optional(t.struct({ x: t.f32, y: t.f32 })),
+    tags: t.list(t.enumOf(['a', 'b'] as const), 4),
+  },
+});
+
+describe('inferred payload types', () => {
+  it('types an enum field as the union of its values', () => {
+    expectTypeOf<PayloadOf<typeof Hello>['clientKind']>().toEqualTypeOf<'browser' | 'native' | 'bot'>();
+    expectTypeOf<PayloadOf<typeof ChatMessage>['channel']>().toEqualTypeOf<
+      'say' | 'zone' | 'whisper' | 'system'
+    >();
+    expectTypeOf<PayloadOf<typeof ChatSend>['channel']>().toEqualTypeOf<'say' | 'zone'>();
+  });
+
+  it('types every field of EntitySpawn', () => {
+    expectTypeOf<PayloadOf<typeof EntitySpawn>>().toEqualTypeOf<{
+      id: number;
+      kind: 'player' | 'mob';
+      template: number;
+      name: string;
+      level: number;
+      health: number;
+      maxHealth: number;
+      x: number;
+      y: number;
+      facing: number;
+      speed: number;
+      appearance: number;
+      alive: boolean;
+    }>();
+  });
+
+  it('types bytes as Uint8Array and lists of structs as arrays of objects', () => {
+    expectTypeOf<PayloadOf<typeof LoginOk>['resumeToken']>().toEqualTypeOf<Uint8Array>();
+    expectTypeOf<PayloadOf<typeof CharacterList>['characters']>().toEqualTypeOf<
+      { id: number; name: string; level: number; zone: string; appearance: number }[]
+    >();
+  });
+
+  it('includes undefined in optional fields', () => {
+    expectTypeOf(Probe.name).toEqualTypeOf<'Probe'>();
+    expectTypeOf<PayloadOf<typeof Probe>['note']>().toEqualTypeOf<string | undefined>();
+    expectTypeOf<PayloadOf<typeof Probe>['at']>().toEqualTypeOf<{ x: number; y: number } | undefined>();
+    expectTypeOf<PayloadOf<typeof Probe>['tags']>().toEqualTypeOf<('a' | 'b')[]>();
+    expectTypeOf<Infer<ReturnType<typeof t.optional<number>>>>().toEqualTypeOf<number | undefined>();
+  });
+
+  it('types a packet without fields as an empty object', () => {
+    expectTypeOf<keyof PayloadOf<typeof ListCharacters>>().toEqualTypeOf<never>();
+  });
+
+  it('types encode and decode with the payload', () => {
+    expectTypeOf(MoveInput.encode).parameter(0).toEqualTypeOf<PayloadOf<typeof MoveInput>>();
+    expectTypeOf(MoveInput.decode).returns.toEqualTypeOf<PayloadOf<typeof MoveInput>>();
+    expectTypeOf(MoveInput.encode).returns.toEqualTypeOf<Uint8Array>();
+    expectTypeOf<InferFields<typeof MoveInput.fields>>().toEqualTypeOf<PayloadOf<typeof MoveInput>>();
+  });
+
+  it('keeps literal names and directions', () => {
+    expectTypeOf(Hello.name).toEqualTypeOf<'Hello'>();
+    expectTypeOf(Hello.dir).toEqualTypeOf<'c2s'>();
+    expectTypeOf<'Hello'>().toExtend<ClientPacketName>();
+    expectTypeOf<'Welcome'>().toExtend<ServerPacketName>();
+    expectTypeOf<'Hello'>().not.toExtend<ServerPacketName>();
+  });
+
+  it('rejects wrong payloads at compile time', () => {
+    // @ts-expect-error 'robot' is not a client kind
+    Hello.encode.bind(null, { protocolVersion: 1, clientKind: 'robot', clientName: 'x' });
+    // @ts-expect-error clientName is missing
+    Hello.encode.bind(null, { protocolVersion: 1, clientKind: 'bot' });
+    // @ts-expect-error alive is a boolean, not a number
+    expectTypeOf<PayloadOf<typeof EntitySpawn>['alive']>().toEqualTypeOf<number>();
+  });
+});

@@ -1,0 +1,624 @@
+/**
+ * Generates docs/PROTOCOL.md from the packet definitions (shared/protocol), the codec
+ * (shared/codec) and the SRP library's defaults (tssrp6a), so the document cannot drift
+ * from the code.
+ *
+ *   npx tsx tools/spec.ts           write docs/PROTOCOL.md
+ *   npx tsx tools/spec.ts --check   exit 1 when the committed file differs from a fresh render
+ *
+ * The output is deterministic: no dates, no randomness (the SRP example uses fixed secrets).
+ */
+import { readFileSync, writeFileSync, mkdirSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { SRPClientSessionStep2, SRPParameters, SRPRoutines, SRPServerSessionStep1 } from 'tssrp6a';
+import { crc16, describe, DecodeErrorCode, HEADER_SIZE, MAX_FRAME_SIZE } from '../shared/codec/index.js';
+import type { Field, FieldSpec } from '../shared/codec/index.js';
+import {
+  ALL_STATES,
+  Bye,
+  CharacterCreated,
+  CharacterDeleted,
+  CharacterList,
+  ConnState,
+  COORD_MAX,
+  CreateCharacter,
+  DeleteCharacter,
+  EntityDespawn,
+  EntityMove,
+  EntitySpawn,
+  EnterWorld,
+  EnterWorldRequest,
+  ErrorCode,
+  ErrorPacket,
+  errorMessage,
+  groups,
+  Hello,
+  ListCharacters,
+  LoginChallenge,
+  LoginOk,
+  LoginProof,
+  LoginQueue,
+  LoginStart,
+  LogoutCancel,
+  LogoutCancelled,
+  LogoutComplete,
+  LogoutRequest,
+  LogoutStarted,
+  MAX_CHARACTERS,
+  MOB_ID_BASE,
+  MoveAck,
+  MoveInput,
+  packets,
+  Ping,
+  Pong,
+  PositionCorrection,
+  PROTOCOL_VERSION,
+  Register,
+  Registered,
+  Resume,
+  Resumed,
+  SpellBook,
+  Welcome,
+  WorldTick,
+  ZoneInfo,
+} from '../shared/protocol/index.js';
+import type { Packet } from '../shared/protocol/index.js';
+
+const ROOT = fileURLToPath(new URL('../', import.meta.url));
+export const SPEC_PATH = resolve(ROOT, 'docs/PROTOCOL.md');
+
+// ---------------------------------------------------------------------------------------
+// Small formatting helpers
+
+function hex4(n: number): string {
+  return `0x${n.toString(16).padStart(4, '0')}`;
+}
+
+function cell(text: string | number): string {
+  return String(text).replace(/\|/g, '\\|');
+}
+
+function table(header: readonly string[], rows: readonly (readonly (string | number)[])[]): string {
+  const lines = [`| ${header.join(' | ')} |`, `| ${header.map(() => '---').join(' | ')} |`];
+  for (const row of rows) lines.push(`| ${row.map(cell).join(' | ')} |`);
+  return lines.join('\n');
+}
+
+function code(text: string): string {
+  return `\`${text}\``;
+}
+
+function anchor(heading: string): string {
+  return heading
+    .toLowerCase()
+    .replace(/[^a-z0-9 -]/g, '')
+    .replace(/ /g, '-');
+}
+
+function packetLink(def: Packet): string {
+  return `[${def.name}](#${anchor(def.name)})`;
+}
+
+function bigHex(n: bigint, indent: string): string {
+  const digits = n.toString(16);
+  const padded = digits.length % 2 === 0 ? digits : `0${digits}`;
+  const lines: string[] = [];
+  for (let at = 0; at < padded.length; at += 64) lines.push(padded.slice(at, at + 64));
+  return lines.join(`\n${indent}`);
+}
+
+const DIRECTION = { c2s: 'client → server', s2c: 'server → client' } as const;
+
+// ---------------------------------------------------------------------------------------
+// Facts read from source comments: the field layout table and each group's module doc.
+
+/** The rows of the "Wire layouts" table in the header comment of shared/codec/fields.ts. */
+export function wireLayoutRows(): [string, string][] {
+  const source = readFileSync(resolve(ROOT, 'shared/codec/fields.ts'), 'utf8');
+  const header = source.slice(0, source.indexOf('*/'));
+  const start = header.indexOf('Wire layouts');
+  if (start < 0) throw new Error('shared/codec/fields.ts: the header comment has no "Wire layouts" table');
+  const rows: [string, string][] = [];
+  for (const line of header.slice(start).split('\n').slice(1)) {
+    const text = line.replace(/^\s*\*\s?/, '').trim();
+    if (text === '') continue;
+    // The type column ends at the first run of two or more spaces; the layout may hold more.
+    const gap = /\s{2,}/.exec(text);
+    if (!gap) throw new Error(`shared/codec/fields.ts: cannot read wire layout line "${text}"`);
+    rows.push([text.slice(0, gap.index), text.slice(gap.index).trim().replace(/\s+/g, ' ')]);
+  }
+  return rows;
+}
+
+function moduleDoc(group: string): string {
+  const source = readFileSync(resolve(ROOT, `shared/protocol/${group}.ts`), 'utf8');
+  const match = /^\/\*\*([\s\S]*?)\*\//.exec(source);
+  if (!match?.[1]) return '';
+  return match[1]
+    .split('\n')
+    .map((l) => l.replace(/^\s*\*\s?/, '').trim())
+    .filter((l) => l !== '')
+    .join(' ');
+}
+
+// ---------------------------------------------------------------------------------------
+// Field tables
+
+function hasStruct(field: Field<unknown>): boolean {
+  const s = field.spec;
+  if (s.type === 'struct') return true;
+  if (s.type === 'list' || s.type === 'optional') return hasStruct(s.of);
+  return false;
+}
+
+/** The width of a list's count prefix, derived from its declared maxSize. */
+function countWidth(field: Field<unknown>, s: Extract<FieldSpec, { type: 'list' }>): string {
+  return field.maxSize - s.max * s.of.maxSize === 1 ? 'u8' : 'u16';
+}
+
+/** describe(), except that a struct is named, not spelled out (its fields get their own rows). */
+function wireType(field: Field<unknown>): string {
+  if (!hasStruct(field)) return describe(field);
+  const s = field.spec;
+  switch (s.type) {
+    case 'struct':
+      return 'struct';
+    case 'list':
+      return `list(max ${s.max}, ${countWidth(field, s)} count) of ${wireType(s.of)}`;
+    case 'optional':
+      return `optional(u8 flag) ${wireType(s.of)}`;
+    default:
+      return describe(field);
+  }
+}
+
+function innerStruct(
+  field: Field<unknown>,
+  path: string,
+): { path: string; field: Field<unknown> } | undefined {
+  const s = field.spec;
+  if (s.type === 'struct') return { path, field };
+  if (s.type === 'list') return innerStruct(s.of, `${path}[]`);
+  if (s.type === 'optional') return innerStruct(s.of, path);
+  return undefined;
+}
+
+function fieldRows(name: string, field: Field<unknown>, rows: string[][]): void {
+  rows.push([code(name), code(wireType(field)), String(field.maxSize)]);
+  const inner = innerStruct(field, name);
+  if (!inner || inner.field.spec.type !== 'struct') return;
+  for (const [child, f] of Object.entries(inner.field.spec.fields))
+    fieldRows(`${inner.path}.${child}`, f, rows);
+}
+
+function packetSection(def: Packet): string {
+  const facts = [
+    `- **Opcode** ${code(hex4(def.opcode))} (${def.opcode})`,
+    `- **Direction** ${DIRECTION[def.dir]}`,
+  ];
+  if (def.dir === 'c2s') {
+    facts.push(`- **Dispatch target** ${def.target}`);
+    facts.push(`- **Accepted in** ${def.states.map(code).join(', ')}`);
+    facts.push(`- **Rate class** ${def.rate ?? 'default'}`);
+  } else {
+    facts.push(`- **Delivery** ${def.delivery}`);
+  }
+  const out = [`### ${def.name}`, '', def.doc, '', ...facts, ''];
+  const fields = Object.entries(def.fields);
+  if (fields.length === 0) {
+    out.push('No fields: the payload is empty.');
+  } else {
+    const rows: string[][] = [];
+    for (const [name, f] of fields) fieldRows(name, f, rows);
+    out.push(table(['Field', 'Wire type', 'Max bytes'], rows));
+  }
+  out.push('', `Payload at most ${def.maxSize} bytes; frame at most ${def.maxSize + HEADER_SIZE} bytes.`, '');
+  return out.join('\n');
+}
+
+// ---------------------------------------------------------------------------------------
+// Sections
+
+function frameSection(): string {
+  const check = crc16(new TextEncoder().encode('123456789'));
+  if (check !== 0x29b1) throw new Error(`crc16 check value is 0x${check.toString(16)}, expected 0x29b1`);
+  const empty = ListCharacters.encode({});
+  return `## Frame
+
+Every packet travels as one frame, on every transport:
+
+${table(
+  ['Offset', 'Size', 'Field', 'Meaning'],
+  [
+    [0, 2, 'size', `u16 LE: the whole frame in bytes, this ${HEADER_SIZE}-byte header included`],
+    [2, 2, 'opcode', 'u16 LE: which packet (see the index below)'],
+    [4, 2, 'crc', 'u16 LE: CRC-16/CCITT-FALSE of the payload'],
+    [HEADER_SIZE, 'size − 6', 'payload', "the packet's fields, in declaration order"],
+  ],
+)}
+
+- The header is ${HEADER_SIZE} bytes; a frame is at most ${MAX_FRAME_SIZE} bytes, so a payload is at most ${MAX_FRAME_SIZE - HEADER_SIZE} bytes. The server may be configured with a lower limit.
+- CRC-16/CCITT-FALSE: polynomial 0x1021, initial value 0xFFFF, no input or output reflection, no final XOR. Check value: the CRC of the ASCII bytes \`123456789\` is \`0x${check.toString(16).toUpperCase()}\`; the CRC of an empty payload is \`0xFFFF\`.
+- A size below ${HEADER_SIZE} or above the limit is ${code(DecodeErrorCode.FrameSize)}; a CRC mismatch is ${code(DecodeErrorCode.BadCrc)}; an opcode nobody defined is ${code(DecodeErrorCode.UnknownOpcode)}. Each is answered by an ${packetLink(ErrorPacket)} packet with \`fatal = true\`, then the connection is closed.
+- Example: ${ListCharacters.name} has no fields, so its whole frame is \`${Array.from(empty, (b) => b.toString(16).padStart(2, '0')).join(' ')}\`.
+
+### Transports
+
+- **TCP**: frames back to back on the byte stream. A read may return any part of any number of frames; keep the bytes of an incomplete frame until the rest arrives.
+- **WebSocket**: binary messages only. One message holds one or more whole frames, never part of one (a message that ends inside a frame is ${code(DecodeErrorCode.PartialFrame)}).
+`;
+}
+
+function fieldTypesSection(): string {
+  return `## Field types
+
+Integers are little-endian. A payload is the packet's fields in declaration order with no padding and no field tags; it must be consumed exactly (bytes left over are ${code(DecodeErrorCode.Overlong)}, too few are ${code(DecodeErrorCode.Short)}).
+
+${table(
+  ['Type', 'Wire layout'],
+  wireLayoutRows().map(([types, layout]) => [code(types), layout]),
+)}
+
+Details a decoder must match:
+
+- **varint**: 7 bits per byte, least significant group first, high bit set on every byte but the last. At most 5 bytes and at most 2^32 − 1; a longer varint, a larger value, or a non-shortest form (a last byte of 0 after the first) is ${code(DecodeErrorCode.BadVarint)}.
+- **f32 / f64**: IEEE 754; NaN and ±infinity are ${code(DecodeErrorCode.BadNumber)}.
+- **bool** and the **optional** flag: a byte other than 0 or 1 is ${code(DecodeErrorCode.BadBool)}.
+- **string(max)**: the length counts UTF-8 bytes, not characters. A length above max is ${code(DecodeErrorCode.StringTooLong)}; malformed UTF-8 (overlong forms, surrogates, truncated sequences) is ${code(DecodeErrorCode.BadUtf8)}. A leading U+FEFF is an ordinary character of the string, not a byte order mark: keep it (many UTF-8 decoders drop it unless told not to).
+- **bytes(max)** above max is ${code(DecodeErrorCode.BytesTooLong)}; **list(of, max)** with a count above max is ${code(DecodeErrorCode.ListTooLong)}. These checks happen on the prefix, before any item is read.
+- **enum**: an index at or above the number of values is ${code(DecodeErrorCode.BadEnum)}. Values are only ever appended, so an index keeps its meaning.
+- **quantized(min, max)**: encode \`q = round((v − min) × 65535 / (max − min))\` clamped to [0, 65535]; decode \`v = min + q × ((max − min) / 65535)\`. Positions in ${packetLink(EntityMove)} use [0, ${COORD_MAX}], a step of ${COORD_MAX}/65535 ≈ 1/16 unit.
+- **angle**: encode \`q = round(((v mod 2π) + 2π) mod 2π × 256 / 2π) mod 256\`; decode \`v = q × (2π / 256)\`, in [0, 2π). Radians as \`atan2(dy, dx)\`: from the zone's +x axis towards its +y axis.
+`;
+}
+
+const STATE_MEANING: Record<ConnState, string> = {
+  handshake: `connected; ${Hello.name} not yet accepted`,
+  login: `${Welcome.name} sent; not yet authenticated (register, SRP login or resume)`,
+  authenticated: 'logged in, at the character screen',
+  inWorld: 'a character is in a zone',
+};
+
+function statesSection(): string {
+  const rows = ALL_STATES.map((state) => [
+    code(state),
+    STATE_MEANING[state],
+    packets
+      .filter((p) => p.dir === 'c2s' && p.states.includes(state))
+      .map(packetLink)
+      .join(', '),
+  ]);
+  const transitions: [ConnState, string, ConnState][] = [
+    [
+      ConnState.Handshake,
+      `client sends ${packetLink(Hello)}, server answers ${packetLink(Welcome)}`,
+      ConnState.Login,
+    ],
+    [
+      ConnState.Login,
+      `server sends ${packetLink(LoginOk)} or ${packetLink(Resumed)}`,
+      ConnState.Authenticated,
+    ],
+    [ConnState.Authenticated, `server sends ${packetLink(EnterWorld)}`, ConnState.InWorld],
+    [ConnState.InWorld, `server sends ${packetLink(LogoutComplete)}`, ConnState.Authenticated],
+  ];
+  return `## Connection states
+
+Each connection is in one state. A client packet is accepted only in the states its definition lists; in any other state it is ${code(ErrorCode.WrongState)}.
+
+${table(['State', 'Meaning', 'Client packets accepted'], rows)}
+
+What moves a connection from one state to the next:
+
+${table(
+  ['From', 'Event', 'To'],
+  transitions.map(([from, event, to]) => [code(from), event, code(to)]),
+)}
+
+From any state, an ${packetLink(ErrorPacket)} with \`fatal = true\` or a ${packetLink(Bye)} ends the connection: the server closes it after sending.
+`;
+}
+
+function packetsSection(): string {
+  const groupOf = new Map<Packet, string>();
+  for (const [group, mod] of Object.entries(groups)) {
+    for (const v of Object.values(mod) as unknown[])
+      if (packets.includes(v as Packet)) groupOf.set(v as Packet, group);
+  }
+  const index = table(
+    ['Opcode', 'Name', 'Direction', 'Group', 'Target / delivery'],
+    packets.map((p) => [
+      code(hex4(p.opcode)),
+      packetLink(p),
+      DIRECTION[p.dir],
+      groupOf.get(p) ?? '',
+      p.dir === 'c2s' ? p.target : p.delivery,
+    ]),
+  );
+  const sections = [
+    `## Packets
+
+Direction is from the sender's point of view. A client packet names its **dispatch target** (session: handled at once; zone: queued for the next tick of the client's zone; world: cross-zone), the **states** it is accepted in and a **rate class** (a token bucket per class; a flood is ${code(ErrorCode.RateLimited)}). A server packet is **reliable** or **droppable**: droppable packets may be skipped for a client that has fallen behind, so a client must not depend on seeing every one of them.
+
+In the field tables, rows named \`a[].b\` describe field \`b\` of one item of list \`a\`, and \`a.b\` field \`b\` of struct \`a\`; their max bytes are per item.
+
+${index}
+`,
+  ];
+  for (const [group, mod] of Object.entries(groups)) {
+    const exported: unknown[] = Object.values(mod);
+    const defs = packets.filter((p) => exported.includes(p));
+    if (defs.length === 0) continue;
+    const title = group[0]!.toUpperCase() + group.slice(1);
+    const range = `${hex4(defs[0]!.opcode)}–${hex4(defs[defs.length - 1]!.opcode)}`;
+    sections.push(`## ${title} packets (${range})\n\n${moduleDoc(group)}\n`);
+    for (const def of defs) sections.push(packetSection(def));
+  }
+  return sections.join('\n');
+}
+
+function errorsSection(): string {
+  const codecCodes = new Set<string>(Object.values(DecodeErrorCode));
+  const rows = Object.values(ErrorCode).map((c) => [
+    code(c),
+    codecCodes.has(c) ? 'codec' : 'server',
+    errorMessage(c),
+  ]);
+  return `## Error codes
+
+An ${packetLink(ErrorPacket)} carries one of these codes. Codes are stable: never renamed or reused. \`codec\` codes come from decoding bytes; \`server\` codes from the rules of the game. The message is what a client shows a person; for a code it does not know (from a newer server) it shows "The server refused the request (CODE)."
+
+${table(['Code', 'Origin', 'Message'], rows)}
+`;
+}
+
+// ---------------------------------------------------------------------------------------
+// SRP-6a, as tssrp6a's defaults compute it, with a worked example from fixed secrets.
+
+/** RFC 5054 appendix B test secrets, reused here so the example is reproducible. */
+const EXAMPLE = {
+  account: 'Alice',
+  password: 'password123',
+  salt: BigInt('0xBEB25379D1A8581EB5A727673A2441EE'),
+  a: BigInt('0x60975527035CF2AD1989806F0407210BC81EDC04E2762A56AFD529DDDA2D4393'),
+  b: BigInt('0xE487CB59D31AC550471E81F00F6928E01DDA08E974A004F49E61F5D105284D20'),
+} as const;
+
+interface SrpFacts {
+  hashName: string;
+  groupBits: string;
+  N: bigint;
+  g: bigint;
+  padBytes: number;
+  example: Record<'k' | 'x' | 'v' | 'A' | 'B' | 'u' | 'S' | 'M1' | 'M2', bigint>;
+}
+
+export async function srpFacts(): Promise<SrpFacts> {
+  const params = new SRPParameters();
+  const hashName = Object.entries(SRPParameters.H).find(([, h]) => h === params.H)?.[0];
+  const groupBits = Object.entries(SRPParameters.PrimeGroup).find(([, g]) => g === params.primeGroup)?.[0];
+  if (!hashName || !groupBits)
+    throw new Error("tssrp6a's default hash or group is not one of its named ones");
+  const routines = new SRPRoutines(params);
+  const { N, g } = params.primeGroup;
+  const I = EXAMPLE.account.toLowerCase();
+  const k = await routines.computeK();
+  const x = await routines.computeX(I, EXAMPLE.salt, EXAMPLE.password);
+  const v = routines.computeVerifier(x);
+  const A = routines.computeClientPublicValue(EXAMPLE.a);
+  const B = (k * v + routines.computeClientPublicValue(EXAMPLE.b)) % N;
+  const u = await routines.computeU(A, B);
+  const S = routines.computeClientSessionKey(k, x, u, EXAMPLE.a, B);
+  const M1 = await routines.computeClientEvidence(I, EXAMPLE.salt, A, B, S);
+  // The library's own server and client sessions must agree with the example.
+  const server = new SRPServerSessionStep1(routines, I, EXAMPLE.salt, v, EXAMPLE.b, B);
+  if ((await server.sessionKey(A)) !== S) throw new Error('SRP example: server and client S differ');
+  const M2 = await server.step2(A, M1);
+  await new SRPClientSessionStep2(routines, A, M1, S).step3(M2);
+  return {
+    hashName,
+    groupBits,
+    N,
+    g,
+    padBytes: Math.trunc((params.NBits + 7) / 8),
+    example: { k, x, v, A, B, u, S, M1, M2 },
+  };
+}
+
+function hashLabel(name: string): string {
+  return name.replace(/^SHA/, 'SHA-');
+}
+
+function srpSection(f: SrpFacts): string {
+  const H = hashLabel(f.hashName);
+  const hashBytes = Number(f.hashName.replace('SHA', '')) / 8 || 20;
+  const e = f.example;
+  const ind = '     ';
+  const value = (name: string, n: bigint) => `${name.padEnd(3)}= ${bigHex(n, ind)}`;
+  const saltField = Register.fields.salt.spec;
+  const saltMax = saltField.type === 'bytes' ? saltField.max : 0;
+  // tssrp6a's createVerifierAndSalt draws twice the hash length of salt unless told otherwise.
+  const saltAdvice =
+    2 * hashBytes > saltMax
+      ? `; tssrp6a's ${code('createVerifierAndSalt')} draws ${2 * hashBytes} salt bytes unless told otherwise, which does not fit, so pass the length: ${code(`createVerifierAndSalt(routines, I, P, ${saltMax})`)}`
+      : '';
+  return `### SRP-6a, exactly
+
+The server uses the \`tssrp6a\` 3.0.0 package with its default parameters; a native client must compute the same numbers. Its defaults are:
+
+- **Group**: the ${f.groupBits}-bit group of RFC 5054 (appendix A), \`g = ${f.g}\`, N (hex):
+
+  \`\`\`
+  ${bigHex(f.N, '  ')}
+  \`\`\`
+
+- **Hash** \`H\`: ${H} (${hashBytes}-byte output).
+
+Notation: \`|\` is concatenation. \`bytes(n)\` is the integer n as unsigned big-endian bytes **without leading zero bytes** (n = 0 is the single byte 00); \`PAD(n)\` is \`bytes(n)\` left-padded with zero bytes to ${f.padBytes} bytes, the length of N. \`int(h)\` reads a hash output as an unsigned big-endian integer. Every exponentiation is mod N.
+
+| Value | Formula |
+| --- | --- |
+| identity \`I\` | the account name in lower case (\`"${EXAMPLE.account}"\` → \`"${EXAMPLE.account.toLowerCase()}"\`) |
+| \`k\` | \`int(H(PAD(N) \\| PAD(g)))\` |
+| \`x\` | \`int(H(bytes(s) \\| H(UTF-8(P))))\`: the salt and the password only; **\`I\` is not hashed** |
+| \`v\` | \`g^x mod N\` (the verifier) |
+| \`a\`, \`b\` | random, 1 ≤ a, b < N (tssrp6a draws ${f.padBytes} random bytes mod N, retrying on 0) |
+| \`A\` | \`g^a mod N\` |
+| \`B\` | \`(k·v + g^b) mod N\` |
+| \`u\` | \`int(H(PAD(A) \\| PAD(B)))\` |
+| \`S\` (client) | \`(B − (k·g^x mod N))^(a + u·x) mod N\` (computed as \`B + N − (k·g^x mod N)\` so the base stays positive) |
+| \`S\` (server) | \`((v^u mod N)·A)^b mod N\` |
+| \`M1\` | \`int(H(bytes(A) \\| bytes(B) \\| bytes(S)))\`: no H(N) xor H(g), no H(I), no salt, and S itself rather than H(S) |
+| \`M2\` | \`int(H(bytes(A) \\| bytes(M1) \\| bytes(S)))\` (M1 as an integer: a hash that starts with zero bytes loses them here) |
+
+Notes:
+
+- The identity is passed to tssrp6a (it must not be empty) but its default routines use it in no formula: two accounts with the same password and salt would have the same verifier. The salt is random per account, so they do not.
+- The password enters as its UTF-8 bytes, without Unicode normalisation.
+- Every big integer on the wire (salt, verifier, A, B, M1, M2) is \`bytes(n)\`: unsigned big-endian, no padding (an empty field reads as 0). Read them as integers and compare integers, never byte strings: M1 or M2 is 63 bytes or shorter whenever its hash starts with a zero byte.
+- Field limits: ${code('Register.salt')} holds at most ${saltMax} bytes${saltAdvice}. Verifier, A and B are at most ${f.padBytes} bytes in this group.
+- The server refuses an A with \`A mod N = 0\`. A client must likewise refuse a B with \`B mod N = 0\`, as RFC 5054 requires (tssrp6a's own client does not check it).
+- The client checks M2 before it trusts ${packetLink(LoginOk)}: a wrong M2 means the other side does not hold the verifier.
+- S is used for the proofs only; nothing on the wire is encrypted with it. Use TLS (\`wss://\`) where confidentiality matters.
+
+Worked example (fixed secrets from RFC 5054 appendix B; the results differ from the RFC's because the hash and formulas differ). Account \`"${EXAMPLE.account}"\` (I = \`"${EXAMPLE.account.toLowerCase()}"\`), password \`"${EXAMPLE.password}"\`, all values hex:
+
+\`\`\`
+${value('s', EXAMPLE.salt)}
+${value('a', EXAMPLE.a)}
+${value('b', EXAMPLE.b)}
+${value('k', e.k)}
+${value('x', e.x)}
+${value('v', e.v)}
+${value('A', e.A)}
+${value('B', e.B)}
+${value('u', e.u)}
+${value('S', e.S)}
+${value('M1', e.M1)}
+${value('M2', e.M2)}
+\`\`\`
+`;
+}
+
+function nativeClientSection(srp: SrpFacts): string {
+  const droppable = packets.filter((p) => p.dir === 's2c' && p.delivery === 'droppable');
+  return `## Writing a native client
+
+A client needs: the frame codec above (the golden vectors below check it), the field types, and SRP-6a. Every step below names the packets; their sections list the fields.
+
+### 1. Connect and say hello
+
+Open a TCP connection (or a WebSocket and send binary messages). Send ${packetLink(Hello)} at once with \`protocolVersion = ${PROTOCOL_VERSION}\` and \`clientKind = "native"\`; a connection that stays silent is closed with ${code(ErrorCode.HandshakeTimeout)}, another version gets ${code(ErrorCode.Version)}. The server answers ${packetLink(Welcome)} (its name, tick rate, clock and your connection id) and the connection is in state \`login\`.
+
+### 2. Register (once per account)
+
+Compute a random salt \`s\` and the verifier \`v\` (see [SRP-6a, exactly](#srp-6a-exactly)) from the lower-cased account name and the password, and send ${packetLink(Register)}: \`account\`, \`salt = bytes(s)\`, \`verifier = bytes(v)\`. The password never leaves the client. Answers: ${packetLink(Registered)}, or an Error with ${code(ErrorCode.AccountTaken)} or ${code(ErrorCode.BadAccountName)} (${errorMessage(ErrorCode.BadAccountName).replace(/\.$/, '')}).
+
+### 3. Log in with SRP-6a
+
+1. Send ${packetLink(LoginStart)} with the account name.
+2. While the server's SRP workers are busy it may send ${packetLink(LoginQueue)} updates (position 1 is next); they are droppable, so only the newest matters.
+3. ${packetLink(LoginChallenge)} brings \`salt\` and \`B\`. Refuse B ≡ 0 (mod N). Pick \`a\`, compute \`A\`, \`u\`, \`x\`, \`S\` and \`M1\`.
+4. Send ${packetLink(LoginProof)} with \`A = bytes(A)\` and \`M1 = bytes(M1)\`.
+5. ${packetLink(LoginOk)} brings \`M2\`: compute it yourself and close the connection if it differs. LoginOk also holds the account id and a \`resumeToken\`; the connection is now \`authenticated\`. A wrong password is ${code(ErrorCode.BadLogin)}; too many of them ${code(ErrorCode.LoginThrottled)}.
+
+### 4. Resume after a dropped connection
+
+After a new Hello/Welcome, send ${packetLink(Resume)} with the account name and the last \`resumeToken\` instead of logging in. ${packetLink(Resumed)} authenticates the connection and brings a fresh token (each token is single-use and short-lived); ${code(ErrorCode.BadResume)} means: log in again.
+
+### 5. Characters
+
+${packetLink(ListCharacters)} → ${packetLink(CharacterList)} (at most ${MAX_CHARACTERS}). ${packetLink(CreateCharacter)} → ${packetLink(CharacterCreated)} or an Error: ${code(ErrorCode.BadName)}, ${code(ErrorCode.NameTaken)}, ${code(ErrorCode.TooManyCharacters)}. ${packetLink(DeleteCharacter)} → ${packetLink(CharacterDeleted)}. Errors that only refuse a request have \`fatal = false\`; the connection stays open.
+
+### 6. Enter the world
+
+Send ${packetLink(EnterWorldRequest)} with a character id. The server answers ${packetLink(ZoneInfo)} (zone size and walls), ${packetLink(SpellBook)} and ${packetLink(EnterWorld)} (your own entity, speed, stats and interest radius); from EnterWorld on the connection is \`inWorld\`. Then every tick brings a batch: ${packetLink(WorldTick)} (tick number and server time) followed by what changed in your view: ${packetLink(EntitySpawn)} for every entity that comes into view (with its full state), ${packetLink(EntityMove)}, ${packetLink(EntityDespawn)}, health, combat, spell and chat packets. Entity ids are varints; players count up from 1 and mobs from ${MOB_ID_BASE}. Draw other entities slightly in the past, interpolating between the positions of the last two WorldTick times.
+
+Droppable packets (${droppable.map(packetLink).join(', ')}) can be skipped when the connection falls behind: keep the last known state and carry on.
+
+### 7. Moving: prediction and reconciliation
+
+Move your own character at once (prediction) and send ${packetLink(MoveInput)} with a new \`seq\` (counting up), the position you reached, your facing and your clock. Keep every input the server has not yet acknowledged.
+
+- ${packetLink(MoveAck)}: the newest \`seq\` the server accepted. Forget inputs up to it.
+- ${packetLink(PositionCorrection)}: an input was refused (too fast, out of bounds, into a wall, dead, teleported). Snap to its authoritative position and facing, forget inputs up to its \`seq\`, and replay the movement of the inputs after it from there.
+
+Stay within EnterWorld's \`speed\`, the zone bounds and the walls of ZoneInfo, and send no faster than the \`move\` rate class allows.
+
+### 8. Clock sync
+
+Send ${packetLink(Ping)} with a \`seq\` and \`clientTime\` = your clock in ms. ${packetLink(Pong)} echoes them with the server's clock. When it arrives at \`now\`:
+
+\`\`\`
+rtt    = now - clientTime
+offset = serverTime - (clientTime + rtt / 2)
+server clock ≈ your clock + offset
+\`\`\`
+
+Take a few samples and keep the offset of the one with the smallest rtt. Server times in WorldTick, EnterWorld and MobPath are on the server's clock.
+
+### 9. Leaving
+
+${packetLink(LogoutRequest)} starts a timer (${packetLink(LogoutStarted)} says how long); moving or ${packetLink(LogoutCancel)} stops it (${packetLink(LogoutCancelled)}). ${packetLink(LogoutComplete)} returns the connection to \`authenticated\`. ${packetLink(Bye)} and a fatal ${packetLink(ErrorPacket)} mean the server is closing the connection; show the error's message (see [Error codes](#error-codes)).
+
+${srpSection(srp)}
+### Golden vectors
+
+\`test/protocol/golden/<PacketName>.hex\` holds, for every packet, one whole frame (header included) of a fixed sample payload, for testing a codec in another language. Each file is text:
+
+\`\`\`
+# <Name> opcode 0x<opcode> <c2s|s2c>: <n>-byte frame = 6-byte header + <n − 6>-byte payload
+# value: <the sample payload as one line of JSON>
+<the frame as lowercase hex, 16 bytes per line, bytes separated by spaces>
+\`\`\`
+
+Lines starting with \`#\` are comments. In the JSON, \`bytes\` fields are lowercase hex strings and every number is the exact decoded value (f32 samples are exact in 32 bits; quantized and angle samples are the decoded value of their step, computed with the decode formulas above in double precision). A codec passes when, for every file, it decodes the frame (size, opcode, CRC) and the payload into the value, and encodes the value back into the same bytes. The samples use multi-byte UTF-8 strings, varints of two bytes, non-zero enum indices and lists of two items.
+`;
+}
+
+// ---------------------------------------------------------------------------------------
+
+export async function renderSpec(): Promise<string> {
+  const srp = await srpFacts();
+  const doc = [
+    `# Wyvern protocol
+
+Protocol version **${PROTOCOL_VERSION}**. This file is generated by \`npm run spec\` from the packet definitions in \`shared/protocol/\`, the codec in \`shared/codec/\` and the defaults of the SRP library; do not edit it by hand (\`npm run spec:check\` fails when it is stale).
+
+Contents: [Frame](#frame) · [Field types](#field-types) · [Connection states](#connection-states) · [Packets](#packets) · [Error codes](#error-codes) · [Writing a native client](#writing-a-native-client)
+`,
+    frameSection(),
+    fieldTypesSection(),
+    statesSection(),
+    packetsSection(),
+    errorsSection(),
+    nativeClientSection(srp),
+  ];
+  return doc.join('\n').replace(/\n{3,}/g, '\n\n');
+}
+
+async function main(): Promise<void> {
+  const rendered = await renderSpec();
+  if (process.argv.includes('--check')) {
+    let committed: string | undefined;
+    try {
+      committed = readFileSync(SPEC_PATH, 'utf8');
+    } catch {
+      committed = undefined;
+    }
+    if (committed !== rendered) {
+      const why = committed === undefined ? 'is missing' : 'is out of date with the packet definitions';
+      console.error(`docs/PROTOCOL.md ${why}. Run \`npm run spec\` and commit the result.`);
+      process.exit(1);
+    }
+    console.log('docs/PROTOCOL.md is up to date.');
+    return;
+  }
+  mkdirSync(dirname(SPEC_PATH), { recursive: true });
+  writeFileSync(SPEC_PATH, rendered);
+  console.log(`wrote ${SPEC_PATH} (${packets.length} packets)`);
+}
+
+const entry = process.argv[1];
+if (entry !== undefined && import.meta.url === pathToFileURL(resolve(entry)).href) await main();
