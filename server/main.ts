@@ -1,11 +1,12 @@
 /**
- * Composition root: config -> (store) -> (world) -> dispatch -> transports -> metrics.
+ * Composition root: config -> store -> world -> dispatch -> transports -> metrics.
  * `startServer` is used by the command line below and by the integration tests (port 0
  * binds an ephemeral port; the handle reports the ports actually bound).
  *
  *   npx tsx server/main.ts [--http-port 8080] [--tcp-port 7777] ...   (see --help)
  */
 import { realpathSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { Bye } from '../shared/protocol/session.js';
 import { ConfigError, configHelp, loadConfig, type Config } from './config.js';
@@ -14,7 +15,16 @@ import { noWorldRouter, type GameRouter } from './dispatch/router.js';
 import { createLogger, type Logger } from './log.js';
 import { metricsText, sendObserver, trackSendQueues } from './metrics/index.js';
 import { composeHandlers, type SessionHandlers } from './session/handlers.js';
+import { accountHandlers } from './session/account.js';
+import { AccountService } from './session/accounts.js';
+import { characterHandlers } from './session/characters.js';
 import { handshakeHandlers } from './session/handshake.js';
+import { LoginLimiter } from './session/login-limiter.js';
+import { SrpPool } from './session/srp.js';
+import { DEFAULT_SECRET_FILE, loadSecret } from './secret.js';
+import { CharacterSaver, openStore, parseStoreUrl, type CharacterState, type Store } from './store/index.js';
+import { loadWorldData } from './world/index.js';
+import { Realm } from './zone/realm.js';
 import type { ConnectionOptions } from './transport/connection.js';
 import { FlushScheduler } from './transport/flush.js';
 import { StaticSite } from './transport/http.js';
@@ -187,6 +197,97 @@ export async function startServer(config: Config, options: StartOptions = {}): P
   };
 }
 
+export interface WyvernHandle extends ServerHandle {
+  readonly store: Store;
+  readonly realm: Realm;
+  readonly accounts: AccountService;
+}
+
+/**
+ * The whole game server: storage, the SRP pool and accounts, the world, and the network
+ * front (startServer) with the account and character handlers and the realm as router.
+ */
+export async function startWyvern(
+  config: Config,
+  options: { log?: Logger; seed?: number } = {},
+): Promise<WyvernHandle> {
+  const log = options.log ?? createLogger(config.logLevel);
+  const data = loadWorldData(config.dataDir);
+  const store = await openStore(config.databaseUrl);
+  const location = parseStoreUrl(config.databaseUrl);
+  const secretFile =
+    location.kind === 'sqlite' && location.path !== ':memory:'
+      ? join(dirname(location.path), 'server-secret')
+      : DEFAULT_SECRET_FILE;
+  const srp = new SrpPool({ size: config.srpWorkers });
+  try {
+    await srp.ready();
+  } catch (e) {
+    await srp.close();
+    await store.close();
+    throw e;
+  }
+  const accounts = new AccountService({
+    store,
+    srp,
+    secret: loadSecret(config.secret, secretFile),
+    limiter: new LoginLimiter({
+      perAccount: config.loginFailuresPerAccount,
+      perIp: config.loginFailuresPerIp,
+    }),
+  });
+  const saver = new CharacterSaver(store, {
+    onError: (err, ids) => log.error({ err, characters: ids }, 'character save failed'),
+  });
+  let flushAll = (): void => {};
+  const realm = new Realm({
+    data,
+    store,
+    saver,
+    log,
+    tickRate: config.tickRate,
+    autosaveMs: config.autosaveIntervalMs,
+    rules: { interestRadius: config.interestRadius },
+    seed: options.seed,
+    afterTick: () => flushAll(),
+  });
+  const zone = realm.zones.values().next().value!.world.zone;
+  const start = data.character;
+  const startingState = (): CharacterState => ({
+    zone: zone.name,
+    x: zone.playerSpawn.x,
+    y: zone.playerSpawn.y,
+    facing: 0,
+    level: start.level,
+    health: start.health,
+    mana: start.mana,
+    spells: [...start.spells],
+    kills: 0,
+  });
+  let server: ServerHandle;
+  try {
+    server = await startServer(config, {
+      log,
+      handlers: [accountHandlers({ accounts }), characterHandlers({ accounts, startingState })],
+      router: realm,
+    });
+  } catch (e) {
+    await srp.close();
+    await store.close();
+    throw e;
+  }
+  flushAll = () => server.scheduler.flushAll();
+  realm.start();
+  server.onShutdown('world', async () => {
+    // Everyone's final state is written before the store closes.
+    await realm.stop();
+    await srp.close();
+    await store.close();
+  });
+  log.info({ zones: [...realm.zones.keys()], store: store.kind }, 'world running');
+  return Object.assign(server, { store, realm, accounts });
+}
+
 async function main(argv: readonly string[]): Promise<void> {
   if (argv.includes('--help') || argv.includes('-h')) {
     process.stdout.write(
@@ -202,7 +303,7 @@ async function main(argv: readonly string[]): Promise<void> {
     process.stderr.write(`wyvern: ${e.message}\n`);
     process.exit(1);
   }
-  const server = await startServer(config);
+  const server = await startWyvern(config);
   let signalled = false;
   const onSignal = (signal: NodeJS.Signals) => {
     if (signalled) {

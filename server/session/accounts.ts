@@ -109,7 +109,7 @@ export class AccountService {
     this.maxCharacters = options.maxCharacters ?? MAX_CHARACTERS;
   }
 
-  /** Register: ERR_BAD_ACCOUNT_NAME, ERR_ACCOUNT_TAKEN, or ERR_BAD_LOGIN for an unusable salt/verifier. */
+  /** Register: ERR_BAD_ACCOUNT_NAME, ERR_ACCOUNT_TAKEN, or ERR_BAD_VERIFIER for an unusable salt/verifier. */
   async register(
     name: string,
     salt: Uint8Array,
@@ -119,7 +119,7 @@ export class AccountService {
     if (!checked.ok) return refuse(checked.code);
     const v = bytesToBigInt(verifier);
     if (salt.length === 0 || salt.length > MAX_SALT_BYTES || v <= 1n || v >= SRP_PRIME) {
-      return refuse(ErrorCode.BadLogin);
+      return refuse(ErrorCode.BadVerifier);
     }
     try {
       const account = await this.store.createAccount({ name: checked.name, salt, verifier });

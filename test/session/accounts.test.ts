@@ -109,11 +109,11 @@ describe('AccountService with SQLite', () => {
       });
       expect(await accounts.register('ok_name', c.salt, new Uint8Array([0]))).toEqual({
         ok: false,
-        code: 'ERR_BAD_LOGIN',
+        code: 'ERR_BAD_VERIFIER',
       });
       expect(await accounts.register('ok_name', new Uint8Array(0), c.verifier)).toEqual({
         ok: false,
-        code: 'ERR_BAD_LOGIN',
+        code: 'ERR_BAD_VERIFIER',
       });
       expect(await accounts.beginLogin('x!', IP)).toEqual({ ok: false, code: 'ERR_BAD_ACCOUNT_NAME' });
     });

@@ -1,0 +1,228 @@
+/**
+ * Register, LoginStart/LoginProof and Resume: the session side of AccountService.
+ *
+ *   Register {account, salt, verifier}  -> Registered
+ *                                          | Error ERR_BAD_ACCOUNT_NAME, ERR_ACCOUNT_TAKEN, ERR_BAD_VERIFIER
+ *   LoginStart {account}                -> LoginQueue* then LoginChallenge {salt, B}
+ *                                          | Error ERR_BAD_ACCOUNT_NAME, ERR_LOGIN_THROTTLED
+ *   LoginProof {A, M1}                  -> LoginOk {M2, accountId, account, resumeToken}
+ *                                          | Error ERR_BAD_LOGIN, ERR_LOGIN_THROTTLED, ERR_WRONG_STATE
+ *   Resume {account, token}             -> Resumed {accountId, account, resumeToken}
+ *                                          | Error ERR_BAD_RESUME
+ *
+ * Every refusal is a non-fatal Error carrying the request's opcode. A wrong password and an
+ * unknown account get the same ERR_BAD_LOGIN. One session per account: a login or resume
+ * that succeeds says Bye ('takenOver') to any other open session of the account and closes it.
+ */
+import {
+  LoginChallenge,
+  LoginOk,
+  LoginProof,
+  LoginQueue,
+  LoginStart,
+  Register,
+  Registered,
+  Resume,
+  Resumed,
+} from '../../shared/protocol/account.js';
+import { errorMessage, type ErrorCode } from '../../shared/protocol/errors.js';
+import { Bye } from '../../shared/protocol/session.js';
+import { loginResults } from '../metrics/index.js';
+import type { AccountService, PendingLogin } from './accounts.js';
+import type { Session } from './connection.js';
+import type { HandlerContext, SessionHandlers } from './handlers.js';
+import { SrpError } from './srp.js';
+
+export interface AccountHandlerDeps {
+  readonly accounts: AccountService;
+  /**
+   * Least time between two LoginQueue packets to one client, unless its position at least
+   * halved meanwhile. Default 250 ms: a queue of hundreds moves many times a second and each
+   * move is heard by every waiting login.
+   */
+  readonly queueUpdateMs?: number;
+  /** Monotonic ms, for the LoginQueue throttle. Default performance.now. */
+  readonly clock?: () => number;
+}
+
+/** The `result` label of wyvern_login_results_total. */
+export const LoginResult = {
+  Ok: 'ok',
+  Resumed: 'resumed',
+  BadLogin: 'bad_login',
+  BadResume: 'bad_resume',
+  BadAccountName: 'bad_account_name',
+  Throttled: 'throttled',
+  Abandoned: 'abandoned',
+  Internal: 'internal',
+} as const;
+export type LoginResult = (typeof LoginResult)[keyof typeof LoginResult];
+
+const TAKEN_OVER_MESSAGE = 'This account logged in from somewhere else.';
+
+/** A non-fatal refusal of the request with `opcode`; the SDK matches it to the request by opcode. */
+export function refuse(session: Session, opcode: number, code: ErrorCode, reason = errorMessage(code)): void {
+  session.error(code, reason, { fatal: false, opcode });
+}
+
+/**
+ * Internal failures (database down, SRP workers gone) are logged and refused with
+ * ERR_INTERNAL, non-fatal: the client may try again. A job abandoned because the connection
+ * closed needs no answer. Returns the login result to count.
+ */
+function failInternally(ctx: HandlerContext, opcode: number, err: unknown): LoginResult {
+  if (err instanceof SrpError && err.code === 'aborted') return LoginResult.Abandoned;
+  ctx.log.error({ err, opcode }, 'account request failed');
+  refuse(ctx.session, opcode, 'ERR_INTERNAL', 'the server could not complete the request');
+  return LoginResult.Internal;
+}
+
+/** Says Bye to every other open session of `accountId` and closes it. */
+export function takeOverAccount(ctx: HandlerContext, accountId: number): void {
+  for (const other of ctx.sessions.values()) {
+    if (other === ctx.session || other.accountId !== accountId || other.closing) continue;
+    other.log.info({ by: ctx.session.id, accountId }, 'session taken over by a new login');
+    other.send(Bye, { reason: 'takenOver', message: TAKEN_OVER_MESSAGE });
+    other.close('takenOver');
+  }
+}
+
+function authenticate(
+  ctx: HandlerContext,
+  accounts: AccountService,
+  accountId: number,
+  name: string,
+): Uint8Array {
+  const session = ctx.session;
+  takeOverAccount(ctx, accountId);
+  session.accountId = accountId;
+  session.account = name;
+  session.state = 'authenticated';
+  session.log.info({ accountId, account: name }, 'authenticated');
+  return accounts.issueResumeToken(accountId, name);
+}
+
+/**
+ * LoginQueue throttle for one login: the first position always, then a changed position when
+ * `minIntervalMs` has passed since the last one sent or the position at least halved.
+ */
+export function queueReporter(
+  send: (position: number, length: number) => void,
+  minIntervalMs: number,
+  clock: () => number,
+): (position: number, length: number) => void {
+  let lastPosition: number | undefined;
+  let lastAt = 0;
+  return (position, length) => {
+    const now = clock();
+    if (lastPosition !== undefined) {
+      if (position === lastPosition) return;
+      if (now - lastAt < minIntervalMs && position > lastPosition / 2) return;
+    }
+    lastPosition = position;
+    lastAt = now;
+    send(position, length);
+  };
+}
+
+export function accountHandlers(deps: AccountHandlerDeps): SessionHandlers {
+  const { accounts } = deps;
+  const queueUpdateMs = deps.queueUpdateMs ?? 250;
+  const clock = deps.clock ?? (() => performance.now());
+  /** The login between LoginChallenge and LoginProof, per session. */
+  const pendingLogins = new WeakMap<Session, PendingLogin>();
+
+  return {
+    async Register(ctx, { account, salt, verifier }) {
+      const { session } = ctx;
+      try {
+        const result = await accounts.register(account, salt, verifier);
+        if (session.closing) return;
+        if (!result.ok) return refuse(session, Register.opcode, result.code);
+        session.log.info({ accountId: result.accountId, account: result.name }, 'account registered');
+        session.send(Registered, { account: result.name });
+      } catch (err) {
+        failInternally(ctx, Register.opcode, err);
+      }
+    },
+
+    async LoginStart(ctx, { account }) {
+      const { session } = ctx;
+      // A new LoginStart replaces an unanswered challenge.
+      pendingLogins.delete(session);
+      const onPosition = queueReporter(
+        (position, queueLength) => session.send(LoginQueue, { position, queueLength }),
+        queueUpdateMs,
+        clock,
+      );
+      let result: LoginResult | undefined;
+      try {
+        const started = await accounts.beginLogin(account, session.conn.remoteAddress, {
+          onPosition,
+          signal: session.signal,
+        });
+        if (session.closing) {
+          result = LoginResult.Abandoned;
+          return;
+        }
+        if (!started.ok) {
+          result =
+            started.code === 'ERR_LOGIN_THROTTLED' ? LoginResult.Throttled : LoginResult.BadAccountName;
+          return refuse(session, LoginStart.opcode, started.code);
+        }
+        pendingLogins.set(session, started.pending);
+        session.send(LoginChallenge, { salt: started.salt, B: started.B });
+      } catch (err) {
+        result = failInternally(ctx, LoginStart.opcode, err);
+      } finally {
+        if (result !== undefined) loginResults.inc({ result });
+      }
+    },
+
+    async LoginProof(ctx, { A, M1 }) {
+      const { session } = ctx;
+      const pending = pendingLogins.get(session);
+      if (!pending) {
+        return refuse(
+          session,
+          LoginProof.opcode,
+          'ERR_WRONG_STATE',
+          'LoginProof needs a LoginChallenge first',
+        );
+      }
+      pendingLogins.delete(session);
+      let result: LoginResult;
+      try {
+        const done = await accounts.finishLogin(pending, A, M1, session.conn.remoteAddress, {
+          signal: session.signal,
+        });
+        if (session.closing) {
+          result = LoginResult.Abandoned;
+        } else if (!done.ok) {
+          result = done.code === 'ERR_LOGIN_THROTTLED' ? LoginResult.Throttled : LoginResult.BadLogin;
+          refuse(session, LoginProof.opcode, done.code);
+        } else {
+          result = LoginResult.Ok;
+          const resumeToken = authenticate(ctx, accounts, done.accountId, done.name);
+          session.send(LoginOk, { M2: done.M2, accountId: done.accountId, account: done.name, resumeToken });
+        }
+      } catch (err) {
+        result = failInternally(ctx, LoginProof.opcode, err);
+      }
+      loginResults.inc({ result });
+    },
+
+    Resume(ctx, { account, token }) {
+      const { session } = ctx;
+      const redeemed = accounts.redeemResumeToken(account, token);
+      if (!redeemed.ok) {
+        loginResults.inc({ result: LoginResult.BadResume });
+        return refuse(session, Resume.opcode, redeemed.code);
+      }
+      loginResults.inc({ result: LoginResult.Resumed });
+      pendingLogins.delete(session);
+      const resumeToken = authenticate(ctx, accounts, redeemed.accountId, redeemed.name);
+      session.send(Resumed, { accountId: redeemed.accountId, account: redeemed.name, resumeToken });
+    },
+  };
+}
