@@ -54,6 +54,17 @@ interface Placement {
   spells: number[];
   playerId?: number;
   session: Session;
+  /** A newer session took the character: this one leaves as soon as it has an entity. */
+  superseded: boolean;
+  /** Resolves once the placement is gone (its entity left, or it never got one). */
+  readonly gone: Promise<void>;
+  readonly markGone: () => void;
+}
+
+function newPlacement(host: ZoneHost, characterId: number, spells: number[], session: Session): Placement {
+  let markGone!: () => void;
+  const gone = new Promise<void>((resolve) => (markGone = resolve));
+  return { host, characterId, spells, session, superseded: false, gone, markGone };
 }
 
 const WHO_LIST_MAX = 200;
@@ -241,23 +252,36 @@ export class Realm implements GameRouter {
       });
       return;
     }
-    // The same character still in the world from an older connection: take it out first.
-    for (const other of this.placements.values()) {
-      if (other.characterId === record.id && other.playerId !== undefined) {
+    if (session.closing || this.placements.has(session.id)) return;
+    // The same character still in the world (or on its way in) from an older connection: take
+    // it out first, and load the row only once that entity's state has been saved.
+    const previous = [...this.placements.values()].filter((o) => o.characterId === record.id);
+    for (const other of previous) {
+      other.superseded = true;
+      if (other.playerId !== undefined) {
         other.host.queue({ type: 'leave', entityId: other.playerId, reason: 'takenOver' });
       }
     }
-    if (session.closing || this.placements.has(session.id)) return;
     const host = this.zones.get(record.zone) ?? this.defaultZone;
-    this.placements.set(session.id, { host, characterId: record.id, spells: record.spells, session });
+    this.placements.set(session.id, newPlacement(host, record.id, record.spells, session));
+    await Promise.all(previous.map((o) => o.gone));
     await this.waitUntilSaved(record.id);
     // Reload after any save that was in flight, so the freshest state enters.
     const fresh = (await this.opts.store.getCharacter(record.id)) ?? record;
     if (session.closing) {
-      this.placements.delete(session.id);
+      this.removePlacement(session.id);
       return;
     }
     host.queue({ type: 'join', sessionId: session.id, character: toSaved(fresh) });
+  }
+
+  private removePlacement(sessionId: number): void {
+    const placement = this.placements.get(sessionId);
+    if (!placement) return;
+    this.placements.delete(sessionId);
+    // After this tick's saves are flushed (runTick does that before yielding), so a waiter
+    // that then calls waitUntilSaved finds the save in flight.
+    placement.markGone();
   }
 
   private async waitUntilSaved(characterId: number): Promise<void> {
@@ -269,9 +293,11 @@ export class Realm implements GameRouter {
 
   private onJoined(host: ZoneHost, sessionId: number, playerId: number): void {
     const placement = this.placements.get(sessionId);
-    if (!placement || placement.session.closing) {
-      // The connection went away while the join was queued.
-      host.queue({ type: 'leave', entityId: playerId, reason: 'disconnected' });
+    if (!placement || placement.session.closing || placement.superseded) {
+      // The connection went away (or another took the character) while the join was queued.
+      if (placement) placement.playerId = playerId;
+      const reason = placement?.superseded ? 'takenOver' : 'disconnected';
+      host.queue({ type: 'leave', entityId: playerId, reason });
       return;
     }
     placement.playerId = playerId;
@@ -294,7 +320,7 @@ export class Realm implements GameRouter {
     host.players.delete(e.playerId);
     const placement = this.placements.get(e.sessionId);
     if (!placement || placement.playerId !== e.playerId) return;
-    this.placements.delete(e.sessionId);
+    this.removePlacement(e.sessionId);
     const session = placement.session;
     session.entityId = undefined;
     session.characterId = undefined;
