@@ -64,6 +64,8 @@ export class Dispatcher implements ConnectionListener {
   readonly sessions = new Map<number, Session>();
   private readonly perAddress = new Map<string, number>();
   private readonly closeListeners: SessionListener[] = [];
+  /** Sessions already taken out of the game (see leaveGame). */
+  private readonly leftGame = new WeakSet<Session>();
   private readonly drainWaiters: (() => void)[] = [];
   private accepting = true;
   private pendingRefusals = 0;
@@ -120,6 +122,7 @@ export class Dispatcher implements ConnectionListener {
     this.perAddress.set(conn.remoteAddress, (this.perAddress.get(conn.remoteAddress) ?? 0) + 1);
     connections.inc({ transport: conn.transport });
     session.log.debug({ transport: conn.transport, address: conn.remoteAddress }, 'connection opened');
+    session.onClosing = (s) => this.leaveGame(s);
     return new SessionInput(session, this, this.options);
   }
 
@@ -146,13 +149,28 @@ export class Dispatcher implements ConnectionListener {
     const reason = session.closeReason ?? transportReason;
     disconnects.inc({ reason });
     session.log.debug({ reason }, 'connection closed');
+    this.leaveGame(session);
     try {
-      this.options.router.sessionClosed?.(session);
       for (const listener of this.closeListeners) listener(session);
     } catch (e) {
       session.log.error({ err: e }, 'session close listener failed');
     }
     this.checkDrained();
+  }
+
+  /**
+   * Takes the session out of the game once: when the server decides to close it (a slow
+   * consumer leaves others' views at once, not after its socket's close grace) or when the
+   * connection is gone, whichever comes first.
+   */
+  private leaveGame(session: Session): void {
+    if (this.leftGame.has(session)) return;
+    this.leftGame.add(session);
+    try {
+      this.options.router.sessionClosed?.(session);
+    } catch (e) {
+      session.log.error({ err: e }, 'session close listener failed');
+    }
   }
 
   private checkDrained(): void {

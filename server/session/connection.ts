@@ -54,6 +54,8 @@ export class Session {
   /** Why the server closed it, once it has decided to; a peer hang-up leaves it unset. */
   closeReason: string | undefined;
   readonly log: Logger;
+  /** Called once the server has decided to close this session (set by the dispatch core). */
+  onClosing: ((session: Session) => void) | undefined;
   private readonly gone = new AbortController();
 
   constructor(
@@ -116,5 +118,7 @@ export class Session {
     if (this.closeReason !== undefined) return;
     this.closeReason = reason;
     this.conn.close(reason);
+    // The socket may take a while to finish closing; the game need not wait for it.
+    this.onClosing?.(this);
   }
 }
