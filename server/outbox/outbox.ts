@@ -10,12 +10,15 @@
  *     write when the flush scheduler runs after the tick.
  */
 import { byName, WorldTick } from '../../shared/protocol/index.js';
-import type { ServerPacket } from '../../shared/protocol/index.js';
+import type { Delivery, ServerPacket } from '../../shared/protocol/index.js';
 import type { Connection } from '../transport/connection.js';
 import type { WorldEvent, WorldMessage } from '../world/index.js';
 
-/** Where a player's frames go; undefined when the player has no live connection. */
-export type Recipients = (playerId: number) => Connection | undefined;
+/** A player's connection, and the tick it last got a WorldTick frame in. */
+interface Recipient {
+  readonly conn: Connection;
+  tick: number;
+}
 
 export interface OutboxStats {
   /** Distinct frames encoded in the last tick. */
@@ -30,18 +33,21 @@ export interface OutboxStats {
 
 export class Outbox {
   readonly stats: OutboxStats = { encoded: 0, queued: 0, dropped: 0, recipients: 0 };
+  private readonly recipients = new Map<number, Recipient>();
+  /** Messages already encoded this tick (a message object may reach several events). */
   private frames = new Map<WorldMessage, Uint8Array>();
-  /** The tick each connection last got its WorldTick frame in. */
-  private tickOf = new WeakMap<Connection, number>();
   private tick = 0;
   private tickFrame: Uint8Array | undefined;
   private serverTime = 0;
 
-  constructor(
-    private readonly recipients: Recipients,
-    /** Every player in the zone, for zone-wide messages. */
-    private readonly zoneMembers: () => Iterable<number>,
-  ) {}
+  /** From now on, `playerId`'s frames go to `conn`. */
+  add(playerId: number, conn: Connection): void {
+    this.recipients.set(playerId, { conn, tick: -1 });
+  }
+
+  remove(playerId: number): void {
+    this.recipients.delete(playerId);
+  }
 
   /** Queues one tick's events on the connections of the players they are for. */
   deliver(events: readonly WorldEvent[], tick: number, serverTime: number): void {
@@ -53,20 +59,32 @@ export class Outbox {
     for (const e of events) {
       switch (e.type) {
         case 'toPlayer':
+          this.sendTo(e.playerId, e.msg);
+          break;
         case 'spawn':
         case 'despawn':
-          this.send(e.type === 'toPlayer' ? e.playerId : e.observerId, e.msg);
+          this.sendTo(e.observerId, e.msg);
           break;
-        case 'toObservers':
-          for (const id of e.observers) this.send(id, e.msg);
-          if (e.self) this.send(e.entityId, e.msg);
+        case 'toObservers': {
+          const def = definition(e.msg);
+          const frame = this.frameOf(e.msg, def);
+          const ids = e.observers;
+          for (let i = 0; i < ids.length; i++) this.queue(ids[i]!, frame, def.delivery);
+          if (e.self) this.queue(e.entityId, frame, def.delivery);
           break;
-        case 'toPlayers':
-          for (const id of e.playerIds) this.send(id, e.msg);
+        }
+        case 'toPlayers': {
+          const def = definition(e.msg);
+          const frame = this.frameOf(e.msg, def);
+          for (const id of e.playerIds) this.queue(id, frame, def.delivery);
           break;
-        case 'toZone':
-          for (const id of this.zoneMembers()) this.send(id, e.msg);
+        }
+        case 'toZone': {
+          const def = definition(e.msg);
+          const frame = this.frameOf(e.msg, def);
+          for (const id of this.recipients.keys()) this.queue(id, frame, def.delivery);
           break;
+        }
         default:
           // joined, save, leftWorld: session bookkeeping, handled by the zone host.
           break;
@@ -75,23 +93,38 @@ export class Outbox {
     this.frames.clear();
   }
 
-  private send(playerId: number, msg: WorldMessage): void {
-    const conn = this.recipients(playerId);
-    if (!conn || conn.closed) return;
-    const def = byName(msg.packet) as ServerPacket;
+  private sendTo(playerId: number, msg: WorldMessage): void {
+    if (!this.recipients.has(playerId)) return;
+    const def = definition(msg);
+    this.queue(playerId, this.frameOf(msg, def), def.delivery);
+  }
+
+  private frameOf(msg: WorldMessage, def: ServerPacket): Uint8Array {
     let frame = this.frames.get(msg);
     if (!frame) {
       frame = def.encode(msg.data as never);
       this.frames.set(msg, frame);
       this.stats.encoded++;
     }
-    if (this.tickOf.get(conn) !== this.tick) {
-      this.tickOf.set(conn, this.tick);
+    return frame;
+  }
+
+  private queue(playerId: number, frame: Uint8Array, delivery: Delivery): void {
+    const r = this.recipients.get(playerId);
+    if (!r) return;
+    const conn = r.conn;
+    if (conn.closed) return;
+    if (r.tick !== this.tick) {
+      r.tick = this.tick;
       this.tickFrame ??= WorldTick.encode({ tick: this.tick, serverTime: this.serverTime });
       conn.send(this.tickFrame, WorldTick.delivery);
       this.stats.recipients++;
     }
-    if (conn.send(frame, def.delivery)) this.stats.queued++;
+    if (conn.send(frame, delivery)) this.stats.queued++;
     else this.stats.dropped++;
   }
+}
+
+function definition(msg: WorldMessage): ServerPacket {
+  return byName(msg.packet) as ServerPacket;
 }

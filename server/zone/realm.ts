@@ -305,7 +305,7 @@ export class Realm implements GameRouter {
     session.entityId = playerId;
     session.characterId = placement.characterId;
     session.state = 'inWorld';
-    host.players.set(playerId, session);
+    host.bind(playerId, session);
   }
 
   private onSave(host: ZoneHost, e: Extract<WorldEvent, { type: 'save' }>): void {
@@ -317,7 +317,7 @@ export class Realm implements GameRouter {
   }
 
   private onLeftWorld(host: ZoneHost, e: Extract<WorldEvent, { type: 'leftWorld' }>): void {
-    host.players.delete(e.playerId);
+    host.unbind(e.playerId);
     const placement = this.placements.get(e.sessionId);
     if (!placement || placement.playerId !== e.playerId) return;
     this.removePlacement(e.sessionId);
@@ -371,7 +371,7 @@ export class Realm implements GameRouter {
       placement?.playerId !== undefined ? entityById(placement.host.world, placement.playerId) : undefined;
     if (!placement || !self) return;
     const found = this.findPlayer(to);
-    const target = found && found.host.players.get(found.player.id);
+    const target = found && found.host.sessionOf(found.player.id);
     if (!found || !target) {
       session.error('ERR_NO_SUCH_PLAYER', `${to} is not online`, { fatal: false, opcode });
       return;

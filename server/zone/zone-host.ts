@@ -19,8 +19,8 @@ export interface ZoneHostHooks {
 
 export class ZoneHost {
   private inputs: WorldInput[] = [];
-  /** Player entity id -> its session, for the outbox. */
-  readonly players = new Map<number, Session>();
+  /** Player entity id -> its session. */
+  private readonly sessions = new Map<number, Session>();
   readonly outbox: Outbox;
 
   constructor(
@@ -28,10 +28,22 @@ export class ZoneHost {
     private readonly rng: Rng,
     private readonly hooks: ZoneHostHooks,
   ) {
-    this.outbox = new Outbox(
-      (playerId) => this.players.get(playerId)?.conn,
-      () => this.world.players.keys(),
-    );
+    this.outbox = new Outbox();
+  }
+
+  /** From now on the player's packets go to this session. */
+  bind(playerId: number, session: Session): void {
+    this.sessions.set(playerId, session);
+    this.outbox.add(playerId, session.conn);
+  }
+
+  unbind(playerId: number): void {
+    this.sessions.delete(playerId);
+    this.outbox.remove(playerId);
+  }
+
+  sessionOf(playerId: number): Session | undefined {
+    return this.sessions.get(playerId);
   }
 
   get name(): string {
