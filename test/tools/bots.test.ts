@@ -1,0 +1,100 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { loadConfig } from '../../server/config.js';
+import { startWyvern, type WyvernHandle } from '../../server/main.js';
+import { botCharacterName, quantize } from '../../tools/bots/bot.js';
+import { LatencyHistogram } from '../../tools/bots/histogram.js';
+import { NavGrid, planArea } from '../../tools/bots/nav.js';
+import { runSwarm } from '../../tools/bots/swarm.js';
+
+describe('bot swarm against a real server', () => {
+  let server: WyvernHandle;
+  let dir: string;
+
+  beforeAll(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'wyvern-bots-'));
+    const config = loadConfig(
+      {
+        HOST: '127.0.0.1',
+        HTTP_PORT: '0',
+        TCP_PORT: '0',
+        LOG_LEVEL: 'silent',
+        DATA_DIR: 'data/test',
+        DATABASE_URL: `sqlite:${join(dir, 'wyvern.db')}`,
+        SRP_WORKERS: '1',
+        SHUTDOWN_TIMEOUT_MS: '2000',
+      },
+      [],
+    );
+    server = await startWyvern(config, { seed: 7 });
+  }, 20_000);
+
+  afterAll(async () => {
+    await server?.stop();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('brings six bots over tcp and ws into the world and measures move latency without errors', async () => {
+    const summary = await runSwarm({
+      count: 6,
+      duration: 3,
+      transport: 'mix',
+      tcpPort: server.tcpPort,
+      httpPort: server.httpPort,
+      area: { kind: 'rect', area: { x: 60, y: 60, w: 120, h: 120 } },
+      progress: false,
+      castChance: 0,
+      chatChance: 0.5,
+    });
+    expect(summary.grow.inWorld).toBe(6);
+    expect(summary.grow.failed).toBe(0);
+    expect(summary.play.latency.count).toBeGreaterThan(0);
+    expect(summary.play.errors).toEqual({});
+    expect(summary.play.disconnects).toBe(0);
+    expect(summary.play.inView.players).toBeGreaterThan(0);
+  }, 20_000);
+});
+
+describe('bot helpers', () => {
+  it('quantizes a coordinate as EntityMove carries it', () => {
+    expect(quantize(0)).toBe(0);
+    expect(quantize(4096)).toBe(65535);
+    expect(quantize(1000)).toBe(Math.round(Math.fround(1000) * (65535 / 4096)));
+  });
+
+  it('names characters with letters only, distinct per bot', () => {
+    const names = new Set([1, 2, 25, 26, 27, 4000].map(botCharacterName));
+    expect(names.size).toBe(6);
+    for (const n of names) expect(n).toMatch(/^[A-Za-z]{3,16}$/);
+  });
+
+  it('reads percentiles from the latency histogram', () => {
+    const h = new LatencyHistogram();
+    for (let i = 1; i <= 100; i++) h.record(i);
+    expect(h.quantile(0.5)).toBeCloseTo(50.1, 1);
+    expect(h.quantile(0.99)).toBeCloseTo(99.1, 1);
+    expect(h.summary().count).toBe(100);
+  });
+
+  it('walks around a wall along the distance field', () => {
+    const nav = new NavGrid({ width: 400, height: 400, obstacles: [{ x: 190, y: 0, w: 20, h: 300 }] });
+    const goal = nav.anchorFor({ x: 300, y: 100 });
+    let at = { x: 100, y: 100 };
+    for (let i = 0; i < 200 && nav.field(goal)[nav.cellOf(at)] !== 0; i++) {
+      const next = nav.nextStep(at, goal);
+      if (!next) break;
+      at = next;
+    }
+    expect(nav.field(goal)[nav.cellOf(at)]).toBe(0);
+  });
+
+  it('sizes the spread area for the wanted number in view, capped at the zone', () => {
+    const zone = { width: 2000, height: 2000, obstacles: [] };
+    const small = planArea({ zone, count: 101, interestRadius: 250, playersInView: 40 });
+    expect(small.w).toBeCloseTo(Math.sqrt((100 * Math.PI * 250 * 250) / 40), 0);
+    const big = planArea({ zone, count: 10_000, interestRadius: 250, playersInView: 40 });
+    expect(big.w).toBeLessThan(2000);
+  });
+});

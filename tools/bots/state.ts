@@ -1,0 +1,178 @@
+/**
+ * What every bot of one process shares: options, counters, latency histograms, the zone's
+ * navigation grid, the area bots live in, the entity-id -> bot table the latency match
+ * reads, and the one SRP verifier all bot accounts are registered with.
+ */
+import type { WyvernClient } from '../../shared/client/client.js';
+import { makeVerifier } from '../../shared/client/srp.js';
+import type { ZoneInfoPayload } from '../../shared/client/world-view.js';
+import type { Bot } from './bot.js';
+import { LatencyHistogram } from './histogram.js';
+import { NavGrid, type Area } from './nav.js';
+
+export interface SwarmOptions {
+  host: string;
+  tcpPort: number;
+  httpPort: number;
+  /** 'mix' alternates tcp and ws by bot number. */
+  transport: 'tcp' | 'ws' | 'mix';
+  /** Account names are prefix + n. */
+  prefix: string;
+  password: string;
+  /** Logins in flight at once. */
+  loginConcurrency: number;
+  /** Most new connections per second (0: only the concurrency bounds it). */
+  connectRate: number;
+  pingIntervalMs: number;
+  /** MoveInputs a second while walking. */
+  moveHz: number;
+  /** How far from home a bot roams. */
+  roamRadius: number;
+  /** Chance, at each pause between walks, to cast at a mob / to say something. */
+  castChance: number;
+  chatChance: number;
+  /** Print a progress line a second. */
+  progress: boolean;
+  log: (line: string) => void;
+}
+
+export const DEFAULT_SWARM_OPTIONS: SwarmOptions = {
+  host: '127.0.0.1',
+  tcpPort: 7777,
+  httpPort: 8080,
+  transport: 'tcp',
+  prefix: 'bot',
+  password: 'wyvern-bot-password',
+  loginConcurrency: 32,
+  connectRate: 0,
+  pingIntervalMs: 2_000,
+  moveHz: 10,
+  roamRadius: 90,
+  castChance: 0.15,
+  chatChance: 0.02,
+  progress: true,
+  log: (line) => process.stdout.write(`${line}\n`),
+};
+
+export interface Counters {
+  movesSent: number;
+  entityMoves: number;
+  unmatched: number;
+  framesIn: number;
+  bytesIn: number;
+  corrections: number;
+  casts: number;
+  chats: number;
+  disconnects: number;
+  loginFailures: number;
+  logins: number;
+}
+
+export function zeroCounters(): Counters {
+  return {
+    movesSent: 0,
+    entityMoves: 0,
+    unmatched: 0,
+    framesIn: 0,
+    bytesIn: 0,
+    corrections: 0,
+    casts: 0,
+    chats: 0,
+    disconnects: 0,
+    loginFailures: 0,
+    logins: 0,
+  };
+}
+
+export interface SpellChoice {
+  id: number;
+  range: number;
+  castTime: number;
+}
+
+/**
+ * The identity every bot account's SRP verifier is made for. SRP-6a's proofs here are
+ * M1 = H(A, B, S) and M2 = H(A, M1, S) (the identity enters only x = H(salt, H(I:P)), i.e.
+ * the verifier), so one verifier made once serves every bot account, and registering a
+ * thousand bots costs one verifier computation instead of a thousand.
+ */
+const SHARED_IDENTITY = 'wyvernbot';
+
+export class SwarmState {
+  readonly counters = zeroCounters();
+  /** Since the last progress line. */
+  readonly window = {
+    latency: new LatencyHistogram(),
+    rtt: new LatencyHistogram(),
+    counters: zeroCounters(),
+  };
+  /** Since the last markPhase (the bench's measuring window). */
+  readonly phase = {
+    latency: new LatencyHistogram(),
+    rtt: new LatencyHistogram(),
+    login: new LatencyHistogram(),
+  };
+  readonly errors = new Map<string, number>();
+  readonly disconnectReasons = new Map<string, number>();
+  /** Player entity id -> the bot playing it. */
+  readonly botsByEntity: (Bot | undefined)[] = [];
+  nav: NavGrid | undefined;
+  area: Area | undefined;
+  zone: ZoneInfoPayload | undefined;
+  /** From the first EnterWorld. */
+  interestRadius = 250;
+  /** Where the first bot entered the world (new characters start there). */
+  entry: { x: number; y: number } | undefined;
+  /** Called once the zone is known (the first bot entered). */
+  onZone: (() => void) | undefined;
+  private verifierMade: Promise<{ salt: Uint8Array; verifier: Uint8Array }> | undefined;
+  private spell: SpellChoice | null | undefined;
+
+  constructor(readonly options: SwarmOptions) {}
+
+  get credentials(): { identity: string; password: string } {
+    return { identity: SHARED_IDENTITY, password: this.options.password };
+  }
+
+  verifier(): Promise<{ salt: Uint8Array; verifier: Uint8Array }> {
+    return (this.verifierMade ??= makeVerifier(SHARED_IDENTITY, this.options.password));
+  }
+
+  zoneKnown(zone: ZoneInfoPayload): void {
+    if (this.zone) return;
+    this.zone = zone;
+    this.nav = new NavGrid(zone);
+    this.onZone?.();
+  }
+
+  damageSpell(client: WyvernClient): SpellChoice | undefined {
+    if (this.spell === undefined) {
+      const damage = (client.spellBook?.spells ?? []).filter((sp) => sp.kind === 'damage');
+      damage.sort((a, b) => a.castTime - b.castTime);
+      const sp = damage[0];
+      this.spell = sp ? { id: sp.id, range: sp.range, castTime: sp.castTime } : null;
+    }
+    return this.spell ?? undefined;
+  }
+
+  latency(ms: number): void {
+    this.window.latency.record(ms);
+    this.phase.latency.record(ms);
+  }
+
+  rtt(ms: number): void {
+    this.window.rtt.record(ms);
+    this.phase.rtt.record(ms);
+  }
+
+  countError(code: string): void {
+    this.errors.set(code, (this.errors.get(code) ?? 0) + 1);
+  }
+
+  botClosed(bot: Bot, wasInWorld: boolean, reason: string): void {
+    if (this.botsByEntity[bot.entityId] === bot) this.botsByEntity[bot.entityId] = undefined;
+    if (!wasInWorld) return;
+    this.counters.disconnects++;
+    this.disconnectReasons.set(reason, (this.disconnectReasons.get(reason) ?? 0) + 1);
+  }
+}
