@@ -11,7 +11,7 @@
  * (state check included), so login steps never race.
  */
 import { DecodeError, DecodeErrorCode } from '../../shared/codec/errors.js';
-import { FrameDecoder, HEADER_SIZE } from '../../shared/codec/frame.js';
+import { FrameDecoder, type Frame } from '../../shared/codec/frame.js';
 import type { ClientPacket, PayloadOf, ServerPacket } from '../../shared/protocol/define.js';
 import type { ErrorCode } from '../../shared/protocol/errors.js';
 import { byOpcode, type AnyClientPacket } from '../../shared/protocol/registry.js';
@@ -211,7 +211,7 @@ class SessionInput implements ConnectionInput {
       this.decoder.push(chunk);
       for (let frame = this.decoder.next(); frame !== undefined; frame = this.decoder.next()) {
         opcode = frame.opcode;
-        this.frame(frame.opcode, frame.payload);
+        this.frame(frame);
         if (session.closing) return;
         opcode = 0;
       }
@@ -243,18 +243,19 @@ class SessionInput implements ConnectionInput {
     this.dispatcher.sessionClosed(this.session, reason);
   }
 
-  private frame(opcode: number, payload: Uint8Array): void {
+  private frame(frame: Frame): void {
+    const opcode = frame.opcode;
     const packet = byOpcode(opcode);
     if (!packet || packet.dir !== 'c2s') {
       framesIn.add(opcode);
-      bytesIn.add(opcode, payload.length + HEADER_SIZE);
+      bytesIn.add(opcode, frame.size);
       const what = packet ? `${packet.name} is sent by the server, not the client` : 'no such packet';
       this.reject('ERR_UNKNOWN_OPCODE', `opcode 0x${opcode.toString(16).padStart(4, '0')}: ${what}`, opcode);
       return;
     }
     const def = packet as AnyClientPacket;
     framesIn.add(opcode);
-    bytesIn.add(opcode, payload.length + HEADER_SIZE);
+    bytesIn.add(opcode, frame.size);
     const session = this.session;
     if (!this.pending && !def.states.includes(session.state)) {
       this.wrongState(def);
@@ -265,7 +266,7 @@ class SessionInput implements ConnectionInput {
       this.reject('ERR_RATE_LIMITED', `${def.name}: over the '${rateClass}' rate limit`, opcode);
       return;
     }
-    const value = def.decode(payload);
+    const value = def.decodeFrame(frame);
     const run = this.pending ? this.pending.then(() => this.dispatch(def, value)) : this.dispatch(def, value);
     if (run) {
       this.pending = run;

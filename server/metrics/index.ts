@@ -116,8 +116,12 @@ export const storeSaveSeconds = new Histogram({
 
 export const tickSeconds = new Histogram({
   name: 'wyvern_tick_seconds',
-  help: 'Duration of one world tick.',
-  buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25],
+  help: 'Duration of one world tick (simulation, outbox and the flush of every connection).',
+  // Fine around the 50 ms budget of a 20 Hz tick, where p99 is judged.
+  buckets: [
+    0.001, 0.0025, 0.005, 0.0075, 0.01, 0.015, 0.02, 0.025, 0.03, 0.035, 0.04, 0.045, 0.05, 0.06, 0.075, 0.1,
+    0.15, 0.25, 0.5, 1,
+  ],
   registers: [registry],
 });
 
