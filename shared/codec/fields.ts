@@ -216,7 +216,7 @@ export const varint: Field<number> = {
     write: (x) =>
       `if (!(${x} >= 0 && ${x} <= 0xffffffff && Math.floor(${x}) === ${x})) E.range('varint', ${x}); ` +
       `if (${x} < 0x80) { b[p++] = ${x}; } else if (${x} < 0x4000) { b[p++] = (${x} & 0x7f) | 0x80; b[p++] = ${x} >>> 7; } ` +
-      `else { let y = ${x}; while (y >= 0x80) { b[p++] = (y & 0x7f) | 0x80; y = Math.floor(y / 128); } b[p++] = y; }`,
+      `else { let y = ${x}; while (y >= 0x80) { b[p++] = (y & 0x7f) | 0x80; y >>>= 7; } b[p++] = y; }`,
     read: (x) =>
       `${need(1)} ${x} = b[p++]; if (${x} >= 0x80) { r.pos = p; ${x} = E.varintTail(r); p = r.pos; }`,
   },

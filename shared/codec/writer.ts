@@ -103,7 +103,7 @@ export class Writer {
     let at = this.pos;
     while (v >= 0x80) {
       b[at++] = (v & 0x7f) | 0x80;
-      v = Math.floor(v / 128);
+      v >>>= 7; // exact: v is a u32 here
     }
     b[at++] = v;
     this.pos = at;
@@ -122,14 +122,19 @@ export class Writer {
   string(s: string, maxBytes: number, prefixBytes: 1 | 2): void {
     const start = this.pos;
     this.ensure(prefixBytes + s.length * 3);
-    let len: number;
     const body = start + prefixBytes;
-    if (isShortAscii(s)) {
-      for (let i = 0; i < s.length; i++) this.buf[body + i] = s.charCodeAt(i);
-      len = s.length;
-    } else {
-      len = utf8.encodeInto(s, this.buf.subarray(body)).written;
+    const b = this.buf;
+    const n = s.length;
+    // Copy while it is ASCII (names, most chat); anything else goes through TextEncoder.
+    let i = 0;
+    if (n <= 64) {
+      for (; i < n; i++) {
+        const c = s.charCodeAt(i);
+        if (c > 0x7f) break;
+        b[body + i] = c;
+      }
     }
+    const len = i === n ? n : utf8.encodeInto(s, b.subarray(body)).written;
     if (len > maxBytes) throw new EncodeError(`string of ${len} bytes exceeds ${maxBytes}`);
     if (prefixBytes === 1) this.buf[start] = len;
     else this.view.setUint16(start, len, true);
@@ -146,10 +151,4 @@ export class Writer {
   bytes(): Uint8Array {
     return this.buf;
   }
-}
-
-function isShortAscii(s: string): boolean {
-  if (s.length > 64) return false;
-  for (let i = 0; i < s.length; i++) if (s.charCodeAt(i) > 0x7f) return false;
-  return true;
 }
