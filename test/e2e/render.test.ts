@@ -4,23 +4,22 @@
  * a page on an insecure origin gets the crypto.subtle.digest polyfill SRP needs.
  * Screenshots land in test-results/. Needs /usr/bin/chromium (apt-get install chromium).
  */
-import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync } from 'node:fs';
-import { dirname, join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
+  REPO_ROOT,
   chromiumAvailable,
+  distinctColours,
+  ensureClientBuilt,
   launchBrowser,
   serveStatic,
   type Browser,
   type StaticServer,
 } from '../helpers/browser.js';
 
-const root = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
-const dist = join(root, 'web-client/dist');
-const results = join(root, 'test-results');
+const results = join(REPO_ROOT, 'test-results');
 const INSECURE_HOST = 'wyvern.test';
 
 const skip = !chromiumAvailable();
@@ -40,34 +39,13 @@ async function view(page: Page): Promise<PageView> {
   });
 }
 
-/** Distinct colours among sampled pixels of a PNG screenshot, decoded by the page itself. */
-async function distinctColours(page: Page, png: Buffer): Promise<number> {
-  return page.evaluate(async (b64) => {
-    const img = new Image();
-    img.src = `data:image/png;base64,${b64}`;
-    await img.decode();
-    const c = document.createElement('canvas');
-    c.width = img.width;
-    c.height = img.height;
-    const ctx = c.getContext('2d') as CanvasRenderingContext2D;
-    ctx.drawImage(img, 0, 0);
-    const data = ctx.getImageData(0, 0, c.width, c.height).data;
-    const seen = new Set<number>();
-    for (let i = 0; i < data.length; i += 4 * 97) {
-      seen.add(((data[i] as number) << 16) | ((data[i + 1] as number) << 8) | (data[i + 2] as number));
-    }
-    return seen.size;
-  }, png.toString('base64'));
-}
-
 describe.skipIf(skip)('browser client in headless Chromium', () => {
   let server: StaticServer;
   let browser: Browser;
 
   beforeAll(async () => {
-    // Always a fresh build: a stale dist would test yesterday's client.
-    execFileSync('npx', ['vite', 'build', '--logLevel', 'error'], { cwd: root, stdio: 'inherit' });
-    if (!existsSync(join(dist, 'index.html'))) throw new Error('vite build produced no index.html');
+    // `npm test` has just built the client; run alone, this builds it if it was never built.
+    const dist = await ensureClientBuilt();
     mkdirSync(results, { recursive: true });
     server = await serveStatic(dist);
     browser = await launchBrowser({ args: [`--host-resolver-rules=MAP ${INSECURE_HOST} 127.0.0.1`] });

@@ -1,16 +1,22 @@
 /**
  * Headless Chromium for end-to-end tests: Debian's /usr/bin/chromium driven by
- * playwright-core, a fresh profile in a temp dir per launch, and a tiny static file server
- * for the built client (web-client/dist). WebGL runs on SwiftShader (software), so Pixi
- * renders without a GPU.
+ * playwright-core, a fresh profile in a temp dir per launch, a tiny static file server for
+ * the built client (web-client/dist), and `ensureClientBuilt` for a checkout that has not
+ * built it yet. WebGL runs on SwiftShader (software), so Pixi renders without a GPU.
  */
+import { execFileSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { existsSync, mkdirSync, rmSync, statSync } from 'node:fs';
 import { mkdtemp, readFile, rm, stat } from 'node:fs/promises';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
-import { extname, join, normalize, resolve, sep } from 'node:path';
+import { dirname, extname, join, normalize, resolve, sep } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { chromium, type BrowserContext, type Page } from 'playwright-core';
-import { existsSync } from 'node:fs';
+
+export const REPO_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
+export const CLIENT_DIST = join(REPO_ROOT, 'web-client/dist');
 
 export const CHROMIUM_PATH = process.env['WYVERN_CHROMIUM'] ?? '/usr/bin/chromium';
 
@@ -116,4 +122,69 @@ export async function serveStatic(root: string): Promise<StaticServer> {
         server.close(() => ok());
       }),
   };
+}
+
+/** A lock older than this is left over from a killed build and is taken over. */
+const STALE_BUILD_LOCK_MS = 5 * 60_000;
+
+/**
+ * Makes sure web-client/dist holds a built client. `npm test` builds before the tests run, so
+ * this normally finds index.html and returns; when a test file is run on its own in a fresh
+ * checkout it builds once. Test files run in parallel workers: a lock directory (mkdir is
+ * atomic) lets one of them build while the others wait for it.
+ */
+export async function ensureClientBuilt(timeoutMs = 120_000): Promise<string> {
+  const index = join(CLIENT_DIST, 'index.html');
+  const lock = join(
+    tmpdir(),
+    `wyvern-client-build-${createHash('sha1').update(REPO_ROOT).digest('hex').slice(0, 12)}.lock`,
+  );
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    if (existsSync(index) && !existsSync(lock)) return CLIENT_DIST;
+    if (takeLock(lock)) {
+      try {
+        if (!existsSync(index)) {
+          execFileSync('npx', ['vite', 'build', '--logLevel', 'error'], { cwd: REPO_ROOT, stdio: 'inherit' });
+        }
+      } finally {
+        rmSync(lock, { recursive: true, force: true });
+      }
+      if (!existsSync(index)) throw new Error('vite build produced no web-client/dist/index.html');
+      return CLIENT_DIST;
+    }
+    if (Date.now() > deadline) throw new Error(`gave up waiting for another build of the client (${lock})`);
+    await new Promise((ok) => setTimeout(ok, 250));
+  }
+}
+
+function takeLock(lock: string): boolean {
+  try {
+    mkdirSync(lock);
+    return true;
+  } catch {
+    const age = Date.now() - (statSync(lock, { throwIfNoEntry: false })?.mtimeMs ?? Date.now());
+    if (age > STALE_BUILD_LOCK_MS) rmSync(lock, { recursive: true, force: true });
+    return false;
+  }
+}
+
+/** Distinct colours among sampled pixels of a PNG screenshot, decoded by the page itself. */
+export async function distinctColours(page: Page, png: Buffer): Promise<number> {
+  return page.evaluate(async (b64) => {
+    const img = new Image();
+    img.src = `data:image/png;base64,${b64}`;
+    await img.decode();
+    const c = document.createElement('canvas');
+    c.width = img.width;
+    c.height = img.height;
+    const ctx = c.getContext('2d') as CanvasRenderingContext2D;
+    ctx.drawImage(img, 0, 0);
+    const data = ctx.getImageData(0, 0, c.width, c.height).data;
+    const seen = new Set<number>();
+    for (let i = 0; i < data.length; i += 4 * 97) {
+      seen.add(((data[i] as number) << 16) | ((data[i + 1] as number) << 8) | (data[i + 2] as number));
+    }
+    return seen.size;
+  }, png.toString('base64'));
 }

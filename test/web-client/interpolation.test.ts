@@ -36,6 +36,16 @@ describe('EntityTrack', () => {
     expect(track.raw.x).toBe(50);
   });
 
+  it('extrapolates a player who stopped only briefly, then settles where the server has them', () => {
+    const track = new EntityTrack(0, 0, 0, 0);
+    for (let t = 50; t <= 500; t += 50) track.push(t, t / 10, 0, 0);
+    expect(track.sample(600).x).toBeCloseTo(60);
+    expect(track.sample(650).x).toBeCloseTo(65);
+    expect(track.sample(700).x).toBeCloseTo(60);
+    expect(track.sample(800).x).toBeCloseTo(50);
+    expect(track.sample(5000).x).toBeCloseTo(50);
+  });
+
   it('walks a mob path with the same positions as positionAlongPath', () => {
     const track = new EntityTrack(100, 100, 0, 0);
     const waypoints = [

@@ -157,4 +157,17 @@ describe('client world from server packets', () => {
     expect(world.drawnPosition(world.selfEntity()!, 100)).toMatchObject({ x: 90, y: 90 });
     expect(pr.corrections).toBe(1);
   });
+
+  it('keeps predicting the own character through an echo of its own move or spawn', () => {
+    const world = enteredWorld();
+    const pr = world.self!.predictor;
+    pr.step(1, 0, 500); // 60 units right of the spawn, not yet acknowledged
+    feed(world, 100, (w) => {
+      WorldTick.write(w, { tick: 2, serverTime: T0 + 100 });
+      EntityMove.write(w, { id: 1, x: 100, y: 100, facing: 0 });
+      EntitySpawn.write(w, spawn(1, 100, 100, 'player'));
+    });
+    expect(world.drawnPosition(world.selfEntity()!, 100)).toMatchObject({ x: 160, y: 100 });
+    expect(pr.corrections).toBe(0);
+  });
 });

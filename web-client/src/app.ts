@@ -18,13 +18,14 @@ import { DemoServer } from './net/demo.js';
 import { LinkLabTransport, type FrameObserver } from './net/link-lab-transport.js';
 import { PacketFeed } from './net/packet-feed.js';
 import { parseChat } from './state/chat-command.js';
+import { disconnectText, type ByeValue } from './state/disconnect.js';
 import { isMovementKey, movementFromKeys } from './state/input.js';
 import { CLEAN_LINK, type LinkSettings } from './state/link-lab.js';
 import { NetStats } from './state/net-stats.js';
 import { ClientWorld, type Incoming } from './state/world.js';
 import type { WorldRenderer } from './render/renderer.js';
 import { h, fill, errorText } from './ui/dom.js';
-import { Hud } from './ui/hud.js';
+import { ACTION_SLOTS, Hud } from './ui/hud.js';
 import { NetPanel } from './ui/net-panel.js';
 import { characterScreen, loginScreen } from './ui/screens.js';
 
@@ -50,6 +51,8 @@ export async function startApp(
   let screen: Screen = 'loading';
   let connection: Connection | undefined;
   let lab: LinkLabTransport | undefined;
+  /** The player asked to close the connection: its close is no news to report. */
+  let loggingOut = false;
   const link: LinkSettings = { ...CLEAN_LINK };
   const held = new Set<string>();
 
@@ -66,6 +69,8 @@ export async function startApp(
     cast: (slot) => castSlot(slot),
     chat: (line) => chat(line),
   });
+  // Ghosts of raw server positions explain the netcode; in plain play they are clutter.
+  renderer.overlays.ghosts = params.has('net');
   const panel = new NetPanel(
     { overlays: renderer.overlays, toggles: world.toggles, link },
     {
@@ -101,16 +106,22 @@ export async function startApp(
 
   const ensureConnected = async (): Promise<WyvernClient> => {
     if (connection && !connection.client.isClosed) return connection.client;
+    let bye: ByeValue | undefined;
+    let fatal: string | undefined;
     try {
       connection = await connect({
         link,
         observe,
-        onPacket: (name, value) => applyPacket({ name, value } as Incoming),
+        onPacket: (name, value) => {
+          if (name === 'Bye') bye = value as ByeValue;
+          applyPacket({ name, value } as Incoming);
+        },
         onClose: (reason) => {
           world.leave();
           connection = undefined;
           lab = undefined;
-          showLogin(`Disconnected: ${reason}.`);
+          showLogin(loggingOut ? 'Logged out.' : disconnectText(reason, bye, fatal));
+          loggingOut = false;
         },
       });
     } catch (err) {
@@ -118,7 +129,8 @@ export async function startApp(
     }
     lab = connection.lab;
     connection.client.onError = (err) => {
-      if (screen === 'world') world.notice(err.message, performance.now());
+      if (err.fatal) fatal = err.message;
+      else if (screen === 'world') world.notice(err.message, performance.now());
     };
     send = (def, value) => {
       connection?.client.send(def, value);
@@ -159,6 +171,7 @@ export async function startApp(
             showWorld();
           },
           logout: () => {
+            loggingOut = true;
             connection?.client.close('logged out');
           },
         },
@@ -260,8 +273,8 @@ export async function startApp(
     } else if (e.key === 'Tab') {
       e.preventDefault();
       world.cycleTarget(performance.now());
-    } else if (e.key >= '1' && e.key <= '4') {
-      castSlot(Number(e.key) - 1);
+    } else if (/^Digit[1-9]$/.test(e.code) && Number(e.code.slice(5)) <= ACTION_SLOTS) {
+      castSlot(Number(e.code.slice(5)) - 1);
     } else if (e.key === 'Enter') {
       e.preventDefault();
       hud.chatInput.focus();

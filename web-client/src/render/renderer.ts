@@ -347,11 +347,9 @@ export class WorldRenderer {
       const me = world.selfEntity();
       const p = me ? world.drawnPosition(me, now) : undefined;
       if (p) {
-        g.circle(ox + p.x * scale, oy + p.y * scale, world.self.interestRadius * scale).stroke({
-          width: 1,
-          color: 0x3dd6ff,
-          alpha: 0.6,
-        });
+        const box = { x: ox, y: oy, w: mw, h: mh };
+        arcInside(g, ox + p.x * scale, oy + p.y * scale, world.self.interestRadius * scale, box);
+        g.stroke({ width: 1, color: 0x3dd6ff, alpha: 0.6 });
       }
     }
     for (const e of world.entities.values()) {
@@ -359,6 +357,36 @@ export class WorldRenderer {
       const colour =
         e.id === world.self?.id ? SELF_COLOUR : !e.alive ? 0x777777 : e.kind === 'mob' ? 0xff5a4a : 0xe8f4ff;
       g.circle(ox + p.x * scale, oy + p.y * scale, e.id === world.self?.id ? 3 : 2).fill(colour);
+    }
+  }
+}
+
+/**
+ * The parts of a circle that lie inside a box, as line segments (Pixi masks are costly on
+ * the canvas renderer, and the minimap must not spill its interest ring over the world).
+ */
+function arcInside(
+  g: Graphics,
+  cx: number,
+  cy: number,
+  r: number,
+  box: { x: number; y: number; w: number; h: number },
+): void {
+  const inside = (x: number, y: number) =>
+    x >= box.x && x <= box.x + box.w && y >= box.y && y <= box.y + box.h;
+  const steps = 64;
+  let penDown = false;
+  for (let i = 0; i <= steps; i++) {
+    const a = (i / steps) * Math.PI * 2;
+    const x = cx + Math.cos(a) * r;
+    const y = cy + Math.sin(a) * r;
+    if (!inside(x, y)) {
+      penDown = false;
+    } else if (penDown) {
+      g.lineTo(x, y);
+    } else {
+      g.moveTo(x, y);
+      penDown = true;
     }
   }
 }

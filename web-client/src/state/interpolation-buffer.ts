@@ -5,6 +5,7 @@
  */
 import {
   INTERPOLATION_DELAY_MS,
+  MAX_EXTRAPOLATION_MS,
   facingOf,
   sampleSnapshots,
   type Snapshot,
@@ -74,9 +75,19 @@ export class EntityTrack {
     this.cap();
   }
 
-  /** Smooth position at server time t. */
+  /**
+   * Smooth position at server time t. Past the newest snapshot the entity is extrapolated for
+   * up to MAX_EXTRAPOLATION_MS (a late packet then costs no stutter); if still nothing comes,
+   * it has most likely stopped there, so it glides back to the newest snapshot over the same
+   * time instead of standing on a guess (in a wall, past a corner) until the track is trimmed.
+   */
   sample(t: number): Snapshot {
-    return sampleSnapshots(this.snapshots, t) ?? this.raw;
+    const last = this.snapshots[this.snapshots.length - 1];
+    if (!last || t <= last.t) return sampleSnapshots(this.snapshots, t) ?? this.raw;
+    const past = t - last.t;
+    const ahead = past <= MAX_EXTRAPOLATION_MS ? past : Math.max(0, 2 * MAX_EXTRAPOLATION_MS - past);
+    const p = sampleSnapshots(this.snapshots, last.t + ahead) ?? this.raw;
+    return { ...p, t };
   }
 
   /** Where the server has the entity at server time `now` (latest move, or along its path). */

@@ -359,6 +359,7 @@ export class ClientWorld {
     this.cooldowns.clear();
     this.targetId = undefined;
     this.logoutAt = undefined;
+    this.notices.length = 0;
   }
 
   private enter(v: PayloadOf<typeof EnterWorld>, localNow: number): void {

@@ -1,6 +1,6 @@
 /**
  * The in-world HUD (DOM over the canvas): own and target frames, the action bar with spells
- * on keys 1-4 (cooldowns and mana), the own cast bar, notices, and the chat box.
+ * on keys 1-5 (cooldowns and mana), the own cast bar, notices, and the chat box.
  */
 import type { ClientWorld } from '../state/world.js';
 import { h, fill } from './dom.js';
@@ -10,7 +10,8 @@ export interface HudActions {
   chat(line: string): void;
 }
 
-export const ACTION_SLOTS = 4;
+/** A new character knows five spells: every one gets a key. */
+export const ACTION_SLOTS = 5;
 
 export class Hud {
   readonly root: HTMLElement;
