@@ -370,6 +370,8 @@ export function addPlayer(w: World, sessionId: number, c: SavedCharacter, now: n
       interestRadius: w.rules.interestRadius,
     },
   });
+  // The kill count and the rest of the own stats, which EnterWorld does not carry.
+  toPlayer(w, p.id, statsMessage(p));
   return p;
 }
 

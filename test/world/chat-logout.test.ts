@@ -98,7 +98,7 @@ describe('logout', () => {
     expect(ev.find((e) => e.type === 'leftWorld')).toMatchObject({ reason: 'disconnected' });
   });
 
-  it('a join input emits joined, then ZoneInfo, SpellBook and EnterWorld to the player', () => {
+  it('a join input emits joined, then ZoneInfo, SpellBook, EnterWorld and PlayerStats to the player', () => {
     const w = world();
     join(w, player({ x: 120, y: 500 }));
     const ev = tick(w, [{ type: 'join', sessionId: 42, character: player({ name: 'Nim' }) }], 100);
@@ -108,7 +108,7 @@ describe('logout', () => {
     const order = ev
       .filter((e) => e.type === 'toPlayer' && e.playerId === id)
       .map((e) => ('msg' in e ? e.msg.packet : ''));
-    expect(order).toEqual(['ZoneInfo', 'SpellBook', 'EnterWorld']);
+    expect(order).toEqual(['ZoneInfo', 'SpellBook', 'EnterWorld', 'PlayerStats']);
     expect(received(ev, id, 'EnterWorld')[0]).toMatchObject({
       name: 'Nim',
       x: 100,
