@@ -4,7 +4,7 @@
  * Writes bench/results/codec.json. Not a test: figures vary with the machine; ratios travel.
  */
 import { writeFileSync, mkdirSync } from 'node:fs';
-import { pack, unpack } from 'msgpackr';
+import { decode as unpack, encode as pack } from '@msgpack/msgpack';
 import { FrameDecoder, Writer } from '../shared/codec/index.js';
 import {
   byOpcode,
