@@ -55,13 +55,14 @@ class TcpConnection extends BaseConnection {
   }
 }
 
-export interface TcpListener {
+export interface Listening {
   readonly port: number;
   /** Stops accepting; open connections are left to their owner. */
   stopAccepting(): void;
-  /** Stops accepting and waits until every socket of this listener is closed. */
+  /** Stops accepting and resolves once the server has closed (after `beforeClose`). */
   close(): Promise<void>;
 }
+export type TcpListener = Listening;
 
 export function listenTcp(opts: {
   host: string;
@@ -82,9 +83,19 @@ export function listenTcp(opts: {
     : net.createServer(onSocket);
   // A handshake that fails (plain bytes on a TLS port, a bad client hello) is the peer's problem.
   server.on('tlsClientError', (_e: Error, socket: net.Socket) => socket.destroy());
+  return listen(server, opts.port, opts.host);
+}
+
+/** Binds a node:net (or http/tls) server and reports the port it got. */
+export function listen(
+  server: net.Server,
+  port: number,
+  host: string,
+  beforeClose?: () => void,
+): Promise<Listening> {
   return new Promise((resolve, reject) => {
     server.once('error', reject);
-    server.listen(opts.port, opts.host, () => {
+    server.listen(port, host, () => {
       server.off('error', reject);
       const address = server.address() as net.AddressInfo;
       const closed = new Promise<void>((done) => server.once('close', () => done()));
@@ -96,6 +107,7 @@ export function listenTcp(opts: {
         stopAccepting,
         close: () => {
           stopAccepting();
+          beforeClose?.();
           return closed;
         },
       });

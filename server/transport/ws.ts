@@ -9,7 +9,7 @@ import type net from 'node:net';
 import { WebSocketServer, type RawData, type WebSocket } from 'ws';
 import { BaseConnection, TransportErrorCode, type ConnectionListener } from './connection.js';
 import { handleHttp } from './http.js';
-import { normalizeAddress } from './tcp.js';
+import { listen, normalizeAddress } from './tcp.js';
 import type { HttpServerHandle, HttpServerOptions } from './web.js';
 
 const CLOSE_GRACE_MS = 2000;
@@ -59,7 +59,7 @@ function toBytes(data: RawData): Uint8Array {
   return data;
 }
 
-export function listenWs(opts: HttpServerOptions): Promise<HttpServerHandle> {
+export async function listenWs(opts: HttpServerOptions): Promise<HttpServerHandle> {
   const onRequest = (req: http.IncomingMessage, res: http.ServerResponse) => {
     void handleHttp(req.method ?? 'GET', req.url ?? '/', opts.routes, opts.site).then((reply) => {
       res.writeHead(reply.status, reply.headers);
@@ -90,26 +90,9 @@ export function listenWs(opts: HttpServerOptions): Promise<HttpServerHandle> {
   });
   server.on('clientError', (_e: Error, socket: net.Socket) => socket.destroy());
 
-  return new Promise((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(opts.port, opts.host, () => {
-      server.off('error', reject);
-      const address = server.address() as net.AddressInfo;
-      const closed = new Promise<void>((done) => server.once('close', () => done()));
-      const stopAccepting = () => {
-        if (server.listening) server.close();
-      };
-      resolve({
-        engine: 'ws',
-        port: address.port,
-        stopAccepting,
-        close: () => {
-          stopAccepting();
-          wss.close();
-          server.closeAllConnections();
-          return closed;
-        },
-      });
-    });
+  const listening = await listen(server, opts.port, opts.host, () => {
+    wss.close();
+    server.closeAllConnections();
   });
+  return { engine: 'ws', ...listening };
 }
