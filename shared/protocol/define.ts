@@ -85,44 +85,69 @@ function codec<F extends Fields>(opcode: number, name: string, fields: F): Packe
   }
   // Reserve room for the whole frame up front when it is small, so field writes never grow.
   const smallMax = maxSize <= 1024 ? maxSize : 0;
-  const write = (w: Writer, value: InferFields<F>): void => {
-    const start = w.pos;
-    w.ensure(HEADER_SIZE + smallMax);
-    w.pos += HEADER_SIZE;
-    try {
-      payload.write(w, value);
-    } catch (e) {
-      // A refused value leaves the writer as it was, so the rest of a batch stays intact.
-      w.pos = start;
-      throw e;
-    }
-    const size = w.pos - start;
-    if (size > MAX_FRAME_SIZE) throw new EncodeError(`${name}: frame of ${size} bytes is too large`);
-    const b = w.buf;
-    const crc = crc16(b, start + HEADER_SIZE, w.pos);
-    b[start] = size;
-    b[start + 1] = size >>> 8;
-    b[start + 2] = opcode;
-    b[start + 3] = opcode >>> 8;
-    b[start + 4] = crc;
-    b[start + 5] = crc >>> 8;
+  // Each packet gets its own copy of the frame code (one Function per packet), so the calls
+  // inside it see one payload codec each and V8 can inline them; a shared closure would see
+  // every packet's codec at the same call site and stay generic.
+  const frameCode = new Function(
+    'payload',
+    'crc16',
+    'reader',
+    'fail',
+    `return {
+      write(w, value) {
+        const start = w.pos;
+        w.ensure(${HEADER_SIZE + smallMax});
+        w.pos += ${HEADER_SIZE};
+        try {
+          payload.write(w, value);
+        } catch (e) {
+          w.pos = start; // a refused value leaves the writer as it was, so a batch stays intact
+          throw e;
+        }
+        const size = w.pos - start;
+        if (size > ${MAX_FRAME_SIZE}) fail.tooLarge(size);
+        const b = w.buf;
+        const crc = crc16(b, start + ${HEADER_SIZE}, w.pos);
+        b[start] = size;
+        b[start + 1] = size >>> 8;
+        b[start + 2] = ${opcode & 0xff};
+        b[start + 3] = ${opcode >>> 8};
+        b[start + 4] = crc;
+        b[start + 5] = crc >>> 8;
+      },
+      read(r) {
+        const value = payload.read(r);
+        if (r.pos !== r.end) fail.overlong(r.end - r.pos);
+        return value;
+      },
+      decodeFrame(frame) {
+        const r = reader.reset(frame.bytes, frame.start, frame.end);
+        const value = payload.read(r);
+        if (r.pos !== r.end) fail.overlong(r.end - r.pos);
+        return value;
+      },
+    };`,
+  )(payload, crc16, reader, {
+    tooLarge(size: number): never {
+      throw new EncodeError(`${name}: frame of ${size} bytes is too large`);
+    },
+    overlong(left: number): never {
+      throw new DecodeError(DecodeErrorCode.Overlong, `${name}: ${left} byte(s) after the last field`);
+    },
+  }) as {
+    write(w: Writer, value: InferFields<F>): void;
+    read(r: Reader): InferFields<F>;
+    decodeFrame(frame: Frame): InferFields<F>;
   };
-  const read = (r: Reader): InferFields<F> => {
-    const value = payload.read(r);
-    if (r.remaining !== 0) {
-      throw new DecodeError(DecodeErrorCode.Overlong, `${name}: ${r.remaining} byte(s) after the last field`);
-    }
-    return value;
-  };
+  const write = frameCode.write;
+  const read = frameCode.read;
   return {
     payload,
     maxSize,
     decode(bytes) {
       return read(reader.reset(bytes));
     },
-    decodeFrame(frame) {
-      return read(reader.reset(frame.bytes, frame.start, frame.end));
-    },
+    decodeFrame: frameCode.decodeFrame,
     encode(value) {
       scratch.reset();
       write(scratch, value);
