@@ -304,6 +304,10 @@ async function main(argv: readonly string[]): Promise<void> {
     process.exit(1);
   }
   const server = await startWyvern(config);
+  // The log is JSON for machines; this line is for the person who just typed npm start.
+  process.stdout.write(
+    `\nWyvern is running: open ${server.url} in a browser; native clients connect to TCP port ${server.tcpPort}.\n\n`,
+  );
   let signalled = false;
   const onSignal = (signal: NodeJS.Signals) => {
     if (signalled) {
