@@ -9,7 +9,7 @@
 import { distance } from '../../shared/game/movement.js';
 import type { SpellFailReason } from '../../shared/protocol/index.js';
 import { engage, killMob } from './mobs.js';
-import { randomInt } from './rng.js';
+import { randomInt } from '../../shared/game/rng.js';
 import type { Entity, Player, SpellData } from './types.js';
 import {
   entityById,

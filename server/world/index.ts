@@ -1,8 +1,8 @@
 /** The zone simulation's public face: data, state, step, and the helpers the session layer needs. */
 export { DataError, loadWorldData, parseWorldData, SPAWN_SAFE_RADIUS } from './data.js';
 export type { DataSource, WorldSources } from './data.js';
-export { mulberry32, randomInt, randomRange } from './rng.js';
-export type { Rng } from './rng.js';
+export { mulberry32, randomInt, randomRange } from '../../shared/game/rng.js';
+export type { Rng } from '../../shared/game/rng.js';
 export { step, utf8Length } from './step.js';
 export type { StepResult } from './step.js';
 export {

@@ -18,7 +18,7 @@ import {
 } from '../../shared/game/movement.js';
 import { applyDamage } from './combat.js';
 import { showToPlayersNear } from './interest.js';
-import { randomInt, randomRange, type Rng } from './rng.js';
+import { randomInt, randomRange, type Rng } from '../../shared/game/rng.js';
 import type { Mob, MobRoute, Player } from './types.js';
 import { despawnForObservers, healthMessage, toObservers, wireCoord, type World } from './world.js';
 

@@ -23,7 +23,7 @@ import { ChatSend, ErrorCode, errorMessage, MAX_CHAT_BYTES } from '../../shared/
 import { breakCast, finishCasts, landProjectiles, regenerate, respawnPlayers, startCast } from './combat.js';
 import { updateInterest } from './interest.js';
 import { simulateMobs, updateDeadMobs } from './mobs.js';
-import type { Rng } from './rng.js';
+import type { Rng } from '../../shared/game/rng.js';
 import type { Player, WorldEvent, WorldInput } from './types.js';
 import {
   addPlayer,

@@ -5,7 +5,7 @@
 import { blocked, clampToZone, insideZone, maxMoveDistance } from '../../shared/game/movement.js';
 import { MOB_ID_BASE } from '../../shared/protocol/index.js';
 import { Grid } from './grid.js';
-import { randomInt, type Rng } from './rng.js';
+import { randomInt, type Rng } from '../../shared/game/rng.js';
 import type {
   Entity,
   LeaveReason,

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { lerpAngle, sampleSnapshots, type Snapshot } from '../../shared/game/interpolation.js';
-import { positionAlongPath } from '../../shared/game/path.js';
+import { positionAlongPath } from '../../shared/game/movement.js';
 import { EntityTrack, SnapshotClock } from '../../web-client/src/state/interpolation-buffer.js';
 
 const snap = (t: number, x: number, y = 0, facing = 0): Snapshot => ({ t, x, y, facing });

@@ -1,8 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { DelayQueue, MIN_RTO_MS, seededRng } from '../../web-client/src/state/link-lab.js';
+import { mulberry32 } from '../../shared/game/rng.js';
+import { DelayQueue, MIN_RTO_MS } from '../../web-client/src/state/link-lab.js';
 
 const queue = (latencyMs: number, jitterMs = 0, lossPercent = 0, seed = 1) =>
-  new DelayQueue<number>({ latencyMs, jitterMs, lossPercent }, seededRng(seed));
+  new DelayQueue<number>({ latencyMs, jitterMs, lossPercent }, mulberry32(seed));
 
 describe('link lab delay queue', () => {
   it('holds each message for the added latency', () => {

@@ -11,7 +11,7 @@ import {
   type Snapshot,
 } from '../../../shared/game/interpolation.js';
 import type { Vec2 } from '../../../shared/game/movement.js';
-import { positionAlongPath } from '../../../shared/game/path.js';
+import { positionAlongPath } from '../../../shared/game/movement.js';
 
 /** Snapshots older than this behind the drawn time are dropped (one older one is kept). */
 const KEEP_BEHIND_MS = 1000;

@@ -82,15 +82,3 @@ export class DelayQueue<T> {
     return this.held.splice(0, this.held.length).map((h) => h.item);
   }
 }
-
-/** A small seeded generator (mulberry32) for tests and reproducible demos. */
-export function seededRng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
