@@ -330,10 +330,9 @@ export class Realm implements GameRouter {
   private flushSaves(): Promise<unknown> {
     const ids = this.leavingIds;
     this.leavingIds = [];
-    const started = performance.now();
     const run = this.opts.saver.flush().then(
       (report) => {
-        if (report.count > 0) storeSaveSeconds.observe((performance.now() - started) / 1000);
+        if (report.count > 0) storeSaveSeconds.observe(report.ms / 1000);
         return report;
       },
       (err: unknown) => {
@@ -341,6 +340,10 @@ export class Realm implements GameRouter {
       },
     );
     for (const id of ids) this.leaving.set(id, run);
+    // Forget the wait once written, unless a newer save of the same character replaced it.
+    void run.then(() => {
+      for (const id of ids) if (this.leaving.get(id) === run) this.leaving.delete(id);
+    });
     return run;
   }
 
