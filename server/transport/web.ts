@@ -38,40 +38,50 @@ export interface HttpServerHandle {
   close(): Promise<void>;
 }
 
-let cached: { uws?: Uws; error?: string } | undefined;
+export interface UwsLoad {
+  uws?: Uws;
+  error?: string;
+}
 
-/** The native uWebSockets.js module, or why it cannot be had. */
-export function loadNativeUws(): { uws?: Uws; error?: string } {
-  if (cached) return cached;
+let cached: UwsLoad | undefined;
+
+/**
+ * The native uWebSockets.js module, or why it cannot be had. `abi` is the Node module ABI
+ * whose binary is wanted (this process's by default; tests ask for one that does not exist).
+ */
+export function loadNativeUws(abi: string = process.versions.modules): UwsLoad {
+  const mine = abi === process.versions.modules;
+  if (mine && cached) return cached;
+  const result = loadUwsBinary(abi);
+  if (mine) cached = result;
+  return result;
+}
+
+function loadUwsBinary(abi: string): UwsLoad {
   try {
     const require = createRequire(import.meta.url);
     const pkgDir = path.dirname(require.resolve('uWebSockets.js/package.json'));
-    const binary = path.join(
-      pkgDir,
-      'binaries',
-      `uws_${process.platform}_${process.arch}_${process.versions.modules}.node`,
-    );
-    if (!existsSync(binary)) {
-      cached = { error: `no native build for Node ABI ${process.versions.modules} (${process.version})` };
-      return cached;
-    }
+    const binary = path.join(pkgDir, 'binaries', `uws_${process.platform}_${process.arch}_${abi}.node`);
+    if (!existsSync(binary)) return { error: `no native build for Node ABI ${abi} (${process.version})` };
     const uws = require(binary) as Uws;
     // The JavaScript shim has App but no SSLApp or getParts; a native build has all three.
     const native =
       typeof uws.App === 'function' &&
       typeof uws.SSLApp === 'function' &&
       typeof (uws as { getParts?: unknown }).getParts === 'function';
-    cached = native ? { uws } : { error: 'the loaded module is not the native build' };
+    return native ? { uws } : { error: 'the loaded module is not the native build' };
   } catch (e) {
-    cached = { error: (e as Error).message.split('\n')[0] };
+    return { error: (e as Error).message.split('\n')[0] };
   }
-  return cached;
 }
 
 /** Picks the engine for a configured choice; `note` explains a fallback, once, for the log. */
-export function chooseEngine(choice: WsEngineChoice): { engine: WsEngine; uws?: Uws; note?: string } {
+export function chooseEngine(
+  choice: WsEngineChoice,
+  load: () => UwsLoad = loadNativeUws,
+): { engine: WsEngine; uws?: Uws; note?: string } {
   if (choice === 'ws') return { engine: 'ws' };
-  const { uws, error } = loadNativeUws();
+  const { uws, error } = load();
   if (uws) return { engine: 'uws', uws };
   if (choice === 'uws') throw new Error(`WS_ENGINE=uws: uWebSockets.js native build unavailable: ${error}`);
   return { engine: 'ws', note: `uWebSockets.js native build unavailable (${error}); using ws` };
