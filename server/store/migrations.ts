@@ -7,6 +7,7 @@
  * Ids come from AUTOINCREMENT / IDENTITY, which never reuse a deleted id: a late save for a
  * deleted character can then never land on a newer one.
  */
+import { StoreError } from './types.js';
 
 export interface Migration {
   readonly version: number;
@@ -98,3 +99,17 @@ export const migrations: readonly Migration[] = [
 ];
 
 export const LATEST_SCHEMA_VERSION = migrations.reduce((max, m) => Math.max(max, m.version), 0);
+
+/**
+ * The migrations a database at schema `current` still needs, in order. A database newer than
+ * this server is refused rather than run against code that does not know its schema.
+ */
+export function pendingMigrations(current: number): readonly Migration[] {
+  if (current > LATEST_SCHEMA_VERSION) {
+    throw new StoreError(
+      'schema',
+      `database schema version ${current} is newer than this server (${LATEST_SCHEMA_VERSION})`,
+    );
+  }
+  return migrations.filter((m) => m.version > current);
+}

@@ -4,7 +4,7 @@
  * transaction however many characters it holds.
  */
 import pg from 'pg';
-import { migrations, SCHEMA_VERSION_TABLE, LATEST_SCHEMA_VERSION } from './migrations.js';
+import { pendingMigrations, SCHEMA_VERSION_TABLE } from './migrations.js';
 import {
   accountFromRow,
   characterFromRow,
@@ -119,14 +119,7 @@ export class PostgresStore implements Store {
       await client.query(SCHEMA_VERSION_TABLE.postgres);
       const { rows } = await client.query('SELECT MAX(version) AS v FROM schema_version');
       const current = Number(rows[0]?.v ?? 0);
-      if (current > LATEST_SCHEMA_VERSION) {
-        throw new StoreError(
-          'schema',
-          `database schema version ${current} is newer than this server (${LATEST_SCHEMA_VERSION})`,
-        );
-      }
-      for (const m of migrations) {
-        if (m.version <= current) continue;
+      for (const m of pendingMigrations(current)) {
         await client.query(m.postgres);
         await client.query('INSERT INTO schema_version (version, name, applied_at) VALUES ($1, $2, $3)', [
           m.version,

@@ -7,7 +7,7 @@
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
-import { migrations, SCHEMA_VERSION_TABLE, LATEST_SCHEMA_VERSION } from './migrations.js';
+import { pendingMigrations, SCHEMA_VERSION_TABLE } from './migrations.js';
 import {
   accountFromRow,
   characterFromRow,
@@ -97,14 +97,7 @@ export class SqliteStore implements Store {
       .transaction(() => {
         const row = this.db.prepare('SELECT MAX(version) AS v FROM schema_version').get() as Row;
         const current = Number(row.v ?? 0);
-        if (current > LATEST_SCHEMA_VERSION) {
-          throw new StoreError(
-            'schema',
-            `database schema version ${current} is newer than this server (${LATEST_SCHEMA_VERSION})`,
-          );
-        }
-        for (const m of migrations) {
-          if (m.version <= current) continue;
+        for (const m of pendingMigrations(current)) {
           this.db.exec(m.sqlite);
           this.db
             .prepare('INSERT INTO schema_version (version, name, applied_at) VALUES (?, ?, ?)')
