@@ -10,7 +10,7 @@
  * reconnect never loads a stale row.
  */
 import { ChatMessage, EnterWorldRequest, Whisper, WhoList } from '../../shared/protocol/index.js';
-import type { MoveInput } from '../../shared/protocol/index.js';
+import type { CastSpell, ChatSend, MoveInput } from '../../shared/protocol/index.js';
 import type { PayloadOf } from '../../shared/protocol/index.js';
 import type { AnyClientPacket } from '../../shared/protocol/registry.js';
 import type { GameRouter } from '../dispatch/router.js';
@@ -166,10 +166,11 @@ export class Realm implements GameRouter {
     const entityId = placement?.playerId;
     if (!placement || entityId === undefined) return;
     const host = placement.host;
-    const p = { def, payload } as { def: AnyClientPacket; payload: any };
-    switch (p.def.name) {
+    // Every input of every player passes here: switch on the name, no wrapper objects.
+    const name = (def as AnyClientPacket).name;
+    switch (name) {
       case 'MoveInput': {
-        const m = p.payload as PayloadOf<typeof MoveInput>;
+        const m = payload as PayloadOf<typeof MoveInput>;
         host.queue({
           type: 'move',
           entityId,
@@ -181,15 +182,19 @@ export class Realm implements GameRouter {
         });
         break;
       }
-      case 'CastSpell':
-        host.queue({ type: 'cast', entityId, spellId: p.payload.spellId, targetId: p.payload.targetId });
+      case 'CastSpell': {
+        const c = payload as PayloadOf<typeof CastSpell>;
+        host.queue({ type: 'cast', entityId, spellId: c.spellId, targetId: c.targetId });
         break;
+      }
       case 'CancelCast':
         host.queue({ type: 'cancelCast', entityId });
         break;
-      case 'ChatSend':
-        host.queue({ type: 'chat', entityId, channel: p.payload.channel, text: p.payload.text });
+      case 'ChatSend': {
+        const c = payload as PayloadOf<typeof ChatSend>;
+        host.queue({ type: 'chat', entityId, channel: c.channel, text: c.text });
         break;
+      }
       case 'LogoutRequest':
         host.queue({ type: 'logout', entityId });
         break;
@@ -205,17 +210,20 @@ export class Realm implements GameRouter {
   }
 
   world<P extends AnyClientPacket>(session: Session, def: P, payload: PayloadOf<P>): void {
-    const p = { def, payload } as { def: AnyClientPacket; payload: any };
-    switch (p.def.name) {
+    switch ((def as AnyClientPacket).name) {
       case 'EnterWorldRequest':
-        void this.enterWorld(session, p.payload.characterId as number).catch((err: unknown) => {
-          session.log.error({ err }, 'enter world failed');
-          session.error('ERR_INTERNAL', 'could not enter the world', { fatal: false, opcode: def.opcode });
-        });
+        void this.enterWorld(session, (payload as PayloadOf<typeof EnterWorldRequest>).characterId).catch(
+          (err: unknown) => {
+            session.log.error({ err }, 'enter world failed');
+            session.error('ERR_INTERNAL', 'could not enter the world', { fatal: false, opcode: def.opcode });
+          },
+        );
         break;
-      case 'Whisper':
-        this.whisper(session, p.payload.to as string, p.payload.text as string);
+      case 'Whisper': {
+        const w = payload as PayloadOf<typeof Whisper>;
+        this.whisper(session, w.to, w.text);
         break;
+      }
       case 'Who':
         this.who(session);
         break;
