@@ -65,9 +65,15 @@ export class ZoneHost {
     this.inputs = [];
     const { events } = step(this.world, inputs, now, this.rng);
     // Bind new players first: the rest of this tick's events include their first packets.
-    for (const e of events) if (e.type === 'joined') this.hooks.joined(this, e.sessionId, e.playerId);
-    this.outbox.deliver(events, this.world.tick, now);
+    // Saves and departures are handled after delivery, so a leaving player still gets its
+    // last packets; they are picked out in the same pass.
+    const after: WorldEvent[] = [];
     for (const e of events) {
+      if (e.type === 'joined') this.hooks.joined(this, e.sessionId, e.playerId);
+      else if (e.type === 'save' || e.type === 'leftWorld') after.push(e);
+    }
+    this.outbox.deliver(events, this.world.tick, now);
+    for (const e of after) {
       if (e.type === 'save') this.hooks.save(this, e);
       else if (e.type === 'leftWorld') this.hooks.leftWorld(this, e);
     }
