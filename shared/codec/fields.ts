@@ -31,7 +31,9 @@ export type FieldSpec =
   | { readonly type: 'optional'; readonly of: Field<unknown> }
   | { readonly type: 'enum'; readonly values: readonly (string | number)[] }
   | { readonly type: 'quantized'; readonly min: number; readonly max: number }
-  | { readonly type: 'struct'; readonly fields: Fields };
+  | { readonly type: 'struct'; readonly fields: Fields }
+  /** Entity records to the end of the payload (shared/protocol/records.ts owns the layout). */
+  | { readonly type: 'records' };
 
 export interface Field<T> {
   readonly spec: FieldSpec;

@@ -2,13 +2,13 @@
 import { t } from '../codec/index.js';
 
 /** Bumped on any wire change; Hello with another version gets ERR_VERSION. */
-export const PROTOCOL_VERSION = 1;
+export const PROTOCOL_VERSION = 2;
 
 /** Entity ids: players count up from 1, mobs from MOB_ID_BASE, so the two never meet. */
 export const entityId = t.varint;
 export const MOB_ID_BASE = 1 << 20;
 
-/** Zone coordinates are in [0, COORD_MAX]; moves broadcast them quantized to 1/16 unit. */
+/** Zone coordinates are in [0, COORD_MAX]; entity records carry them quantized to 1/16 unit. */
 export const COORD_MAX = 4096;
 export const coord = t.quantized(0, COORD_MAX);
 

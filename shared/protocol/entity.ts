@@ -1,68 +1,27 @@
-/** Entities entering and leaving view, health, death and respawn, 0x04xx. */
+/**
+ * Replication, 0x04xx: one WorldUpdate frame per client per tick carries everything it learns
+ * about the entities in its view (records.ts has the layout); the client's own stats.
+ */
 import { t } from '../codec/index.js';
-import { characterName, EntityKind, entityId } from './common.js';
+import { HEADER_SIZE, MAX_FRAME_SIZE } from '../codec/frame.js';
 import { definePacket } from './define.js';
+import { entityRecords } from './records.js';
 
-export const EntitySpawn = definePacket({
+/** Bytes of a WorldUpdate payload before its records: tick u32 and time f64. */
+export const WORLD_UPDATE_HEAD = 12;
+
+export const WorldUpdate = definePacket({
   opcode: 0x0401,
-  name: 'EntitySpawn',
+  name: 'WorldUpdate',
   dir: 's2c',
   delivery: 'reliable',
-  doc: 'An entity came into view (or into being) with its full state.',
+  doc: "One tick's entity records for this client (spawns, movement states, paths, despawns, health, deaths), first in the tick's batch; the records happened at `time`. Motion blocks may be skipped for a client that is behind, which then gets its view's full motion state once it catches up.",
   fields: {
-    id: entityId,
-    kind: t.enumOf(EntityKind),
-    /** Mob template id; 0 for players. */
-    template: t.u16,
-    name: characterName,
-    level: t.u8,
-    health: t.u32,
-    maxHealth: t.u32,
-    x: t.f32,
-    y: t.f32,
-    facing: t.angle,
-    speed: t.f32,
-    appearance: t.u8,
-    alive: t.bool,
+    tick: t.u32,
+    /** Server ms. */
+    time: t.f64,
+    records: entityRecords(MAX_FRAME_SIZE - HEADER_SIZE - WORLD_UPDATE_HEAD),
   },
-});
-
-export const DespawnReason = ['outOfRange', 'left', 'corpse'] as const;
-
-export const EntityDespawn = definePacket({
-  opcode: 0x0402,
-  name: 'EntityDespawn',
-  dir: 's2c',
-  delivery: 'reliable',
-  doc: 'An entity left view, left the world, or its corpse decayed.',
-  fields: { id: entityId, reason: t.enumOf(DespawnReason) },
-});
-
-export const HealthUpdate = definePacket({
-  opcode: 0x0403,
-  name: 'HealthUpdate',
-  dir: 's2c',
-  delivery: 'reliable',
-  doc: "An entity's health changed.",
-  fields: { id: entityId, health: t.u32, maxHealth: t.u32 },
-});
-
-export const Death = definePacket({
-  opcode: 0x0404,
-  name: 'Death',
-  dir: 's2c',
-  delivery: 'reliable',
-  doc: 'An entity died; killer 0 when none.',
-  fields: { id: entityId, killerId: entityId },
-});
-
-export const Respawn = definePacket({
-  opcode: 0x0405,
-  name: 'Respawn',
-  dir: 's2c',
-  delivery: 'reliable',
-  doc: 'A dead player is alive again at this place (the graveyard) with this health.',
-  fields: { id: entityId, x: t.f32, y: t.f32, health: t.u32, maxHealth: t.u32 },
 });
 
 export const PlayerStats = definePacket({

@@ -7,6 +7,7 @@ export * from './entity.js';
 export * from './errors.js';
 export * from './logout.js';
 export * from './movement.js';
+export * from './records.js';
 export * from './session.js';
 export * from './spell.js';
 export { byName, byOpcode, clientPackets, groups, packets, serverPackets } from './registry.js';

@@ -1,6 +1,5 @@
-/** Movement: client input, server acks and corrections, broadcasts, mob paths, 0x03xx. */
+/** Movement: the client's movement state, the server's acks and corrections, 0x03xx. */
 import { t } from '../codec/index.js';
-import { coord, entityId } from './common.js';
 import { definePacket } from './define.js';
 
 export const MoveInput = definePacket({
@@ -10,12 +9,17 @@ export const MoveInput = definePacket({
   target: 'zone',
   states: ['inWorld'],
   rate: 'move',
-  doc: 'Where the client has moved its own character (prediction); the server checks speed, bounds and walls.',
+  doc: 'Movement state of the own character (prediction): sent on start, stop and turn, and as a heartbeat while walking; the server checks speed, bounds and walls.',
   fields: {
     seq: t.u32,
+    /** Where the character is at clientTime. */
     x: t.f32,
     y: t.f32,
+    /** Heading while moving, facing while standing. */
     facing: t.angle,
+    moving: t.bool,
+    /** Units per second along facing while moving (below the character's speed when sliding along a wall). */
+    speed: t.f32,
     /** Client clock in ms when the input was made. */
     clientTime: t.f64,
   },
@@ -45,41 +49,4 @@ export const PositionCorrection = definePacket({
     facing: t.angle,
     reason: t.enumOf(CorrectionReason),
   },
-});
-
-export const EntityMove = definePacket({
-  opcode: 0x0304,
-  name: 'EntityMove',
-  dir: 's2c',
-  delivery: 'droppable',
-  doc: "An entity's newest position (only the newest per entity per tick is sent).",
-  fields: {
-    id: entityId,
-    x: coord,
-    y: coord,
-    facing: t.angle,
-  },
-});
-
-export const MobPath = definePacket({
-  opcode: 0x0305,
-  name: 'MobPath',
-  dir: 's2c',
-  delivery: 'reliable',
-  doc: 'A mob walks from its current position through the waypoints at speed, starting at startTime (server ms).',
-  fields: {
-    id: entityId,
-    startTime: t.f64,
-    speed: t.f32,
-    waypoints: t.list(t.struct({ x: coord, y: coord }), 16),
-  },
-});
-
-export const WorldTick = definePacket({
-  opcode: 0x0306,
-  name: 'WorldTick',
-  dir: 's2c',
-  delivery: 'droppable',
-  doc: "Opens a tick's batch: the updates after it happened at this server tick and time (for interpolation).",
-  fields: { tick: t.u32, serverTime: t.f64 },
 });

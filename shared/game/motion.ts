@@ -1,0 +1,44 @@
+/**
+ * Movement as state. An entity's motion is replicated as a state (where it was at a server
+ * time, whether it walks, its heading and speed), sent when it changes: start, stop, turn,
+ * a jump, and a low-rate heartbeat while walking. Observers dead-reckon from the newest
+ * state; the server re-sends a state as soon as its own dead reckoning of what observers
+ * draw strays more than MOTION_ERROR_UNITS from the truth.
+ */
+import type { Vec2 } from './movement.js';
+
+/** The server re-sends a walking entity's state at least this often. */
+export const MOTION_HEARTBEAT_MS = 1000;
+/** The server re-sends a state when observers' dead reckoning is off by more than this. */
+export const MOTION_ERROR_UNITS = 4;
+/** A client re-sends its own movement state this often while walking. */
+export const CLIENT_HEARTBEAT_MS = 250;
+/** A client re-sends its movement state when its heading turns by more than this (radians). */
+export const CLIENT_TURN_EPSILON = 0.02;
+/** A walking player whose inputs stop for this long is stopped by the server where it was. */
+export const INPUT_SILENCE_MS = 1000;
+/**
+ * Observers walk an entity on from its newest state for at most this long; past it, an
+ * entity whose updates stalled is held where it got to, not run on and pulled back.
+ */
+export const MAX_DEAD_RECKON_MS = MOTION_HEARTBEAT_MS + 500;
+
+export interface MotionState {
+  /** Position at time t. */
+  x: number;
+  y: number;
+  /** Server ms. */
+  t: number;
+  moving: boolean;
+  /** Heading while moving, facing while standing (radians). */
+  angle: number;
+  /** Units per second while moving. */
+  speed: number;
+}
+
+/** Where a state puts its entity at time `t` (never before the state, never past the hold). */
+export function deadReckon(s: MotionState, t: number, maxMs = MAX_DEAD_RECKON_MS): Vec2 {
+  if (!s.moving) return { x: s.x, y: s.y };
+  const dt = Math.min(Math.max(0, t - s.t), maxMs) / 1000;
+  return { x: s.x + Math.cos(s.angle) * s.speed * dt, y: s.y + Math.sin(s.angle) * s.speed * dt };
+}

@@ -1,0 +1,386 @@
+/**
+ * Entity records: the body of a WorldUpdate frame, everything a client learns about the
+ * entities in its view in one tick. The server encodes each interest cell's records once
+ * per tick and gives every observer of that cell the same bytes, so the body is a
+ * sequence of self-contained blocks; a client reads blocks until the payload ends.
+ *
+ *   body    := block*
+ *   block   := count varint (>= 1) · record × count
+ *   record  := idDelta varint · tag u8 · fields of the tag's kind
+ *              id = idDelta for a block's first record, else previous id + idDelta
+ *              (ids ascend within a block; 0 repeats the entity: a spawn then its motion)
+ *   tag     := kind (low 4 bits) | flags (high 4 bits)
+ *
+ *   kind 0 move     x coord · y coord · angle [· speed u16 if SPEED]
+ *                   MOVING 0x10: walking along `angle` at `speed` (the spawn's speed
+ *                   unless SPEED 0x40 says otherwise) from (x, y) at the frame's time;
+ *                   without it, standing at (x, y) facing `angle`.
+ *                   JUMP 0x20: a discontinuity (teleport, correction): snap, do not blend.
+ *   kind 1 path     x coord · y coord · speed u16 · count u8 · (x coord · y coord) × count
+ *                   walking from (x, y) through the waypoints from the frame's time
+ *   kind 2 spawn    entity u8 (0 player, 1 mob) · template u16 · name string(16) · level u8 ·
+ *                   health varint · maxHealth varint · speed u16 · appearance u8
+ *                   ALIVE 0x10. Always followed in its block by the same id's move or path.
+ *   kind 3 despawn  reason u8 (0 outOfRange, 1 left, 2 corpse)
+ *   kind 4 health   health varint · maxHealth varint
+ *   kind 5 death    killer varint (0: none)
+ *   kind 6 respawn  x coord · y coord · health varint · maxHealth varint
+ *
+ * coord: u16, value × 65535 / COORD_MAX (≈ 1/16 unit). angle: u8, 2π/256.
+ * speed: u16 in 1/16 units per second.
+ */
+import { DecodeError, DecodeErrorCode, EncodeError } from '../codec/errors.js';
+import type { Field } from '../codec/fields.js';
+import type { Reader } from '../codec/reader.js';
+import type { Writer } from '../codec/writer.js';
+import { COORD_MAX, EntityKind } from './common.js';
+
+export const RecordKind = {
+  Move: 0,
+  Path: 1,
+  Spawn: 2,
+  Despawn: 3,
+  Health: 4,
+  Death: 5,
+  Respawn: 6,
+} as const;
+
+export const MOVING = 0x10;
+export const JUMP = 0x20;
+export const SPEED = 0x40;
+export const ALIVE = 0x10;
+
+export const DespawnReason = ['outOfRange', 'left', 'corpse'] as const;
+export type DespawnReason = (typeof DespawnReason)[number];
+
+/** Waypoints a path record may carry. */
+export const MAX_PATH_POINTS = 16;
+const NAME_MAX = 16;
+
+export type MoveRecord = {
+  kind: 'move';
+  id: number;
+  x: number;
+  y: number;
+  /** Heading while moving, facing while standing (radians). */
+  angle: number;
+  moving: boolean;
+  jump: boolean;
+  /** Units per second when it differs from the entity's spawn speed. */
+  speed: number | undefined;
+};
+export type PathRecord = {
+  kind: 'path';
+  id: number;
+  x: number;
+  y: number;
+  speed: number;
+  waypoints: { x: number; y: number }[];
+};
+export type SpawnRecord = {
+  kind: 'spawn';
+  id: number;
+  entity: EntityKind;
+  /** Mob template id; 0 for players. */
+  template: number;
+  name: string;
+  level: number;
+  health: number;
+  maxHealth: number;
+  speed: number;
+  appearance: number;
+  alive: boolean;
+};
+export type DespawnRecord = { kind: 'despawn'; id: number; reason: DespawnReason };
+export type HealthRecord = { kind: 'health'; id: number; health: number; maxHealth: number };
+export type DeathRecord = { kind: 'death'; id: number; killerId: number };
+export type RespawnRecord = {
+  kind: 'respawn';
+  id: number;
+  x: number;
+  y: number;
+  health: number;
+  maxHealth: number;
+};
+
+export type EntityRecord =
+  MoveRecord | PathRecord | SpawnRecord | DespawnRecord | HealthRecord | DeathRecord | RespawnRecord;
+
+// ------------------------------------------------------------------ scalar helpers
+
+const COORD_SCALE = 65535 / COORD_MAX;
+const COORD_STEP = COORD_MAX / 65535;
+const TAU = Math.PI * 2;
+const ANGLE_STEP = TAU / 256;
+
+export function quantizeCoord(v: number): number {
+  const q = Math.round(v * COORD_SCALE);
+  return q < 0 ? 0 : q > 65535 ? 65535 : q;
+}
+
+export function dequantizeCoord(q: number): number {
+  return q * COORD_STEP;
+}
+
+export function quantizeAngle(a: number): number {
+  const turns = a / TAU;
+  return Math.round((turns - Math.floor(turns)) * 256) & 0xff;
+}
+
+export function quantizeSpeed(s: number): number {
+  const q = Math.round(s * 16);
+  return q < 0 ? 0 : q > 0xffff ? 0xffff : q;
+}
+
+function finite(v: number, what: string): number {
+  if (!Number.isFinite(v)) throw new EncodeError(`${what} must be finite: ${v}`);
+  return v;
+}
+
+function coord(w: Writer, v: number): void {
+  w.u16(quantizeCoord(finite(v, 'coord')));
+}
+
+// ------------------------------------------------------------------ writing
+
+/**
+ * Writes one block's records, in ascending id order, into `w`. The caller writes the
+ * block's count first (`w.varint(n)`) and passes each record's id delta.
+ */
+export const writeRecordBody = {
+  move(
+    w: Writer,
+    idDelta: number,
+    x: number,
+    y: number,
+    angle: number,
+    moving: boolean,
+    jump: boolean,
+    speed?: number,
+  ) {
+    w.varint(idDelta);
+    w.u8(RecordKind.Move | (moving ? MOVING : 0) | (jump ? JUMP : 0) | (speed !== undefined ? SPEED : 0));
+    coord(w, x);
+    coord(w, y);
+    w.u8(quantizeAngle(finite(angle, 'angle')));
+    if (speed !== undefined) w.u16(quantizeSpeed(finite(speed, 'speed')));
+  },
+  path(
+    w: Writer,
+    idDelta: number,
+    x: number,
+    y: number,
+    speed: number,
+    waypoints: readonly { x: number; y: number }[],
+  ) {
+    if (waypoints.length > MAX_PATH_POINTS) {
+      throw new EncodeError(`path of ${waypoints.length} waypoints exceeds ${MAX_PATH_POINTS}`);
+    }
+    w.varint(idDelta);
+    w.u8(RecordKind.Path);
+    coord(w, x);
+    coord(w, y);
+    w.u16(quantizeSpeed(finite(speed, 'speed')));
+    w.u8(waypoints.length);
+    for (const p of waypoints) {
+      coord(w, p.x);
+      coord(w, p.y);
+    }
+  },
+  spawn(w: Writer, idDelta: number, s: Omit<SpawnRecord, 'kind' | 'id'>) {
+    w.varint(idDelta);
+    w.u8(RecordKind.Spawn | (s.alive ? ALIVE : 0));
+    w.u8(s.entity === 'mob' ? 1 : 0);
+    w.u16(s.template);
+    w.string(s.name, NAME_MAX, 1);
+    w.u8(s.level);
+    w.varint(s.health);
+    w.varint(s.maxHealth);
+    w.u16(quantizeSpeed(finite(s.speed, 'speed')));
+    w.u8(s.appearance);
+  },
+  despawn(w: Writer, idDelta: number, reason: DespawnReason) {
+    w.varint(idDelta);
+    w.u8(RecordKind.Despawn);
+    w.u8(DespawnReason.indexOf(reason));
+  },
+  health(w: Writer, idDelta: number, health: number, maxHealth: number) {
+    w.varint(idDelta);
+    w.u8(RecordKind.Health);
+    w.varint(health);
+    w.varint(maxHealth);
+  },
+  death(w: Writer, idDelta: number, killerId: number) {
+    w.varint(idDelta);
+    w.u8(RecordKind.Death);
+    w.varint(killerId);
+  },
+  respawn(w: Writer, idDelta: number, x: number, y: number, health: number, maxHealth: number) {
+    w.varint(idDelta);
+    w.u8(RecordKind.Respawn);
+    coord(w, x);
+    coord(w, y);
+    w.varint(health);
+    w.varint(maxHealth);
+  },
+};
+
+/** Writes one record (object form: tests, tools and the spec's examples). */
+export function writeRecord(w: Writer, idDelta: number, r: EntityRecord): void {
+  const b = writeRecordBody;
+  switch (r.kind) {
+    case 'move':
+      return b.move(w, idDelta, r.x, r.y, r.angle, r.moving, r.jump, r.speed);
+    case 'path':
+      return b.path(w, idDelta, r.x, r.y, r.speed, r.waypoints);
+    case 'spawn':
+      return b.spawn(w, idDelta, r);
+    case 'despawn':
+      return b.despawn(w, idDelta, r.reason);
+    case 'health':
+      return b.health(w, idDelta, r.health, r.maxHealth);
+    case 'death':
+      return b.death(w, idDelta, r.killerId);
+    case 'respawn':
+      return b.respawn(w, idDelta, r.x, r.y, r.health, r.maxHealth);
+  }
+}
+
+/** Writes records as blocks: a new block starts wherever the id goes down. */
+export function writeRecords(w: Writer, records: readonly EntityRecord[]): void {
+  let i = 0;
+  while (i < records.length) {
+    let j = i + 1;
+    while (j < records.length && records[j]!.id >= records[j - 1]!.id) j++;
+    w.varint(j - i);
+    let prev = 0;
+    for (let k = i; k < j; k++) {
+      const r = records[k]!;
+      writeRecord(w, r.id - prev, r);
+      prev = r.id;
+    }
+    i = j;
+  }
+}
+
+// ------------------------------------------------------------------ reading
+
+function bad(code: DecodeErrorCode, message: string): never {
+  throw new DecodeError(code, message);
+}
+
+function readCoord(r: Reader): number {
+  return r.u16() * COORD_STEP;
+}
+
+function readSpeed(r: Reader): number {
+  return r.u16() / 16;
+}
+
+function readRecord(r: Reader, id: number): EntityRecord {
+  const tag = r.u8();
+  const flags = tag & 0xf0;
+  switch (tag & 0x0f) {
+    case RecordKind.Move: {
+      if (flags & 0x80) bad(DecodeErrorCode.BadEnum, `move record flags 0x${flags.toString(16)}`);
+      const x = readCoord(r);
+      const y = readCoord(r);
+      const angle = r.u8() * ANGLE_STEP;
+      const speed = flags & SPEED ? readSpeed(r) : undefined;
+      return {
+        kind: 'move',
+        id,
+        x,
+        y,
+        angle,
+        moving: (flags & MOVING) !== 0,
+        jump: (flags & JUMP) !== 0,
+        speed,
+      };
+    }
+    case RecordKind.Path: {
+      if (flags) bad(DecodeErrorCode.BadEnum, `path record flags 0x${flags.toString(16)}`);
+      const x = readCoord(r);
+      const y = readCoord(r);
+      const speed = readSpeed(r);
+      const n = r.u8();
+      if (n > MAX_PATH_POINTS)
+        bad(DecodeErrorCode.ListTooLong, `path of ${n} waypoints exceeds ${MAX_PATH_POINTS}`);
+      const waypoints: { x: number; y: number }[] = [];
+      for (let i = 0; i < n; i++) waypoints.push({ x: readCoord(r), y: readCoord(r) });
+      return { kind: 'path', id, x, y, speed, waypoints };
+    }
+    case RecordKind.Spawn: {
+      if (flags & ~ALIVE) bad(DecodeErrorCode.BadEnum, `spawn record flags 0x${flags.toString(16)}`);
+      const e = r.u8();
+      if (e > 1) bad(DecodeErrorCode.BadEnum, `entity kind ${e} is not below 2`);
+      return {
+        kind: 'spawn',
+        id,
+        entity: EntityKind[e]!,
+        template: r.u16(),
+        name: r.string(NAME_MAX, 1),
+        level: r.u8(),
+        health: r.varint(),
+        maxHealth: r.varint(),
+        speed: readSpeed(r),
+        appearance: r.u8(),
+        alive: (flags & ALIVE) !== 0,
+      };
+    }
+    case RecordKind.Despawn: {
+      if (flags) bad(DecodeErrorCode.BadEnum, `despawn record flags 0x${flags.toString(16)}`);
+      const i = r.u8();
+      const reason = DespawnReason[i];
+      if (reason === undefined) bad(DecodeErrorCode.BadEnum, `despawn reason ${i} is not below 3`);
+      return { kind: 'despawn', id, reason };
+    }
+    case RecordKind.Health:
+      if (flags) bad(DecodeErrorCode.BadEnum, `health record flags 0x${flags.toString(16)}`);
+      return { kind: 'health', id, health: r.varint(), maxHealth: r.varint() };
+    case RecordKind.Death:
+      if (flags) bad(DecodeErrorCode.BadEnum, `death record flags 0x${flags.toString(16)}`);
+      return { kind: 'death', id, killerId: r.varint() };
+    case RecordKind.Respawn:
+      if (flags) bad(DecodeErrorCode.BadEnum, `respawn record flags 0x${flags.toString(16)}`);
+      return {
+        kind: 'respawn',
+        id,
+        x: readCoord(r),
+        y: readCoord(r),
+        health: r.varint(),
+        maxHealth: r.varint(),
+      };
+    default:
+      return bad(DecodeErrorCode.BadEnum, `record kind ${tag & 0x0f} is not below 7`);
+  }
+}
+
+/** Reads blocks to the end of the payload. */
+export function readRecords(r: Reader): EntityRecord[] {
+  const out: EntityRecord[] = [];
+  while (r.pos < r.end) {
+    const n = r.varint();
+    if (n === 0) bad(DecodeErrorCode.BadEnum, 'empty record block');
+    let id = 0;
+    for (let i = 0; i < n; i++) {
+      id += r.varint();
+      if (id > 0xffffffff) bad(DecodeErrorCode.BadVarint, `entity id ${id} beyond u32`);
+      out.push(readRecord(r, id));
+    }
+  }
+  return out;
+}
+
+/**
+ * The records field: blocks to the end of the payload. A frame holds at most
+ * MAX_FRAME_SIZE bytes, so the server starts another WorldUpdate frame when one is full.
+ */
+export function entityRecords(maxSize: number): Field<EntityRecord[]> {
+  return {
+    spec: { type: 'records' },
+    maxSize,
+    write: writeRecords,
+    read: readRecords,
+  };
+}
