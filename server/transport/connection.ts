@@ -1,16 +1,42 @@
 /**
  * What every transport gives the rest of the server: a Connection that takes whole frames
  * and a ConnectionInput that receives bytes. Transports know bytes, never packet types; the
- * one thing they read from a frame is its header's opcode (offset 2, u16 LE), to label drops.
+ * one thing they read from a frame is its header (size u16 LE at +0, opcode u16 LE at +2),
+ * to count what goes out and label what is dropped.
  *
- * Send path: `send` queues a frame; a FlushScheduler later writes everything queued for a
- * connection in one write. The policy on the queue, with buffered = our queue + the socket's
- * own buffer:
- *   droppable frame while buffered > soft limit  -> skipped, counted, send returns false
- *   any frame that would take buffered past the hard limit -> the queue is discarded and the
- *     input is told `slowConsumer()`, which normally sends a last Error (queued only if it
- *     fits under the hard limit) and closes the connection
+ * Send path: one append buffer per connection, `out` (a shared/codec Writer), reused for the
+ * life of the connection. Its bytes are whole frames back to back, exactly as they go on the
+ * wire:
+ *
+ *   out.buf  [ frame | frame | ... | frame | (appended, not yet committed) | free ... ]
+ *            0                      ^ committed                           ^ out.pos    ^ capacity
+ *   frame    size u16 LE (whole frame) · opcode u16 LE · crc u16 LE · payload
+ *
+ * Two ways in, one way out:
+ *   - the replication writer appends frames straight into `out` (no per-frame allocation),
+ *     asks `behind()` once per client per tick to decide whether to skip droppable sections
+ *     (reporting them with `skipped()`), and calls `commit()` once when done;
+ *   - `send(frame, delivery)` (session packets, errors) copies one frame into `out` and
+ *     commits it.
+ *   - a FlushScheduler later calls `flush()`: everything in [0, out.pos) goes to the socket in
+ *     ONE write, then `out.pos = 0` and the same memory is written over next time. The tcp and
+ *     ws transports copy the bytes before writing (node keeps a reference to what it is given;
+ *     one allocation per flush, never per frame); uWebSockets.js copies internally.
+ *
+ * The policy, with buffered = out.pos + the socket's own unsent bytes:
+ *   droppable frame (send) or section (behind()) while buffered > soft limit
+ *     -> skipped and counted as dropped; send returns false
+ *   buffered past the hard limit (checked by send before appending, and by commit)
+ *     -> the whole buffer is discarded and the input is told `slowConsumer()` (once), which
+ *        normally sends a last Error (kept only if it fits under the hard limit) and closes
+ *        the connection
+ *
+ * Memory: the buffer is made on first use at 512 bytes and doubles as needed; a flush that
+ * used under a quarter of a buffer grown past 64 KB shrinks it, so a spike does not pin
+ * memory; a cut puts it back to 512 bytes and a closed connection lets it go.
  */
+import { HEADER_SIZE } from '../../shared/codec/frame.js';
+import { Writer } from '../../shared/codec/writer.js';
 import type { Delivery } from '../../shared/protocol/define.js';
 
 export type TransportKind = 'tcp' | 'ws';
@@ -26,11 +52,27 @@ export interface Connection {
   readonly id: number;
   readonly transport: TransportKind;
   readonly remoteAddress: string;
-  /** Queues one or more whole frames; false when dropped (droppable over the soft limit) or closed. */
+  /**
+   * The connection's append buffer. Frames written at out.pos go out with the next flush.
+   * Call commit() after appending (before returning to the event loop).
+   */
+  readonly out: Writer;
+  /**
+   * Called after appending to `out` directly: applies the hard limit once (over it, the
+   * buffer is discarded and the input is told slowConsumer()), counts the appended frames
+   * per opcode for the SendObserver and marks the connection for flushing. False when the
+   * connection is closed or being cut (what was appended is then discarded).
+   */
+  commit(): boolean;
+  /** Whether droppable data should be skipped now: buffered bytes over the soft limit. */
+  behind(): boolean;
+  /** Reports a droppable section of `bytes` bytes with this opcode that was skipped. */
+  skipped(opcode: number, bytes: number): void;
+  /** Appends a copy of one or more whole frames; false when dropped (droppable over the soft limit) or closed. */
   send(frame: Uint8Array, delivery: Delivery): boolean;
-  /** Our queued bytes plus the socket's own unsent bytes. */
+  /** Our buffered bytes (out.pos) plus the socket's own unsent bytes. */
   bufferedBytes(): number;
-  /** Writes everything queued in one write. */
+  /** Writes everything buffered in one write. */
   flush(): void;
   /** Flushes, then closes. Idempotent. */
   close(reason: string): void;
@@ -43,7 +85,7 @@ export interface ConnectionInput {
   data(chunk: Uint8Array): void;
   /** The peer broke a rule only the transport sees (a text WebSocket message). */
   violation(code: TransportErrorCode, reason: string): void;
-  /** The connection went over the hard send limit; its queue has been discarded. */
+  /** The connection went over the hard send limit; its buffer has been discarded. */
   slowConsumer(): void;
   /** The connection is gone (called once). */
   closed(reason: string): void;
@@ -70,7 +112,7 @@ export interface Flushable {
 }
 
 export interface FlushRequester {
-  /** The connection has something queued: flush it soon. */
+  /** The connection has something buffered: flush it soon. */
   markDirty(conn: Flushable): void;
 }
 
@@ -91,62 +133,16 @@ export function frameOpcode(frame: Uint8Array): number {
   return frame.length >= 4 ? frame[2]! | (frame[3]! << 8) : 0;
 }
 
-/**
- * The pure half of a connection's send path: a queue of frames and the limits policy.
- * `socketBuffered` is read at each decision, so a transport's own backpressure counts.
- */
-export type Admit = 'queued' | 'dropped' | 'overLimit';
+/** Capacity of a connection's append buffer when first used (and after a cut). */
+export const OUT_INITIAL_CAPACITY = 512;
+/** A buffer grown past this is shrunk after a flush that used under a quarter of it. */
+export const OUT_SHRINK_ABOVE = 64 * 1024;
 
-export class SendQueue {
-  private frames: Uint8Array[] = [];
-  private bytes = 0;
-
-  constructor(
-    private readonly limits: SendLimits,
-    private readonly socketBuffered: () => number,
-  ) {}
-
-  get queuedBytes(): number {
-    return this.bytes;
-  }
-
-  get length(): number {
-    return this.frames.length;
-  }
-
-  buffered(): number {
-    return this.bytes + this.socketBuffered();
-  }
-
-  admit(frame: Uint8Array, delivery: Delivery): Admit {
-    const buffered = this.buffered();
-    if (delivery === 'droppable' && buffered > this.limits.softLimit) return 'dropped';
-    if (buffered + frame.length > this.limits.hardLimit) return 'overLimit';
-    this.frames.push(frame);
-    this.bytes += frame.length;
-    return 'queued';
-  }
-
-  clear(): void {
-    this.frames = [];
-    this.bytes = 0;
-  }
-
-  /** Everything queued as one contiguous array (the frame itself when there is one), then empty. */
-  take(): Uint8Array | undefined {
-    const frames = this.frames;
-    if (frames.length === 0) return undefined;
-    const total = this.bytes;
-    this.clear();
-    if (frames.length === 1) return frames[0]!;
-    const out = new Uint8Array(total);
-    let at = 0;
-    for (const f of frames) {
-      out.set(f, at);
-      at += f.length;
-    }
-    return out;
-  }
+/** The capacity for a buffer that has to hold `bytes` with room to spare: 512 · 2^k ≥ 2 · bytes. */
+function capacityFor(bytes: number): number {
+  let size = OUT_INITIAL_CAPACITY;
+  while (size < bytes * 2) size *= 2;
+  return size;
 }
 
 /**
@@ -156,7 +152,12 @@ export class SendQueue {
  */
 export abstract class BaseConnection implements Connection {
   readonly id = nextConnectionId();
-  private readonly queue: SendQueue;
+  /** The append buffer, made on first use and let go when the socket is gone. */
+  private writer: Writer | undefined;
+  /** out.pos after the last commit: [0, committed) is whole frames, counted and admitted. */
+  private committed = 0;
+  /** markDirty was called since the last flush. */
+  private dirty = false;
   private input: ConnectionInput | undefined;
   private closing = false;
   private cutting = false;
@@ -167,13 +168,14 @@ export abstract class BaseConnection implements Connection {
     readonly transport: TransportKind,
     readonly remoteAddress: string,
     private readonly options: ConnectionOptions,
-  ) {
-    this.queue = new SendQueue(options.limits, () => (this.done ? 0 : this.socketBuffered()));
-  }
+  ) {}
 
   /** Bytes written to the socket but not yet sent by it. */
   protected abstract socketBuffered(): number;
-  /** One write of one or more whole frames. */
+  /**
+   * One write of one or more whole frames. `bytes` is a view of the connection's reused
+   * buffer, valid only during the call: a transport that keeps it past the call must copy it.
+   */
   protected abstract write(bytes: Uint8Array): void;
   /** Starts closing the socket; the transport calls `socketClosed` when it is gone. */
   protected abstract closeSocket(reason: string): void;
@@ -190,38 +192,84 @@ export abstract class BaseConnection implements Connection {
     return this.closing || this.done;
   }
 
-  send(frame: Uint8Array, delivery: Delivery): boolean {
-    if (this.closing || this.done) return false;
-    const wasEmpty = this.queue.length === 0;
-    const result = this.queue.admit(frame, delivery);
-    if (result === 'queued') {
-      this.options.observer?.queued(frameOpcode(frame), frame.length);
-      if (wasEmpty) this.options.scheduler.markDirty(this);
+  get out(): Writer {
+    return (this.writer ??= new Writer(OUT_INITIAL_CAPACITY));
+  }
+
+  commit(): boolean {
+    const w = this.writer;
+    if (!w) return !this.closed;
+    if (this.closing || this.done) {
+      w.pos = this.committed;
+      return false;
+    }
+    const start = this.committed;
+    if (w.pos <= start) {
+      // Nothing appended (or the writer rewound over what it had appended).
+      this.committed = w.pos;
       return true;
     }
-    if (result === 'dropped') {
+    if (w.pos + this.socketBuffered() > this.options.limits.hardLimit) {
+      this.tally(w, start, w.pos, true);
+      if (this.cutting) {
+        // Being cut already: what does not fit is simply not kept.
+        w.pos = start;
+        return false;
+      }
+      this.cut();
+      return false;
+    }
+    this.committed = this.tally(w, start, w.pos, false);
+    if (!this.dirty) {
+      this.dirty = true;
+      this.options.scheduler.markDirty(this);
+    }
+    return true;
+  }
+
+  behind(): boolean {
+    return this.bufferedBytes() > this.options.limits.softLimit;
+  }
+
+  skipped(opcode: number, bytes: number): void {
+    this.options.observer?.dropped(opcode, bytes);
+  }
+
+  send(frame: Uint8Array, delivery: Delivery): boolean {
+    if (this.closing || this.done) return false;
+    const buffered = this.bufferedBytes();
+    if (delivery === 'droppable' && buffered > this.options.limits.softLimit) {
       this.options.observer?.dropped(frameOpcode(frame), frame.length);
       return false;
     }
-    // Over the hard limit. While cutting, the last Error simply does not fit: it is dropped.
-    this.options.observer?.dropped(frameOpcode(frame), frame.length);
-    if (!this.cutting) {
-      this.cutting = true;
-      this.queue.clear();
-      if (this.input) this.input.slowConsumer();
-      else this.close('slow consumer');
+    if (buffered + frame.length > this.options.limits.hardLimit) {
+      // Refused before it is copied, so a frame that cannot fit never grows the buffer.
+      // While cutting, the last Error simply does not fit: it is dropped.
+      this.options.observer?.dropped(frameOpcode(frame), frame.length);
+      if (!this.cutting) this.cut();
+      return false;
     }
-    return false;
+    this.out.raw(frame);
+    return this.commit();
   }
 
   bufferedBytes(): number {
-    return this.queue.buffered();
+    return (this.writer?.pos ?? 0) + (this.done ? 0 : this.socketBuffered());
   }
 
   flush(): void {
-    if (this.done) return;
-    const bytes = this.queue.take();
-    if (bytes) this.write(bytes);
+    this.dirty = false;
+    const w = this.writer;
+    if (this.done || !w || w.pos === 0) return;
+    const n = w.pos;
+    // Emptied before the write: a transport that closes from inside write() (uWS at its own
+    // limit) re-enters flush through close() and must find nothing left to write.
+    w.pos = 0;
+    this.committed = 0;
+    this.write(w.buf.subarray(0, n));
+    if (this.writer === w && w.pos === 0 && w.buf.length > OUT_SHRINK_ABOVE && n * 4 < w.buf.length) {
+      this.resize(w, capacityFor(n));
+    }
   }
 
   close(reason: string): void {
@@ -237,7 +285,49 @@ export abstract class BaseConnection implements Connection {
     this.done = true;
     this.doneReason = reason;
     this.closing = true;
-    this.queue.clear();
+    this.writer = undefined;
+    this.committed = 0;
     this.input?.closed(reason);
+  }
+
+  /** Over the hard limit: discard everything buffered and have the connection cut. */
+  private cut(): void {
+    this.cutting = true;
+    const w = this.writer;
+    if (w) {
+      w.pos = 0;
+      if (w.buf.length > OUT_INITIAL_CAPACITY) this.resize(w, OUT_INITIAL_CAPACITY);
+    }
+    this.committed = 0;
+    if (this.input) this.input.slowConsumer();
+    else this.close('slow consumer');
+  }
+
+  /** Gives an empty buffer a new capacity. */
+  private resize(w: Writer, capacity: number): void {
+    w.buf = new Uint8Array(capacity);
+    w.view = new DataView(w.buf.buffer);
+  }
+
+  /**
+   * Walks the whole frames in out.buf[from, to), reporting each to the observer as queued (or
+   * dropped); returns where the walk stopped: `to`, or the start of an incomplete frame (a
+   * header not yet filled in), which the next commit walks again.
+   */
+  private tally(w: Writer, from: number, to: number, dropped: boolean): number {
+    const b = w.buf;
+    const observer = this.options.observer;
+    let at = from;
+    while (at + HEADER_SIZE <= to) {
+      const size = b[at]! | (b[at + 1]! << 8);
+      if (size < HEADER_SIZE || at + size > to) break;
+      if (observer) {
+        const opcode = b[at + 2]! | (b[at + 3]! << 8);
+        if (dropped) observer.dropped(opcode, size);
+        else observer.queued(opcode, size);
+      }
+      at += size;
+    }
+    return at;
   }
 }

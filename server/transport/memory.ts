@@ -27,7 +27,8 @@ export class MemoryConnection extends BaseConnection {
   }
 
   protected write(bytes: Uint8Array): void {
-    this.writes.push(bytes);
+    // A copy: `bytes` is a view of the connection's buffer, written over after the flush.
+    this.writes.push(bytes.slice());
   }
 
   protected closeSocket(reason: string): void {

@@ -33,7 +33,9 @@ class TcpConnection extends BaseConnection {
   }
 
   protected write(bytes: Uint8Array): void {
-    if (this.socket.writable) this.socket.write(bytes);
+    // node keeps what it is given until the kernel takes it, and `bytes` is a view of the
+    // connection's reused buffer: one copy per flush.
+    if (this.socket.writable) this.socket.write(Buffer.from(bytes));
   }
 
   protected closeSocket(): void {

@@ -39,6 +39,8 @@ class UwsConnection extends BaseConnection {
   }
 
   protected write(bytes: Uint8Array): void {
+    // uWS copies the message into its own buffer during send, so the view of the
+    // connection's reused buffer is passed as is.
     let status = 1;
     this.ws.cork(() => {
       status = this.ws.send(bytes, true, false);

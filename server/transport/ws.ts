@@ -28,7 +28,9 @@ class WsConnection extends BaseConnection {
   }
 
   protected write(bytes: Uint8Array): void {
-    if (this.ws.readyState === this.ws.OPEN) this.ws.send(bytes, { binary: true });
+    // `ws` hands the payload to the socket as is (no copy), and `bytes` is a view of the
+    // connection's reused buffer: one copy per flush.
+    if (this.ws.readyState === this.ws.OPEN) this.ws.send(Buffer.from(bytes), { binary: true });
   }
 
   protected closeSocket(reason: string): void {
