@@ -4,23 +4,14 @@
  * A cast: validated (alive, known, not casting, cooldown, mana, target, range) or refused with
  * SpellFailed to the caster alone. castTime > 0 shows a cast bar (SpellStart) that moving or
  * CancelCast breaks; at completion mana is spent, the cooldown starts and SpellGo launches a
- * projectile that lands travelTime ms later with CombatEvent + HealthUpdate.
+ * projectile that lands travelTime ms later with CombatEvent and a health change.
  */
 import { distance } from '../../shared/game/movement.js';
 import type { SpellFailReason } from '../../shared/protocol/index.js';
 import { engage, killMob } from './mobs.js';
 import { randomInt } from '../../shared/game/rng.js';
 import type { Entity, Player, SpellData } from './types.js';
-import {
-  entityById,
-  healthMessage,
-  moveBudgetCap,
-  refilePlayer,
-  statsMessage,
-  toObservers,
-  toPlayer,
-  type World,
-} from './world.js';
+import { emit, entityById, refilePlayer, statsMessage, toObservers, toPlayer, type World } from './world.js';
 
 function refuse(w: World, p: Player, spellId: number, reason: SpellFailReason): void {
   toPlayer(w, p.id, { packet: 'SpellFailed', data: { casterId: p.id, spellId, reason } });
@@ -172,7 +163,7 @@ function heal(
     true,
   );
   target.health = Math.min(target.maxHealth, target.health + amount);
-  toObservers(w, target, healthMessage(target), true);
+  emit(w, { type: 'health', entity: target });
 }
 
 /** Damage from `source` (a mob's swing is spellId 0): CombatEvent, HealthUpdate, maybe Death. */
@@ -192,7 +183,7 @@ export function applyDamage(
     true,
   );
   target.health = Math.max(0, target.health - amount);
-  toObservers(w, target, healthMessage(target), true);
+  emit(w, { type: 'health', entity: target });
   if (target.health === 0) {
     die(w, target, source);
     return;
@@ -202,7 +193,7 @@ export function applyDamage(
 }
 
 function die(w: World, e: Entity, killer: Entity | null): void {
-  toObservers(w, e, { packet: 'Death', data: { id: e.id, killerId: killer ? killer.id : 0 } }, true);
+  emit(w, { type: 'died', entity: e, killerId: killer ? killer.id : 0 });
   if (e.kind === 'mob') {
     killMob(w, e);
     if (killer?.kind === 'player') {
@@ -226,17 +217,17 @@ export function respawnPlayers(w: World): void {
     p.respawnAt = null;
     p.alive = true;
     p.health = p.maxHealth;
-    toObservers(
-      w,
-      p,
-      { packet: 'Respawn', data: { id: p.id, x: g.x, y: g.y, health: p.health, maxHealth: p.maxHealth } },
-      true,
-    );
     p.x = g.x;
     p.y = g.y;
+    p.moving = false;
+    p.moveSpeed = 0;
+    w.walking.delete(p);
     p.lastMoveAt = w.now;
-    p.moveBudget = moveBudgetCap(w, p.speed);
-    // No EntityMove for the jump: Respawn told everyone where it stands.
+    p.lastClientTime = undefined;
+    p.timeBank = w.rules.moveBurstMs;
+    // The respawn record tells everyone where it stands: no motion record for the jump.
+    p.sent = { x: g.x, y: g.y, t: w.now, moving: false, angle: p.facing, speed: 0 };
+    emit(w, { type: 'respawned', entity: p });
     refilePlayer(w, p);
     w.viewDirty.add(p);
   }

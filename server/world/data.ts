@@ -185,7 +185,6 @@ function readRules(c: Cursor): WorldRules {
     cellSize: pos('cellSize'),
     interestRadius: pos('interestRadius'),
     interestMargin: c.at('interestMargin').number({ min: 1, max: 2 }),
-    interestRefreshTicks: c.at('interestRefreshTicks').int(1, 100),
     moveBurstMs: nonNeg('moveBurstMs'),
     sayRange: pos('sayRange'),
     chatBurst: c.at('chatBurst').int(1, 1000),

@@ -1,5 +1,5 @@
 /**
- * Mob AI. A walking mob is one MobPath (start time, speed, waypoints); server and client both
+ * Mob AI. A walking mob is one path record (start, speed, waypoints); server and client both
  * place it with positionAlongPath, so there are no per-tick moves on the wire. Only mobs in
  * active cells (a player within view range) think and walk; the rest cost nothing per step.
  *
@@ -17,13 +17,13 @@ import {
   type Vec2,
 } from '../../shared/game/movement.js';
 import { applyDamage } from './combat.js';
-import { showToPlayersNear } from './interest.js';
 import { randomInt, randomRange, type Rng } from '../../shared/game/rng.js';
 import type { Mob, MobRoute, Player } from './types.js';
-import { despawnForObservers, healthMessage, toObservers, wireCoord, type World } from './world.js';
+import { MAX_PATH_POINTS } from '../../shared/protocol/records.js';
+import { emit, placeMob, refileMob, unplaceMob, wireCoord, type World } from './world.js';
 
-/** MobPath carries at most this many waypoints. */
-const MAX_WAYPOINTS = 16;
+/** A path record carries at most this many waypoints. */
+const MAX_WAYPOINTS = MAX_PATH_POINTS;
 /** A failed chase plan is retried after this long, not every step. */
 const REPATH_DELAY = 500;
 
@@ -44,12 +44,7 @@ export function remainingRoute(route: MobRoute, now: number): Vec2[] {
 function startRoute(w: World, m: Mob, waypoints: readonly Vec2[]): void {
   const wps = waypoints.slice(0, MAX_WAYPOINTS).map((p) => ({ x: wireCoord(p.x), y: wireCoord(p.y) }));
   m.route = { start: { x: m.x, y: m.y }, waypoints: wps, startTime: w.now, speed: m.speed };
-  toObservers(
-    w,
-    m,
-    { packet: 'MobPath', data: { id: m.id, startTime: w.now, speed: m.speed, waypoints: wps } },
-    false,
-  );
+  emit(w, { type: 'path', entity: m });
 }
 
 /** Stops a walking mob where it stands (a one-point path, so clients stop it at the same spot). */
@@ -65,7 +60,7 @@ export function advanceMob(w: World, m: Mob): boolean {
   m.x = at.x;
   m.y = at.y;
   m.facing = at.facing;
-  w.mobGrid.update(m);
+  refileMob(w, m);
   if (at.arrived) m.route = null;
   return at.arrived;
 }
@@ -180,7 +175,7 @@ function goHome(w: World, m: Mob): void {
   m.targetId = 0;
   if (m.health !== m.maxHealth) {
     m.health = m.maxHealth;
-    toObservers(w, m, healthMessage(m), false);
+    emit(w, { type: 'health', entity: m });
   }
   startRoute(w, m, planRoute(w, { x: m.x, y: m.y }, m.home) ?? [m.home]);
 }
@@ -272,8 +267,7 @@ export function killMob(w: World, m: Mob): void {
 export function updateDeadMobs(w: World): void {
   for (const m of w.deadMobs) {
     if (m.cell >= 0 && w.now >= m.corpseUntil) {
-      despawnForObservers(w, m, 'corpse');
-      w.mobGrid.remove(m);
+      unplaceMob(w, m, 'corpse');
     }
     if (m.cell < 0 && w.now >= m.respawnAt) {
       w.deadMobs.delete(m);
@@ -286,8 +280,7 @@ export function updateDeadMobs(w: World): void {
       m.state = 'idle';
       m.nextSwingAt = 0;
       pause(w, m, w.rng);
-      w.mobGrid.insert(m);
-      showToPlayersNear(w, m);
+      placeMob(w, m);
     }
   }
 }

@@ -1,16 +1,24 @@
 /**
  * One tick of a zone: `step(world, inputs, now, rng) -> { state, events }`.
  *
- * Order within a step:
+ * Order within a step (the order things happen in):
  *   1. inputs, in arrival order, none skipped (join, leave, move, cast, cancelCast, chat,
  *      logout, logoutCancel)
  *   2. cast bars that ran out; projectiles that arrive
  *   3. mobs in active cells (AI, walking, melee); corpse decay and mob respawn
  *   4. player respawn, mana regeneration, logout timers
- *   5. one EntityMove per player that moved (the newest position only)
- *   6. interest: spawns and despawns per observer
+ *   5. movement: walkers whose inputs fell silent stop; a motion event per player whose
+ *      state observers dead-reckon from is no longer good enough; one MoveAck per player
+ *   6. interest: views that moved gain and lose cells (seen / unseen)
+ * Entities crossing cells, appearing and leaving update who sees them as it happens.
  * The world is mutated in place; `state` is the same object, returned for symmetry.
  */
+import {
+  deadReckon,
+  INPUT_SILENCE_MS,
+  MOTION_ERROR_UNITS,
+  MOTION_HEARTBEAT_MS,
+} from '../../shared/game/motion.js';
 import {
   blocked,
   distance,
@@ -19,21 +27,14 @@ import {
   MOVE_TOLERANCE,
   segmentBlocked,
 } from '../../shared/game/movement.js';
+import { quantizeAngle, quantizeSpeed } from '../../shared/protocol/records.js';
 import { ChatSend, ErrorCode, errorMessage, MAX_CHAT_BYTES } from '../../shared/protocol/index.js';
 import { breakCast, finishCasts, landProjectiles, regenerate, respawnPlayers, startCast } from './combat.js';
 import { updateInterest } from './interest.js';
 import { simulateMobs, updateDeadMobs } from './mobs.js';
 import type { Rng } from '../../shared/game/rng.js';
 import type { Player, WorldEvent, WorldInput } from './types.js';
-import {
-  addPlayer,
-  moveBudgetCap,
-  playerMoved,
-  removePlayer,
-  toObservers,
-  toPlayer,
-  type World,
-} from './world.js';
+import { addPlayer, emit, playerMoved, removePlayer, toPlayer, type World } from './world.js';
 
 export interface StepResult {
   state: World;
@@ -52,7 +53,8 @@ export function step(w: World, inputs: readonly WorldInput[], now: number, rng: 
   respawnPlayers(w);
   regenerate(w);
   expireLogouts(w);
-  broadcastMoves(w);
+  stopSilentWalkers(w);
+  updateMotion(w);
   updateInterest(w);
   w.moved.clear();
   const events = w.events;
@@ -73,7 +75,7 @@ function applyInput(w: World, input: WorldInput): void {
       removePlayer(w, p, input.reason);
       return;
     case 'move':
-      applyMove(w, p, input.seq, input.x, input.y, input.facing);
+      applyMove(w, p, input);
       return;
     case 'cast':
       startCast(w, p, input.spellId, input.targetId);
@@ -98,54 +100,107 @@ function applyInput(w: World, input: WorldInput): void {
 
 // ------------------------------------------------------------ movement
 
+/** A sent state this far from where the player is gets a snap (JUMP), not a blend. */
+const JUMP_UNITS = 64;
+
 /**
- * The speed check is a budget of distance: it refills at speed × MOVE_TOLERANCE per second
- * of server time since the last move, up to moveBurstMs worth, and each move spends its
- * length (plus MOVE_SLACK_UNITS of grace). Inputs that bunch up on the wire spend banked
- * distance instead of being refused; a client that runs faster than the tolerance for
- * longer than the burst is corrected.
+ * A MoveInput is the client's movement state: where it is at its clientTime, whether it
+ * walks, its heading and speed. The server checks bounds, walls and speed.
+ *
+ * The speed check runs on the client's clock: a move may cover speed × MOVE_TOLERANCE for
+ * the client time since the previous move (plus MOVE_SLACK_UNITS). The client may not claim
+ * more time than passed on the server: claimed time is spent from a bank that refills with
+ * server time up to moveBurstMs. Inputs that bunch up behind a stall spend what the bank
+ * saved while they were on the way, so an honest client is never corrected for a late
+ * burst; a client whose clock runs fast empties the bank and is corrected.
  */
-function applyMove(w: World, p: Player, seq: number, x: number, y: number, facing: number): void {
-  const correct = (reason: 'speed' | 'bounds' | 'obstacle' | 'dead'): void =>
+function applyMove(w: World, p: Player, m: Extract<WorldInput, { type: 'move' }>): void {
+  const correct = (reason: 'speed' | 'bounds' | 'obstacle' | 'dead'): void => {
     toPlayer(w, p.id, {
       packet: 'PositionCorrection',
-      data: { seq, x: p.x, y: p.y, facing: p.facing, reason },
+      data: { seq: m.seq, x: p.x, y: p.y, facing: p.facing, reason },
     });
+    // The client snaps back and stands; observers see it stand where the server has it.
+    if (p.moving) {
+      p.moving = false;
+      p.moveSpeed = 0;
+      w.walking.delete(p);
+      w.moved.add(p);
+    }
+  };
   if (!p.alive) return correct('dead');
-  const to = { x, y };
-  if (!Number.isFinite(x) || !Number.isFinite(y) || !insideZone(to, w.zone)) return correct('bounds');
+  const to = { x: m.x, y: m.y };
+  if (!Number.isFinite(m.x) || !Number.isFinite(m.y) || !insideZone(to, w.zone)) return correct('bounds');
   // The centre line may not pass through a wall either (no hopping over thin walls).
   if (blocked(to, w.zone.obstacles) || segmentBlocked(p, to, w.zone.obstacles, 0)) return correct('obstacle');
   const elapsed = Math.max(0, w.now - p.lastMoveAt);
-  p.moveBudget = Math.min(
-    moveBudgetCap(w, p.speed),
-    p.moveBudget + (p.speed * MOVE_TOLERANCE * elapsed) / 1000,
-  );
   p.lastMoveAt = w.now;
+  p.timeBank = Math.min(w.rules.moveBurstMs, p.timeBank + elapsed);
+  const claimed =
+    p.lastClientTime === undefined || !Number.isFinite(m.clientTime)
+      ? elapsed
+      : Math.max(0, m.clientTime - p.lastClientTime);
+  const allowed = Math.min(claimed, p.timeBank);
   const d = distance(p, to);
-  if (d > p.moveBudget + MOVE_SLACK_UNITS) return correct('speed');
-  p.moveBudget = Math.max(0, p.moveBudget - d);
-  p.lastSeq = seq;
-  const face = Number.isFinite(facing) ? facing : p.facing;
-  toPlayer(w, p.id, { packet: 'MoveAck', data: { seq } });
+  if (d > (p.speed * MOVE_TOLERANCE * allowed) / 1000 + MOVE_SLACK_UNITS) return correct('speed');
+  p.timeBank -= allowed;
+  p.lastSeq = m.seq;
+  if (Number.isFinite(m.clientTime)) p.lastClientTime = m.clientTime;
+  w.acks.add(p);
   if (d > 0) {
-    p.x = x;
-    p.y = y;
-    p.facing = face;
+    p.x = m.x;
+    p.y = m.y;
     breakCast(w, p, 'interrupted');
     cancelLogout(w, p);
     playerMoved(w, p);
-  } else if (face !== p.facing) {
-    p.facing = face;
+  }
+  if (Number.isFinite(m.facing)) p.facing = m.facing;
+  const speed = Number.isFinite(m.speed) ? Math.min(Math.max(0, m.speed), p.speed) : p.speed;
+  p.moving = m.moving && speed > 0;
+  p.moveSpeed = p.moving ? speed : 0;
+  if (p.moving) w.walking.add(p);
+  else w.walking.delete(p);
+  w.moved.add(p);
+}
+
+/** A walker whose client went quiet (a dropped link) stands where it last was. */
+function stopSilentWalkers(w: World): void {
+  for (const p of w.walking) {
+    if (w.now - p.lastMoveAt < INPUT_SILENCE_MS) continue;
+    p.moving = false;
+    p.moveSpeed = 0;
+    w.walking.delete(p);
     w.moved.add(p);
   }
 }
 
-function broadcastMoves(w: World): void {
+/**
+ * Sends a player's motion state again when what observers dead-reckon from it no longer
+ * holds: it started or stopped, turned, changed speed, strayed more than
+ * MOTION_ERROR_UNITS, or has walked MOTION_HEARTBEAT_MS since the last one.
+ */
+function updateMotion(w: World): void {
+  const now = w.now;
   for (const p of w.moved) {
-    if (p.observers.size === 0) continue;
-    toObservers(w, p, { packet: 'EntityMove', data: { id: p.id, x: p.x, y: p.y, facing: p.facing } }, false);
+    const s = p.sent;
+    let send: boolean;
+    if (p.moving !== s.moving) send = true;
+    else if (p.moving) {
+      send =
+        quantizeAngle(p.facing) !== quantizeAngle(s.angle) ||
+        quantizeSpeed(p.moveSpeed) !== quantizeSpeed(s.speed) ||
+        now - s.t >= MOTION_HEARTBEAT_MS ||
+        distance(deadReckon(s, now), p) > MOTION_ERROR_UNITS;
+    } else {
+      send = s.x !== p.x || s.y !== p.y || quantizeAngle(p.facing) !== quantizeAngle(s.angle);
+    }
+    if (!send) continue;
+    const jump = distance(deadReckon(s, now), p) > JUMP_UNITS;
+    p.sent = { x: p.x, y: p.y, t: now, moving: p.moving, angle: p.facing, speed: p.moveSpeed };
+    emit(w, { type: 'motion', entity: p, jump });
   }
+  for (const p of w.acks) toPlayer(w, p.id, { packet: 'MoveAck', data: { seq: p.lastSeq } });
+  w.acks.clear();
 }
 
 // ------------------------------------------------------------ logout

@@ -1,29 +1,25 @@
 /**
  * The world's types: loaded data, tunable rules, entities, the inputs `step` applies and the
- * events it returns. Events carry packet payloads typed from the packet definitions, so the
- * outbox writes `byName(msg.packet).write(w, msg.data)` with no game decisions of its own.
+ * events it returns. Entity state changes are domain events (seen, motion, health, died...)
+ * that the replication writer turns into records; messages that are not entity state
+ * (chat, spell results, acks) carry packet payloads typed from the packet definitions, so
+ * the outbox writes `byName(msg.packet).write(w, msg.data)` with no game decisions of its own.
  */
+import type { MotionState } from '../../shared/game/motion.js';
 import type { Rect, Vec2 } from '../../shared/game/movement.js';
 import type {
   ChatMessage,
   Cooldown,
   CombatEvent,
-  Death,
   EnterWorld,
-  EntityDespawn,
-  EntityMove,
-  EntitySpawn,
   ErrorPacket,
-  HealthUpdate,
   LogoutCancelled,
   LogoutComplete,
   LogoutStarted,
-  MobPath,
   MoveAck,
   PayloadOf,
   PlayerStats,
   PositionCorrection,
-  Respawn,
   SpellBook,
   SpellFailed,
   SpellGo,
@@ -101,15 +97,16 @@ export interface StartingCharacter {
 
 /** Tunables: timers, ranges and limits. data/rules.json holds them; a server config may override. */
 export interface WorldRules {
-  /** Side of a spatial-grid cell. */
+  /** Side of a spatial-grid cell: the unit of interest and of encode-once replication. */
   cellSize: number;
-  /** A player starts seeing an entity within this distance... */
+  /** A player sees every cell with a point within this distance... */
   interestRadius: number;
-  /** ...and stops seeing it beyond interestRadius × interestMargin (hysteresis). */
+  /** ...and stops seeing a cell once all of it is beyond interestRadius × interestMargin (hysteresis). */
   interestMargin: number;
-  /** Players who did not move refresh their view every this many ticks (staggered by id). */
-  interestRefreshTicks: number;
-  /** A burst of moves may cover this many ms of walking at once (inputs bunch on the wire). */
+  /**
+   * A client's clock may run ahead of the server's by at most this many ms of walking
+   * (inputs that bunch up after a stall spend time banked while they were on the way).
+   */
   moveBurstMs: number;
   sayRange: number;
   chatBurst: number;
@@ -168,11 +165,11 @@ interface EntityBase {
   maxHealth: number;
   alive: boolean;
   appearance: number;
-  /** Players that see this entity. */
+  /** Players that see this entity (those whose view holds its cell, itself excluded). */
   observers: Set<number>;
   /** Frozen copy of observers, rebuilt only after they change; events share it. */
   observerList: readonly number[] | null;
-  /** Grid cell index, -1 when not in the grid (a decayed corpse). */
+  /** Grid cell index, -1 when not in the grid (a decayed corpse, a player that left). */
   cell: number;
   /** Index inside the cell's list, for O(1) removal. */
   slot: number;
@@ -192,15 +189,29 @@ export interface Player extends EntityBase {
   maxMana: number;
   kills: number;
   spells: number[];
-  /** Entities this player sees (never itself), by id. */
+  /** Entities this player sees (never itself), by id: everything in its view cells. */
   visible: Map<number, Entity>;
+  /** The grid cells this player sees. */
+  viewCells: Set<number>;
   /** Where the player stood at its last view refresh. */
   viewX: number;
   viewY: number;
   lastSeq: number;
+  /** Server time of the last accepted move. */
   lastMoveAt: number;
-  /** Distance the player may still walk at once (see WorldRules.moveBurstMs). */
-  moveBudget: number;
+  /** Client time of the last accepted move (undefined before the first). */
+  lastClientTime: number | undefined;
+  /**
+   * Ms of walking the client may still claim beyond the server time that passed: grows with
+   * server time up to WorldRules.moveBurstMs, shrinks by the client time each move covers.
+   */
+  timeBank: number;
+  /** The movement state the client last reported (position is x, y). */
+  moving: boolean;
+  /** Units per second along facing while moving. */
+  moveSpeed: number;
+  /** The motion state observers were last sent; they dead-reckon from it. */
+  sent: MotionState;
   cast: Cast | null;
   /** spell id -> time it is ready again */
   cooldowns: Map<number, number>;
@@ -244,7 +255,17 @@ export type LeaveReason = 'disconnected' | 'kicked' | 'takenOver' | 'shutdown';
 export type WorldInput =
   | { type: 'join'; sessionId: number; character: SavedCharacter }
   | { type: 'leave'; entityId: number; reason: LeaveReason }
-  | { type: 'move'; entityId: number; seq: number; x: number; y: number; facing: number; clientTime: number }
+  | {
+      type: 'move';
+      entityId: number;
+      seq: number;
+      x: number;
+      y: number;
+      facing: number;
+      moving: boolean;
+      speed: number;
+      clientTime: number;
+    }
   | { type: 'cast'; entityId: number; spellId: number; targetId: number }
   | { type: 'cancelCast'; entityId: number }
   | { type: 'chat'; entityId: number; channel: 'say' | 'zone'; text: string }
@@ -259,13 +280,6 @@ type Msg<P> = P extends { name: infer N } ? { packet: N; data: PayloadOf<P> } : 
 export type WorldMessage =
   | Msg<typeof MoveAck>
   | Msg<typeof PositionCorrection>
-  | Msg<typeof EntityMove>
-  | Msg<typeof MobPath>
-  | Msg<typeof EntitySpawn>
-  | Msg<typeof EntityDespawn>
-  | Msg<typeof HealthUpdate>
-  | Msg<typeof Death>
-  | Msg<typeof Respawn>
   | Msg<typeof PlayerStats>
   | Msg<typeof SpellStart>
   | Msg<typeof SpellGo>
@@ -296,10 +310,20 @@ export type WorldEvent =
   | { type: 'toPlayers'; playerIds: readonly number[]; msg: WorldMessage }
   /** To every player in the zone (zone chat). */
   | { type: 'toZone'; msg: WorldMessage }
-  /** `observerId` starts seeing an entity. */
-  | { type: 'spawn'; observerId: number; msg: MessageOf<'EntitySpawn'> }
-  /** `observerId` stops seeing an entity. */
-  | { type: 'despawn'; observerId: number; msg: MessageOf<'EntityDespawn'> }
+  /** `observerId` starts seeing `entity` (its state as of the end of the step). */
+  | { type: 'seen'; observerId: number; entity: Entity }
+  /** `observerId` stops seeing the entity (out of its view). */
+  | { type: 'unseen'; observerId: number; entityId: number }
+  /** A player's motion state changed (start, stop, turn, heartbeat; `jump`: a teleport): see Player.sent. */
+  | { type: 'motion'; entity: Player; jump: boolean }
+  /** A mob started a walk (Mob.route) or stopped (route null). */
+  | { type: 'path'; entity: Mob }
+  | { type: 'health'; entity: Entity }
+  | { type: 'died'; entity: Entity; killerId: number }
+  /** A dead player stands up at (x, y) with its health. */
+  | { type: 'respawned'; entity: Player }
+  /** The entity left cell `cell` for good: it left the world, or its corpse decayed. */
+  | { type: 'removed'; entity: Entity; cell: number; reason: 'left' | 'corpse' }
   /** A join input became this player entity: bind the session to it before later events. */
   | { type: 'joined'; sessionId: number; playerId: number }
   /** A plain copy of a player's persistent state, to store. */

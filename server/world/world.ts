@@ -2,7 +2,7 @@
  * A zone's state and the helpers every system uses: entity lookup, grid upkeep, cell
  * activation, and the event emitters. Only `step`, `joinPlayer` and `leavePlayer` change it.
  */
-import { blocked, clampToZone, insideZone, maxMoveDistance } from '../../shared/game/movement.js';
+import { blocked, clampToZone, insideZone } from '../../shared/game/movement.js';
 import { MOB_ID_BASE } from '../../shared/protocol/index.js';
 import { Grid } from './grid.js';
 import { randomInt, type Rng } from '../../shared/game/rng.js';
@@ -46,8 +46,14 @@ export interface World {
   readonly activationSpan: number;
   /** Dead mobs, waiting to decay and respawn (timers run even in sleeping cells). */
   readonly deadMobs: Set<Mob>;
-  /** Players whose position changed this step: one EntityMove each, and a view refresh. */
+  /** Per grid cell: the players whose view holds it. */
+  readonly cellObservers: Set<Player>[];
+  /** Players whose movement state changed this step: a motion check each, and a view refresh. */
   readonly moved: Set<Player>;
+  /** Players that walk: the server stops one whose inputs fall silent. */
+  readonly walking: Set<Player>;
+  /** Players with moves accepted this step: one MoveAck each, for the newest. */
+  readonly acks: Set<Player>;
   /** Players whose view must be recomputed this step (joined, respawned, teleported). */
   readonly viewDirty: Set<Player>;
   readonly projectiles: Projectile[];
@@ -99,8 +105,11 @@ export function createWorld(
     activation: new Int32Array(playerGrid.cells.length),
     activeCells: new Set(),
     activationSpan: Math.ceil((rules.interestRadius * rules.interestMargin) / rules.cellSize),
+    cellObservers: Array.from({ length: playerGrid.cells.length }, () => new Set<Player>()),
     deadMobs: new Set(),
     moved: new Set(),
+    walking: new Set(),
+    acks: new Set(),
     viewDirty: new Set(),
     projectiles: [],
     casting: new Set(),
@@ -144,7 +153,7 @@ export function createWorld(
         respawnAt: 0,
       };
       w.mobs.set(mob.id, mob);
-      w.mobGrid.insert(mob);
+      w.mobGrid.insert(mob); // nobody is in the zone yet: no one to show it to
     }
   }
   return w;
@@ -189,31 +198,6 @@ export function toObservers(w: World, e: Entity, msg: WorldMessage, self: boolea
   });
 }
 
-export function spawnMessage(e: Entity): MessageOf<'EntitySpawn'> {
-  return {
-    packet: 'EntitySpawn',
-    data: {
-      id: e.id,
-      kind: e.kind,
-      template: e.kind === 'mob' ? e.template.id : 0,
-      name: e.name,
-      level: e.level,
-      health: e.health,
-      maxHealth: e.maxHealth,
-      x: e.x,
-      y: e.y,
-      facing: e.facing,
-      speed: e.speed,
-      appearance: e.appearance,
-      alive: e.alive,
-    },
-  };
-}
-
-export function healthMessage(e: Entity): MessageOf<'HealthUpdate'> {
-  return { packet: 'HealthUpdate', data: { id: e.id, health: e.health, maxHealth: e.maxHealth } };
-}
-
 export function statsMessage(p: Player): MessageOf<'PlayerStats'> {
   return {
     packet: 'PlayerStats',
@@ -238,29 +222,89 @@ function activate(w: World, cell: number, delta: 1 | -1): void {
   }
 }
 
+// ------------------------------------------------------------ who sees what
+//
+// A player sees whole grid cells (interest.ts decides which); it sees every entity in them
+// but itself. These keep `visible` and `observers` true as entities come, go and cross
+// cells, and emit the `seen` / `unseen` / `removed` events replication turns into records.
+
+export function see(w: World, o: Player, e: Entity): void {
+  if (o === e || o.visible.has(e.id)) return;
+  o.visible.set(e.id, e);
+  e.observers.add(o.id);
+  e.observerList = null;
+  emit(w, { type: 'seen', observerId: o.id, entity: e });
+}
+
+export function unsee(w: World, o: Player, e: Entity): void {
+  if (!o.visible.delete(e.id)) return;
+  e.observers.delete(o.id);
+  e.observerList = null;
+  emit(w, { type: 'unseen', observerId: o.id, entityId: e.id });
+}
+
+/** An entity appeared in its cell (joined, respawned): everyone viewing the cell sees it. */
+function showInCell(w: World, e: Entity): void {
+  for (const o of w.cellObservers[e.cell]!) see(w, o, e);
+}
+
+/** After an entity changed cell: viewers of the new cell see it, viewers of only the old lose it. */
+function crossed(w: World, e: Entity, from: number): void {
+  for (const o of w.cellObservers[e.cell]!) see(w, o, e);
+  for (const o of w.cellObservers[from]!) if (!o.viewCells.has(e.cell)) unsee(w, o, e);
+}
+
+/** Takes an entity out of the grid for good; those who saw it get a despawn with `reason`. */
+function removeFromCell(w: World, e: Entity, reason: 'left' | 'corpse'): void {
+  if (e.cell < 0) return;
+  emit(w, { type: 'removed', entity: e, cell: e.cell, reason });
+  for (const oid of e.observers) w.players.get(oid)?.visible.delete(e.id);
+  e.observers.clear();
+  e.observerList = null;
+}
+
 export function placePlayer(w: World, p: Player): void {
   w.playerGrid.insert(p);
   activate(w, p.cell, 1);
+  showInCell(w, p);
 }
 
 export function unplacePlayer(w: World, p: Player): void {
   if (p.cell < 0) return;
+  removeFromCell(w, p, 'left');
   activate(w, p.cell, -1);
   w.playerGrid.remove(p);
 }
 
-/** After a player's x/y changed: re-file it and mark it for one EntityMove and a view refresh. */
+export function placeMob(w: World, m: Mob): void {
+  w.mobGrid.insert(m);
+  showInCell(w, m);
+}
+
+export function unplaceMob(w: World, m: Mob, reason: 'left' | 'corpse'): void {
+  removeFromCell(w, m, reason);
+  w.mobGrid.remove(m);
+}
+
+/** After a mob's x/y changed: its grid cell, and who sees it. */
+export function refileMob(w: World, m: Mob): void {
+  const old = m.cell;
+  if (w.mobGrid.update(m)) crossed(w, m, old);
+}
+
+/** After a player's x/y changed: re-file it and mark it for a motion check and a view refresh. */
 export function playerMoved(w: World, p: Player): void {
   refilePlayer(w, p);
   w.moved.add(p);
 }
 
-/** After a player's x/y changed: its grid cell and the cells it keeps awake. */
+/** After a player's x/y changed: its grid cell, the cells it keeps awake, and who sees it. */
 export function refilePlayer(w: World, p: Player): void {
   const old = p.cell;
   if (w.playerGrid.update(p)) {
     activate(w, old, -1);
     activate(w, p.cell, 1);
+    crossed(w, p, old);
   }
 }
 
@@ -330,11 +374,16 @@ export function addPlayer(w: World, sessionId: number, c: SavedCharacter, now: n
     kills: c.kills,
     spells: [...base.spells],
     visible: new Map(),
+    viewCells: new Set(),
     viewX: pos.x,
     viewY: pos.y,
     lastSeq: 0,
     lastMoveAt: now,
-    moveBudget: moveBudgetCap(w, base.speed),
+    lastClientTime: undefined,
+    timeBank: w.rules.moveBurstMs,
+    moving: false,
+    moveSpeed: 0,
+    sent: { x: pos.x, y: pos.y, t: now, moving: false, angle: c.facing ?? 0, speed: 0 },
     cast: null,
     cooldowns: new Map(),
     logoutAt: null,
@@ -375,10 +424,6 @@ export function addPlayer(w: World, sessionId: number, c: SavedCharacter, now: n
   return p;
 }
 
-export function moveBudgetCap(w: World, speed: number): number {
-  return maxMoveDistance(speed, w.rules.moveBurstMs);
-}
-
 export function zoneInfoMessage(w: World): MessageOf<'ZoneInfo'> {
   return {
     packet: 'ZoneInfo',
@@ -417,37 +462,25 @@ export function savedCharacter(w: World, p: Player): SavedCharacter {
   };
 }
 
-/** Despawns `e` for everyone who sees it, with `reason`, and forgets those links. */
-export function despawnForObservers(w: World, e: Entity, reason: 'outOfRange' | 'left' | 'corpse'): void {
-  for (const oid of e.observers) {
-    const o = w.players.get(oid);
-    if (o) o.visible.delete(e.id);
-    emit(w, {
-      type: 'despawn',
-      observerId: oid,
-      msg: { packet: 'EntityDespawn', data: { id: e.id, reason } },
-    });
-  }
-  e.observers.clear();
-  e.observerList = null;
-}
-
 /**
- * Takes a player out of the zone: save event, EntityDespawn 'left' to observers, leftWorld.
+ * Takes a player out of the zone: save event, a despawn ('left') for those who saw it, leftWorld.
  * Mobs chasing it notice the target is gone on their next AI step and walk home.
  */
 export function removePlayer(w: World, p: Player, reason: LeaveReason | 'logout'): void {
   emit(w, { type: 'save', sessionId: p.sessionId, playerId: p.id, character: savedCharacter(w, p) });
   if (reason === 'logout') toPlayer(w, p.id, { packet: 'LogoutComplete', data: {} });
-  despawnForObservers(w, p, 'left');
+  unplacePlayer(w, p);
   for (const e of p.visible.values()) {
     e.observers.delete(p.id);
     e.observerList = null;
   }
   p.visible.clear();
-  unplacePlayer(w, p);
+  for (const cell of p.viewCells) w.cellObservers[cell]!.delete(p);
+  p.viewCells.clear();
   w.players.delete(p.id);
   w.moved.delete(p);
+  w.walking.delete(p);
+  w.acks.delete(p);
   w.viewDirty.delete(p);
   w.casting.delete(p);
   w.deadPlayers.delete(p);
