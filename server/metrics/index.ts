@@ -125,6 +125,19 @@ export const tickSeconds = new Histogram({
   registers: [registry],
 });
 
+export const replicationRecords = new Counter({
+  name: 'wyvern_replication_records_total',
+  help: 'Entity records encoded by the replication writer (once each, however many clients receive them).',
+  registers: [registry],
+});
+
+export const replicationBytes = new Counter({
+  name: 'wyvern_replication_bytes_total',
+  help: 'Replication bytes: encoded (once per tick, shared), written (to connections, per client) and skipped (clients behind).',
+  labelNames: ['stage'],
+  registers: [registry],
+});
+
 /** The send path's counts, in the shape transports take (SendObserver). */
 export const sendObserver = {
   queued(opcode: number, bytes: number): void {

@@ -1,130 +1,503 @@
 /**
- * The only place world events become bytes. Per tick:
- *   - each event's recipients come from the event itself (the world decided who observes
- *     what; no game decisions here);
- *   - each distinct message is encoded once into a frame, shared by all its recipients;
- *   - a recipient's first frame of the tick is preceded by a WorldTick frame (tick + server
- *     time) so clients can place the batch on the server's timeline;
- *   - frames are queued on the recipient's connection with the packet's declared delivery;
- *     the connection drops droppable frames while it is behind and writes the rest in one
- *     write when the flush scheduler runs after the tick.
+ * The only place world events become bytes: the replication writer. Per tick and per client
+ * it appends, straight into the client's connection buffer:
+ *
+ *   WorldUpdate frame   header · tick u32 · time f64 · blocks (shared/protocol/records.ts)
+ *     - for each cell of the client's view that changed this tick: the cell's blocks,
+ *       encoded once per tick and copied to every observer of the cell (no per-entity work
+ *       per observer): a reliable block (health, deaths, respawns, departures) and a motion
+ *       block (movement states, mob paths)
+ *     - the client's own view changes, in order: despawns, and spawns (each entity's spawn
+ *       block, spawn record and motion record, is encoded once per tick and shared)
+ *     - after skipped motion: the motion state of everything in view (a resync)
+ *   its other frames       chat, spell results, acks, errors: each message encoded once
+ *
+ * A client whose buffer is over the soft limit at its first write of the tick is behind for
+ * the whole tick: its motion blocks and droppable frames are skipped (whole sections, never
+ * parts), and it gets a resync of its view's motion once it has caught up. The limits are
+ * checked once per client per tick, and each client's appends are committed once.
  */
-import { byName, WorldTick } from '../../shared/protocol/index.js';
-import type { Delivery, ServerPacket } from '../../shared/protocol/index.js';
+import { crc16 } from '../../shared/codec/crc16.js';
+import { HEADER_SIZE, MAX_FRAME_SIZE } from '../../shared/codec/frame.js';
+import { Writer } from '../../shared/codec/writer.js';
+import { deadReckon } from '../../shared/game/motion.js';
+import { byName, WorldUpdate, writeRecordBody } from '../../shared/protocol/index.js';
+import type { ServerPacket } from '../../shared/protocol/index.js';
 import type { Connection } from '../transport/connection.js';
-import type { WorldEvent, WorldMessage } from '../world/index.js';
+import { remainingRoute } from '../world/mobs.js';
+import type { Entity, Player, WorldEvent, WorldMessage } from '../world/index.js';
 
-/** A player's connection, and the tick it last got a WorldTick frame in. */
+/** Bits of what changed about an entity this tick. */
+const MOTION = 1;
+const PATH = 2;
+const HEALTH = 4;
+const DIED = 8;
+const RESPAWNED = 16;
+const JUMP = 32;
+const RELIABLE = HEALTH | DIED | RESPAWNED;
+const MOVEMENT = MOTION | PATH;
+
+const WORLD_UPDATE = WorldUpdate.opcode;
+const HEAD = HEADER_SIZE + 12;
+/** Records per resync block, so one block always fits a frame. */
+const RESYNC_BLOCK = 1024;
+
 interface Recipient {
   readonly conn: Connection;
+  readonly player: Player;
+  /** The tick this recipient was last written in. */
   tick: number;
+  /** Offset in conn.out of the open WorldUpdate frame, -1 when none is open. */
+  frameStart: number;
+  /** Whether a WorldUpdate frame was opened this tick. */
+  opened: boolean;
+  /** conn.out.pos when first touched this tick. */
+  startPos: number;
+  /** Over the soft limit at the first write of this tick. */
+  behind: boolean;
+  /** Motion was skipped: send the view's motion state once caught up. */
+  resync: boolean;
+  /** Entering the world this tick: its own messages (ZoneInfo, EnterWorld...) go before its first WorldUpdate. */
+  entering: boolean;
+  /** This tick's view changes in order: an entity seen, or the id of one no longer seen. */
+  readonly ops: (Entity | number)[];
+}
+
+/** A cell's encoded blocks this tick: [reliable start, end, motion start, end] in the scratch buffer. */
+interface CellBlocks {
+  rel: number;
+  relEnd: number;
+  mot: number;
+  motEnd: number;
+}
+
+interface Removal {
+  readonly entity: Entity;
+  readonly reason: 'left' | 'corpse';
 }
 
 export interface OutboxStats {
-  /** Distinct frames encoded in the last tick. */
+  /** Bytes encoded once and shared this tick (cell blocks, spawn blocks, messages). */
   encoded: number;
-  /** Frames handed to connections in the last tick (a frame counts once per recipient). */
+  /** Bytes appended to connections this tick. */
   queued: number;
-  /** Droppable frames a connection refused in the last tick. */
+  /** Bytes skipped for clients that were behind. */
   dropped: number;
-  /** Connections that received anything in the last tick. */
+  /** Connections written to this tick. */
   recipients: number;
+  /** Entity records encoded this tick (once each, however many observers). */
+  records: number;
 }
 
 export class Outbox {
-  readonly stats: OutboxStats = { encoded: 0, queued: 0, dropped: 0, recipients: 0 };
-  private readonly recipients = new Map<number, Recipient>();
-  /** Messages already encoded this tick (a message object may reach several events). */
-  private frames = new Map<WorldMessage, Uint8Array>();
+  readonly stats: OutboxStats = { encoded: 0, queued: 0, dropped: 0, recipients: 0, records: 0 };
+  /** By player id (ids are small and dense). */
+  private readonly recipients: (Recipient | undefined)[] = [];
+  private readonly touched: Recipient[] = [];
+  private readonly resyncing = new Set<Recipient>();
+  /** This tick's shared encodings: cell blocks, spawn blocks. */
+  private readonly scratch = new Writer(16 * 1024);
+  private readonly changed = new Map<Entity, number>();
+  private readonly killers = new Map<Entity, number>();
+  private readonly removals = new Map<number, Removal[]>();
+  private readonly cells = new Map<number, CellBlocks>();
+  /** Each spawned entity's block this tick: [start, end) in the scratch buffer. */
+  private readonly spawns = new Map<Entity, { start: number; end: number }>();
+  private readonly frames = new Map<WorldMessage, Uint8Array>();
   private tick = 0;
-  private tickFrame: Uint8Array | undefined;
-  private serverTime = 0;
+  private time = 0;
 
-  /** From now on, `playerId`'s frames go to `conn`. */
-  add(playerId: number, conn: Connection): void {
-    this.recipients.set(playerId, { conn, tick: -1 });
+  /** From now on, `player`'s bytes go to `conn`. */
+  add(player: Player, conn: Connection): void {
+    this.recipients[player.id] = {
+      conn,
+      player,
+      tick: -1,
+      frameStart: -1,
+      opened: false,
+      startPos: 0,
+      behind: false,
+      resync: false,
+      entering: false,
+      ops: [],
+    };
   }
 
   remove(playerId: number): void {
-    this.recipients.delete(playerId);
+    const r = this.recipients[playerId];
+    if (r) this.resyncing.delete(r);
+    this.recipients[playerId] = undefined;
   }
 
-  /** Queues one tick's events on the connections of the players they are for. */
-  deliver(events: readonly WorldEvent[], tick: number, serverTime: number): void {
+  /** Writes one tick's events into the connections of the players they concern. */
+  deliver(
+    events: readonly WorldEvent[],
+    cellObservers: readonly ReadonlySet<Player>[],
+    tick: number,
+    time: number,
+  ): void {
     this.tick = tick;
-    this.serverTime = serverTime;
-    this.tickFrame = undefined;
+    this.time = time;
     const stats = this.stats;
-    stats.encoded = stats.queued = stats.dropped = stats.recipients = 0;
+    stats.encoded = stats.queued = stats.dropped = stats.recipients = stats.records = 0;
+    this.scratch.reset();
+
     for (const e of events) {
       switch (e.type) {
-        case 'toPlayer':
-          this.sendTo(e.playerId, e.msg);
-          break;
-        case 'spawn':
-        case 'despawn':
-          this.sendTo(e.observerId, e.msg);
-          break;
-        case 'toObservers': {
-          const def = definition(e.msg);
-          const frame = this.frameOf(e.msg, def);
-          const ids = e.observers;
-          for (let i = 0; i < ids.length; i++) this.queue(ids[i]!, frame, def.delivery);
-          if (e.self) this.queue(e.entityId, frame, def.delivery);
+        case 'joined': {
+          const r = this.recipients[e.playerId];
+          if (r) r.entering = true;
           break;
         }
-        case 'toPlayers': {
-          const def = definition(e.msg);
-          const frame = this.frameOf(e.msg, def);
-          for (const id of e.playerIds) this.queue(id, frame, def.delivery);
+        case 'toPlayer': {
+          // Entering the world: the client learns where it is before what it sees.
+          const r = this.recipients[e.playerId];
+          if (r?.entering) this.message(r.player.id, e.msg, false);
           break;
         }
-        case 'toZone': {
-          const def = definition(e.msg);
-          const frame = this.frameOf(e.msg, def);
-          for (const id of this.recipients.keys()) this.queue(id, frame, def.delivery);
+        case 'seen':
+        case 'unseen': {
+          const r = this.touch(e.observerId);
+          if (r) r.ops.push(e.type === 'seen' ? e.entity : e.entityId);
+          break;
+        }
+        case 'motion':
+          this.mark(e.entity, e.jump ? MOTION | JUMP : MOTION);
+          break;
+        case 'path':
+          this.mark(e.entity, PATH);
+          break;
+        case 'health':
+          this.mark(e.entity, HEALTH);
+          break;
+        case 'died':
+          this.mark(e.entity, DIED);
+          this.killers.set(e.entity, e.killerId);
+          break;
+        case 'respawned':
+          this.mark(e.entity, RESPAWNED);
+          break;
+        case 'removed': {
+          let list = this.removals.get(e.cell);
+          if (!list) this.removals.set(e.cell, (list = []));
+          list.push({ entity: e.entity, reason: e.reason });
           break;
         }
         default:
-          // joined, save, leftWorld: session bookkeeping, handled by the zone host.
           break;
       }
     }
+
+    this.encodeCells();
+    for (const [cell, blocks] of this.cells) {
+      for (const o of cellObservers[cell]!) {
+        const r = this.touch(o.id);
+        if (!r) continue;
+        if (blocks.relEnd > blocks.rel) this.append(r, this.scratch.buf, blocks.rel, blocks.relEnd);
+        if (blocks.motEnd > blocks.mot) {
+          if (r.behind) {
+            r.resync = true;
+            this.resyncing.add(r);
+            stats.dropped += blocks.motEnd - blocks.mot;
+          } else this.append(r, this.scratch.buf, blocks.mot, blocks.motEnd);
+        }
+      }
+    }
+    for (const r of this.touched) this.writeViewChanges(r);
+    for (const r of this.resyncing) {
+      if (r.conn.closed) this.resyncing.delete(r);
+      else if (!this.touch(r.player.id)!.behind) this.writeResync(r);
+    }
+    for (const r of this.touched) this.closeFrame(r);
+
+    for (const e of events) {
+      switch (e.type) {
+        case 'toPlayer':
+          if (!this.recipients[e.playerId]?.entering) this.message(e.playerId, e.msg);
+          break;
+        case 'toObservers': {
+          const ids = e.observers;
+          for (let i = 0; i < ids.length; i++) this.message(ids[i]!, e.msg);
+          if (e.self) this.message(e.entityId, e.msg);
+          break;
+        }
+        case 'toPlayers':
+          for (const id of e.playerIds) this.message(id, e.msg);
+          break;
+        case 'toZone':
+          for (const r of this.recipients) if (r) this.message(r.player.id, e.msg);
+          break;
+        default:
+          break;
+      }
+    }
+
+    for (const r of this.touched) {
+      stats.queued += r.conn.out.pos - r.startPos;
+      r.conn.commit();
+      r.ops.length = 0;
+      r.entering = false;
+    }
+    stats.recipients = this.touched.length;
+    stats.encoded += this.scratch.pos;
+    this.touched.length = 0;
+    this.changed.clear();
+    this.killers.clear();
+    this.removals.clear();
+    this.cells.clear();
+    this.spawns.clear();
     this.frames.clear();
   }
 
-  private sendTo(playerId: number, msg: WorldMessage): void {
-    if (!this.recipients.has(playerId)) return;
-    const def = definition(msg);
-    this.queue(playerId, this.frameOf(msg, def), def.delivery);
+  // ---------------------------------------------------------------- shared encodings
+
+  private mark(e: Entity, bits: number): void {
+    this.changed.set(e, (this.changed.get(e) ?? 0) | bits);
   }
 
-  private frameOf(msg: WorldMessage, def: ServerPacket): Uint8Array {
+  /** Each changed cell's reliable and motion blocks, once, into the scratch buffer. */
+  private encodeCells(): void {
+    const byCell = new Map<number, Entity[]>();
+    for (const e of this.changed.keys()) {
+      if (e.cell < 0) continue;
+      let list = byCell.get(e.cell);
+      if (!list) byCell.set(e.cell, (list = []));
+      list.push(e);
+    }
+    for (const cell of this.removals.keys()) if (!byCell.has(cell)) byCell.set(cell, []);
+    const w = this.scratch;
+    for (const [cell, entities] of byCell) {
+      const removed = this.removals.get(cell);
+      entities.sort(byId);
+      removed?.sort((a, b) => a.entity.id - b.entity.id);
+      const blocks: CellBlocks = { rel: w.pos, relEnd: w.pos, mot: w.pos, motEnd: w.pos };
+
+      let n = removed ? removed.length : 0;
+      for (const e of entities) n += countBits(this.changed.get(e)! & RELIABLE);
+      if (n > 0) {
+        w.varint(n);
+        this.stats.records += n;
+        let prev = 0;
+        let ri = 0;
+        for (const e of entities) {
+          while (removed && ri < removed.length && removed[ri]!.entity.id < e.id) {
+            const d = removed[ri++]!;
+            writeRecordBody.despawn(w, d.entity.id - prev, d.reason);
+            prev = d.entity.id;
+          }
+          const bits = this.changed.get(e)!;
+          if (bits & RESPAWNED) {
+            writeRecordBody.respawn(w, e.id - prev, e.x, e.y, e.health, e.maxHealth);
+            prev = e.id;
+          }
+          if (bits & HEALTH) {
+            writeRecordBody.health(w, e.id - prev, e.health, e.maxHealth);
+            prev = e.id;
+          }
+          if (bits & DIED) {
+            writeRecordBody.death(w, e.id - prev, this.killers.get(e) ?? 0);
+            prev = e.id;
+          }
+        }
+        while (removed && ri < removed.length) {
+          const d = removed[ri++]!;
+          writeRecordBody.despawn(w, d.entity.id - prev, d.reason);
+          prev = d.entity.id;
+        }
+        blocks.relEnd = blocks.mot = blocks.motEnd = w.pos;
+      }
+
+      let m = 0;
+      for (const e of entities) if (this.changed.get(e)! & MOVEMENT) m++;
+      if (m > 0) {
+        w.varint(m);
+        this.stats.records += m;
+        let prev = 0;
+        for (const e of entities) {
+          const bits = this.changed.get(e)!;
+          if (!(bits & MOVEMENT)) continue;
+          this.writeMotion(w, e, e.id - prev, (bits & JUMP) !== 0);
+          prev = e.id;
+        }
+        blocks.motEnd = w.pos;
+      }
+      this.cells.set(cell, blocks);
+    }
+  }
+
+  /** An entity's motion as of now: a player's sent state carried forward, a mob's path from here. */
+  private writeMotion(w: Writer, e: Entity, idDelta: number, jump: boolean): void {
+    if (e.kind === 'player') {
+      const s = e.sent;
+      const at = deadReckon(s, this.time);
+      const speed = s.moving && s.speed !== e.speed ? s.speed : undefined;
+      writeRecordBody.move(w, idDelta, at.x, at.y, s.angle, s.moving, jump, speed);
+      return;
+    }
+    const route = e.route;
+    const waypoints = route && e.alive ? remainingRoute(route, this.time) : [];
+    if (route && waypoints.length > 0) writeRecordBody.path(w, idDelta, e.x, e.y, route.speed, waypoints);
+    else writeRecordBody.move(w, idDelta, e.x, e.y, e.facing, false, false);
+  }
+
+  /** `e`'s spawn block (spawn record + motion record), encoded once per tick. */
+  private spawnBlock(e: Entity): { start: number; end: number } {
+    const cached = this.spawns.get(e);
+    if (cached) return cached;
+    const w = this.scratch;
+    const start = w.pos;
+    w.varint(2);
+    writeRecordBody.spawn(w, e.id, {
+      entity: e.kind,
+      template: e.kind === 'mob' ? e.template.id : 0,
+      name: e.name,
+      level: e.level,
+      health: e.health,
+      maxHealth: e.maxHealth,
+      speed: e.speed,
+      appearance: e.appearance,
+      alive: e.alive,
+    });
+    this.writeMotion(w, e, 0, false);
+    this.stats.records += 2;
+    const block = { start, end: w.pos };
+    this.spawns.set(e, block);
+    return block;
+  }
+
+  // ---------------------------------------------------------------- per recipient
+
+  private touch(playerId: number): Recipient | undefined {
+    const r = this.recipients[playerId];
+    if (!r || r.conn.closed) return undefined;
+    if (r.tick !== this.tick) {
+      r.tick = this.tick;
+      r.frameStart = -1;
+      r.opened = false;
+      r.startPos = r.conn.out.pos;
+      r.behind = r.conn.behind();
+      this.touched.push(r);
+    }
+    return r;
+  }
+
+  private openFrame(r: Recipient): void {
+    const out = r.conn.out;
+    r.frameStart = out.pos;
+    r.opened = true;
+    out.ensure(HEAD);
+    out.pos += HEADER_SIZE;
+    out.u32(this.tick);
+    out.f64(this.time);
+  }
+
+  private closeFrame(r: Recipient): void {
+    const start = r.frameStart;
+    if (start < 0) return;
+    r.frameStart = -1;
+    const out = r.conn.out;
+    const b = out.buf;
+    const size = out.pos - start;
+    const crc = crc16(b, start + HEADER_SIZE, out.pos);
+    b[start] = size;
+    b[start + 1] = size >>> 8;
+    b[start + 2] = WORLD_UPDATE & 0xff;
+    b[start + 3] = WORLD_UPDATE >>> 8;
+    b[start + 4] = crc;
+    b[start + 5] = crc >>> 8;
+  }
+
+  /** Copies one block into the recipient's open WorldUpdate frame (a new frame when full). */
+  private append(r: Recipient, src: Uint8Array, start: number, end: number): void {
+    const out = r.conn.out;
+    if (r.frameStart >= 0 && out.pos - r.frameStart + (end - start) > MAX_FRAME_SIZE) this.closeFrame(r);
+    if (r.frameStart < 0) this.openFrame(r);
+    out.ensure(end - start);
+    out.buf.set(src.subarray(start, end), out.pos);
+    out.pos += end - start;
+  }
+
+  private writeViewChanges(r: Recipient): void {
+    const ops = r.ops;
+    if (ops.length === 0) return;
+    const w = this.scratch;
+    for (let i = 0; i < ops.length;) {
+      const op = ops[i]!;
+      if (typeof op !== 'number') {
+        const block = this.spawnBlock(op);
+        this.append(r, w.buf, block.start, block.end);
+        i++;
+        continue;
+      }
+      // A run of despawns: one block, ids ascending, encoded for this recipient alone.
+      let j = i;
+      while (j < ops.length && typeof ops[j] === 'number') j++;
+      const ids = (ops.slice(i, j) as number[]).sort((a, b) => a - b);
+      const start = w.pos;
+      w.varint(ids.length);
+      let prev = 0;
+      for (const id of ids) {
+        writeRecordBody.despawn(w, id - prev, 'outOfRange');
+        prev = id;
+      }
+      this.append(r, w.buf, start, w.pos);
+      i = j;
+    }
+  }
+
+  /** Motion state of everything the recipient sees, after motion was skipped. */
+  private writeResync(r: Recipient): void {
+    r.resync = false;
+    this.resyncing.delete(r);
+    const entities = [...r.player.visible.values()].sort(byId);
+    const w = this.scratch;
+    for (let i = 0; i < entities.length; i += RESYNC_BLOCK) {
+      const chunk = entities.slice(i, i + RESYNC_BLOCK);
+      const start = w.pos;
+      w.varint(chunk.length);
+      let prev = 0;
+      for (const e of chunk) {
+        this.writeMotion(w, e, e.id - prev, false);
+        prev = e.id;
+      }
+      this.append(r, w.buf, start, w.pos);
+    }
+  }
+
+  /** Appends a message frame (encoded once per tick), after the recipient's WorldUpdate unless `afterUpdate` is false. */
+  private message(playerId: number, msg: WorldMessage, afterUpdate = true): void {
+    const r = this.touch(playerId);
+    if (!r) return;
+    if (afterUpdate && !r.opened) {
+      // Nothing yet this tick: an empty WorldUpdate still opens the batch with its time.
+      this.openFrame(r);
+      this.closeFrame(r);
+    }
     let frame = this.frames.get(msg);
+    const def = byName(msg.packet) as ServerPacket;
     if (!frame) {
       frame = def.encode(msg.data as never);
       this.frames.set(msg, frame);
-      this.stats.encoded++;
+      this.stats.encoded += frame.length;
     }
-    return frame;
-  }
-
-  private queue(playerId: number, frame: Uint8Array, delivery: Delivery): void {
-    const r = this.recipients.get(playerId);
-    if (!r) return;
-    const conn = r.conn;
-    if (conn.closed) return;
-    if (r.tick !== this.tick) {
-      r.tick = this.tick;
-      this.tickFrame ??= WorldTick.encode({ tick: this.tick, serverTime: this.serverTime });
-      conn.send(this.tickFrame, WorldTick.delivery);
-      this.stats.recipients++;
+    if (def.delivery === 'droppable' && r.behind) {
+      r.conn.skipped(def.opcode, frame.length);
+      this.stats.dropped += frame.length;
+      return;
     }
-    if (conn.send(frame, delivery)) this.stats.queued++;
-    else this.stats.dropped++;
+    const out = r.conn.out;
+    out.ensure(frame.length);
+    out.buf.set(frame, out.pos);
+    out.pos += frame.length;
   }
 }
 
-function definition(msg: WorldMessage): ServerPacket {
-  return byName(msg.packet) as ServerPacket;
+function byId(a: Entity, b: Entity): number {
+  return a.id - b.id;
+}
+
+function countBits(v: number): number {
+  let n = 0;
+  for (; v; v &= v - 1) n++;
+  return n;
 }

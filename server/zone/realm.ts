@@ -178,6 +178,8 @@ export class Realm implements GameRouter {
           x: m.x,
           y: m.y,
           facing: m.facing,
+          moving: m.moving,
+          speed: m.speed,
           clientTime: m.clientTime,
         });
         break;

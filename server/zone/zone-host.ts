@@ -4,6 +4,7 @@
  * entities the world creates. The world itself stays a pure function of (state, inputs,
  * now, rng); everything with a socket or a clock is here.
  */
+import { replicationBytes, replicationRecords } from '../metrics/index.js';
 import { Outbox } from '../outbox/outbox.js';
 import type { Session } from '../session/connection.js';
 import { step, type Rng, type World, type WorldEvent, type WorldInput } from '../world/index.js';
@@ -33,8 +34,10 @@ export class ZoneHost {
 
   /** From now on the player's packets go to this session. */
   bind(playerId: number, session: Session): void {
+    const player = this.world.players.get(playerId);
+    if (!player) return;
     this.sessions.set(playerId, session);
-    this.outbox.add(playerId, session.conn);
+    this.outbox.add(player, session.conn);
   }
 
   unbind(playerId: number): void {
@@ -72,7 +75,12 @@ export class ZoneHost {
       if (e.type === 'joined') this.hooks.joined(this, e.sessionId, e.playerId);
       else if (e.type === 'save' || e.type === 'leftWorld') after.push(e);
     }
-    this.outbox.deliver(events, this.world.tick, now);
+    this.outbox.deliver(events, this.world.cellObservers, this.world.tick, now);
+    const stats = this.outbox.stats;
+    replicationRecords.inc(stats.records);
+    replicationBytes.inc({ stage: 'encoded' }, stats.encoded);
+    replicationBytes.inc({ stage: 'written' }, stats.queued);
+    if (stats.dropped > 0) replicationBytes.inc({ stage: 'skipped' }, stats.dropped);
     for (const e of after) {
       if (e.type === 'save') this.hooks.save(this, e);
       else if (e.type === 'leftWorld') this.hooks.leftWorld(this, e);

@@ -1,0 +1,181 @@
+/**
+ * The replication writer in memory, no sockets: the world steps, the outbox writes into
+ * memory connections, and what each client would receive is decoded again.
+ */
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { FrameDecoder } from '../../shared/codec/frame.js';
+import { byOpcode, WorldUpdate, type EntityRecord } from '../../shared/protocol/index.js';
+import { Outbox } from '../../server/outbox/outbox.js';
+import { FlushScheduler } from '../../server/transport/flush.js';
+import { MemoryConnection } from '../../server/transport/memory.js';
+import { joinPlayer, type Player, type WorldInput } from '../../server/world/index.js';
+import { player, tick, world } from '../world/builders.js';
+
+interface Client {
+  readonly p: Player;
+  readonly conn: MemoryConnection;
+}
+
+function connection(soft = 64 * 1024): MemoryConnection {
+  return new MemoryConnection({
+    limits: { softLimit: soft, hardLimit: 1 << 24 },
+    scheduler: new FlushScheduler(() => {}),
+  });
+}
+
+function setup(positions: readonly [number, number][], soft?: number) {
+  const w = world();
+  const outbox = new Outbox();
+  let session = 1;
+  const clients: Client[] = positions.map(([x, y]) => {
+    const { playerId } = joinPlayer(w, session++, player({ x, y }));
+    const conn = connection(soft);
+    outbox.add(w.players.get(playerId)!, conn);
+    return { p: w.players.get(playerId)!, conn };
+  });
+  const step = (inputs: WorldInput[] = []) => {
+    const now = w.now + 50;
+    const events = tick(w, inputs, now);
+    outbox.deliver(events, w.cellObservers, w.tick, now);
+    for (const c of clients) c.conn.flush();
+  };
+  // The first step builds every view.
+  step();
+  return { w, outbox, clients, step };
+}
+
+function walk(p: Player, x: number, y: number, seq: number, clientTime: number, moving = true): WorldInput {
+  const facing = Math.atan2(y - p.y, x - p.x);
+  return { type: 'move', entityId: p.id, seq, x, y, facing, moving, speed: p.speed, clientTime };
+}
+
+/** The frames of one write, by packet name, WorldUpdates decoded. */
+function frames(bytes: Uint8Array): { name: string; records?: EntityRecord[] }[] {
+  const d = new FrameDecoder();
+  d.push(bytes);
+  const out: { name: string; records?: EntityRecord[] }[] = [];
+  for (let f = d.next(); f; f = d.next()) {
+    const def = byOpcode(f.opcode)!;
+    if (def === WorldUpdate) out.push({ name: def.name, records: WorldUpdate.decodeFrame(f).records });
+    else out.push({ name: def.name });
+  }
+  return out;
+}
+
+function lastWrite(c: Client): Uint8Array {
+  return c.conn.writes.at(-1) ?? new Uint8Array();
+}
+
+function lastRecords(c: Client): EntityRecord[] {
+  return frames(lastWrite(c)).flatMap((f) => f.records ?? []);
+}
+
+describe('replication writer', () => {
+  it('opens each client batch with one WorldUpdate and writes it in one write', () => {
+    const { clients, step } = setup([
+      [300, 300],
+      [320, 300],
+      [300, 330],
+    ]);
+    const [a] = clients as [Client, Client, Client];
+    const before = clients.map((c) => c.conn.writes.length);
+    step([walk(a.p, 306, 300, 1, 50)]);
+    clients.forEach((c, i) => {
+      expect(c.conn.writes.length).toBe(before[i]! + 1);
+      const fs = frames(lastWrite(c));
+      expect(fs[0]!.name).toBe('WorldUpdate');
+      expect(fs.filter((f) => f.name === 'WorldUpdate')).toHaveLength(1);
+    });
+    // The walker's start reaches the others as one move record; the walker gets its MoveAck after.
+    for (const c of clients.slice(1)) {
+      expect(lastRecords(c)).toContainEqual(
+        expect.objectContaining({ kind: 'move', id: a.p.id, moving: true }),
+      );
+    }
+    expect(frames(lastWrite(a)).map((f) => f.name)).toEqual(['WorldUpdate', 'MoveAck']);
+  });
+
+  it('encodes a cell once however many observe it, and gives every observer the same bytes', () => {
+    const spots: [number, number][] = Array.from({ length: 30 }, (_, i) => [200 + (i % 6) * 10, 200 + i]);
+    const { clients, outbox, step } = setup(spots);
+    const walker = clients[0]!;
+    step([walk(walker.p, 206, 200, 1, 50)]);
+    expect(outbox.stats.records).toBe(1);
+    const bodies = clients.slice(1).map((c) => {
+      const w = lastWrite(c);
+      // Past the frame header and the tick and time: the records' bytes.
+      return Array.from(w.subarray(18, w[0]! | (w[1]! << 8)));
+    });
+    for (const b of bodies) expect(b).toEqual(bodies[0]);
+  });
+
+  it('skips motion for a client that is behind, then sends its view motion once it catches up', () => {
+    const { clients, step } = setup(
+      [
+        [300, 300],
+        [320, 300],
+      ],
+      1000,
+    );
+    const [walker, slow] = clients as [Client, Client];
+    slow.conn.socketBytes = 5000;
+    const before = slow.conn.writes.length;
+    step([walk(walker.p, 306, 300, 1, 50)]);
+    const meanwhile = slow.conn.writes
+      .slice(before)
+      .flatMap((b) => frames(b).flatMap((f) => f.records ?? []));
+    expect(meanwhile.filter((r) => r.kind === 'move')).toEqual([]);
+    slow.conn.socketBytes = 0;
+    step();
+    const resync = lastRecords(slow).filter((r) => r.kind === 'move' && r.id === walker.p.id);
+    expect(resync).toHaveLength(1);
+    expect(resync[0]).toMatchObject({ moving: true });
+  });
+
+  it('gives each observer exactly the entities its view holds', () => {
+    fc.assert(
+      fc.property(
+        fc.array(fc.tuple(fc.integer({ min: 20, max: 980 }), fc.integer({ min: 20, max: 480 })), {
+          minLength: 2,
+          maxLength: 8,
+        }),
+        fc.array(fc.tuple(fc.nat(7), fc.integer({ min: -1, max: 1 }), fc.integer({ min: -1, max: 1 })), {
+          maxLength: 60,
+        }),
+        (spots, walks) => {
+          const { w, clients, step } = setup(spots);
+          const seen = clients.map(() => new Set<number>());
+          const apply = () => {
+            clients.forEach((c, i) => {
+              for (const f of c.conn.writes.splice(0)) {
+                for (const r of frames(f).flatMap((x) => x.records ?? [])) {
+                  if (r.kind === 'spawn') seen[i]!.add(r.id);
+                  else if (r.kind === 'despawn') seen[i]!.delete(r.id);
+                }
+              }
+            });
+          };
+          apply();
+          let seq = 1;
+          for (const [who, dx, dy] of walks) {
+            const c = clients[who % clients.length]!;
+            const p = w.players.get(c.p.id)!;
+            const x = Math.min(990, Math.max(10, p.x + dx * 40));
+            const y = Math.min(490, Math.max(10, p.y + dy * 40));
+            // Time for the walk to be honest: the server's clock passes what the client claims.
+            for (let k = 0; k < 7; k++) step();
+            step([walk(p, x, y, seq, seq * 400)]);
+            seq++;
+            apply();
+            clients.forEach((cl, i) => {
+              expect([...seen[i]!].sort()).toEqual([...cl.p.visible.keys()].sort());
+            });
+          }
+          return true;
+        },
+      ),
+      { numRuns: 25 },
+    );
+  });
+});
