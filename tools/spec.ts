@@ -1,7 +1,8 @@
 /**
  * Generates docs/PROTOCOL.md from the packet definitions (shared/protocol), the codec
- * (shared/codec) and the SRP library's defaults (tssrp6a), so the document cannot drift
- * from the code.
+ * (shared/codec), the motion constants (shared/game/motion.ts), the golden samples
+ * (test/helpers/sample.ts) and the SRP library's defaults (tssrp6a), so the document
+ * cannot drift from the code.
  *
  *   npx tsx tools/spec.ts           write docs/PROTOCOL.md
  *   npx tsx tools/spec.ts --check   exit 1 when the committed file differs from a fresh render
@@ -12,28 +13,45 @@ import { readFileSync, writeFileSync, mkdirSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { SRPClientSessionStep2, SRPParameters, SRPRoutines, SRPServerSessionStep1 } from 'tssrp6a';
-import { crc16, describe, DecodeErrorCode, HEADER_SIZE, MAX_FRAME_SIZE } from '../shared/codec/index.js';
+import {
+  crc16,
+  describe,
+  DecodeErrorCode,
+  HEADER_SIZE,
+  MAX_FRAME_SIZE,
+  Writer,
+} from '../shared/codec/index.js';
 import type { Field, FieldSpec } from '../shared/codec/index.js';
 import {
+  CLIENT_HEARTBEAT_MS,
+  CLIENT_TURN_EPSILON,
+  INPUT_SILENCE_MS,
+  MAX_DEAD_RECKON_MS,
+  MOTION_ERROR_UNITS,
+  MOTION_HEARTBEAT_MS,
+} from '../shared/game/motion.js';
+import {
+  ALIVE,
   ALL_STATES,
   Bye,
   CharacterCreated,
   CharacterDeleted,
   CharacterList,
+  characterName,
   ConnState,
   COORD_MAX,
   CreateCharacter,
   DeleteCharacter,
-  EntityDespawn,
-  EntityMove,
-  EntitySpawn,
+  DespawnReason,
   EnterWorld,
   EnterWorldRequest,
+  EntityKind,
   ErrorCode,
   ErrorPacket,
   errorMessage,
   groups,
   Hello,
+  JUMP,
   ListCharacters,
   LoginChallenge,
   LoginOk,
@@ -46,24 +64,36 @@ import {
   LogoutRequest,
   LogoutStarted,
   MAX_CHARACTERS,
+  MAX_PATH_POINTS,
   MOB_ID_BASE,
   MoveAck,
   MoveInput,
+  MOVING,
   packets,
+  PlayerStats,
   Ping,
   Pong,
   PositionCorrection,
   PROTOCOL_VERSION,
+  quantizeAngle,
+  quantizeCoord,
+  quantizeSpeed,
+  RecordKind,
   Register,
   Registered,
   Resume,
   Resumed,
+  SPEED,
   SpellBook,
   Welcome,
-  WorldTick,
+  WORLD_UPDATE_HEAD,
+  WorldUpdate,
+  writeRecord,
   ZoneInfo,
 } from '../shared/protocol/index.js';
-import type { Packet } from '../shared/protocol/index.js';
+import type { EntityRecord, Packet } from '../shared/protocol/index.js';
+import { goldenFrame, hex } from './golden.js';
+import { samplePacket } from '../test/helpers/sample.js';
 
 const ROOT = fileURLToPath(new URL('../', import.meta.url));
 export const SPEC_PATH = resolve(ROOT, 'docs/PROTOCOL.md');
@@ -131,6 +161,23 @@ export function wireLayoutRows(): [string, string][] {
   return rows;
 }
 
+const RECORDS_HEADING = 'Entity records (WorldUpdate)';
+
+/**
+ * The field types table: the rows of fields.ts's header comment, and a row for entity
+ * records (whose layout shared/protocol/records.ts owns) when the comment has none.
+ */
+export function fieldTypeRows(): [string, string][] {
+  const rows = wireLayoutRows();
+  if (!rows.some(([types]) => types.split(' ').includes('records'))) {
+    rows.push([
+      'records',
+      `blocks of entity records to the end of the payload, so always a packet's last field; see ${RECORDS_HEADING}`,
+    ]);
+  }
+  return rows;
+}
+
 function moduleDoc(group: string): string {
   const source = readFileSync(resolve(ROOT, `shared/protocol/${group}.ts`), 'utf8');
   const match = /^\/\*\*([\s\S]*?)\*\//.exec(source);
@@ -185,6 +232,15 @@ function innerStruct(
 }
 
 function fieldRows(name: string, field: Field<unknown>, rows: string[][]): void {
+  if (field.spec.type === 'records') {
+    const link = `[${RECORDS_HEADING}](#${anchor(RECORDS_HEADING)})`;
+    rows.push([
+      code(name),
+      `${code('records')}: blocks to the end of the payload, see ${link}`,
+      String(field.maxSize),
+    ]);
+    return;
+  }
   rows.push([code(name), code(wireType(field)), String(field.maxSize)]);
   const inner = innerStruct(field, name);
   if (!inner || inner.field.spec.type !== 'struct') return;
@@ -257,7 +313,10 @@ Integers are little-endian. A payload is the packet's fields in declaration orde
 
 ${table(
   ['Type', 'Wire layout'],
-  wireLayoutRows().map(([types, layout]) => [code(types), layout]),
+  fieldTypeRows().map(([types, layout]) => [
+    code(types),
+    layout.replace(RECORDS_HEADING, `[${RECORDS_HEADING}](#${anchor(RECORDS_HEADING)})`),
+  ]),
 )}
 
 Details a decoder must match:
@@ -268,8 +327,9 @@ Details a decoder must match:
 - **string(max)**: the length counts UTF-8 bytes, not characters. A length above max is ${code(DecodeErrorCode.StringTooLong)}; malformed UTF-8 (overlong forms, surrogates, truncated sequences) is ${code(DecodeErrorCode.BadUtf8)}. A leading U+FEFF is an ordinary character of the string, not a byte order mark: keep it (many UTF-8 decoders drop it unless told not to).
 - **bytes(max)** above max is ${code(DecodeErrorCode.BytesTooLong)}; **list(of, max)** with a count above max is ${code(DecodeErrorCode.ListTooLong)}. These checks happen on the prefix, before any item is read.
 - **enum**: an index at or above the number of values is ${code(DecodeErrorCode.BadEnum)}. Values are only ever appended, so an index keeps its meaning.
-- **quantized(min, max)**: encode \`q = round((v − min) × 65535 / (max − min))\` clamped to [0, 65535]; decode \`v = min + q × ((max − min) / 65535)\`. Positions in ${packetLink(EntityMove)} use [0, ${COORD_MAX}], a step of ${COORD_MAX}/65535 ≈ 1/16 unit.
+- **quantized(min, max)**: encode \`q = round((v − min) × 65535 / (max − min))\` clamped to [0, 65535]; decode \`v = min + q × ((max − min) / 65535)\`. Positions in [entity records](#${anchor(RECORDS_HEADING)}) are quantized the same way over [0, ${COORD_MAX}], a step of ${COORD_MAX}/65535 ≈ 1/16 unit.
 - **angle**: encode \`q = round(((v mod 2π) + 2π) mod 2π × 256 / 2π) mod 256\`; decode \`v = q × (2π / 256)\`, in [0, 2π). Radians as \`atan2(dy, dx)\`: from the zone's +x axis towards its +y axis.
+- **records**: see [${RECORDS_HEADING}](#${anchor(RECORDS_HEADING)}). They are read until the payload ends, so bytes after the last block are not ${code(DecodeErrorCode.Overlong)} but the start of another block.
 `;
 }
 
@@ -356,6 +416,274 @@ ${index}
     for (const def of defs) sections.push(packetSection(def));
   }
   return sections.join('\n');
+}
+
+// ---------------------------------------------------------------------------------------
+// Entity records: WorldUpdate's body (shared/protocol/records.ts), its motion model
+// (shared/game/motion.ts) and a worked example from the golden sample.
+
+/** The bytes of one record written with this id delta. */
+function recordBytes(r: EntityRecord, idDelta: number): Uint8Array {
+  const w = new Writer(64);
+  writeRecord(w, idDelta, r);
+  return w.finish().slice();
+}
+
+/** "a" or "a–b": the sizes of the smallest and largest examples of a kind, 1-byte id delta. */
+function sizeRange(...examples: EntityRecord[]): string {
+  const sizes = examples.map((r) => recordBytes(r, 1).length);
+  const min = Math.min(...sizes);
+  const max = Math.max(...sizes);
+  return min === max ? String(min) : `${min}–${max}`;
+}
+
+function flagHex(bit: number): string {
+  return `0x${bit.toString(16)}`;
+}
+
+function tagHex(kind: number): string {
+  return `0x${kind.toString(16).padStart(2, '0')}`;
+}
+
+function enumList(values: readonly string[]): string {
+  return values.map((v, i) => `${i} ${v}`).join(', ');
+}
+
+const U32_MAX = 0xffffffff;
+
+function nameMax(): number {
+  const s = characterName.spec;
+  if (s.type !== 'string') throw new Error('characterName is not a string field');
+  return s.max;
+}
+
+function recordKindRows(): string[][] {
+  const big = 'x'.repeat(nameMax());
+  const move: EntityRecord = {
+    kind: 'move',
+    id: 1,
+    x: 0,
+    y: 0,
+    angle: 0,
+    moving: false,
+    jump: false,
+    speed: undefined,
+  };
+  const path = (n: number): EntityRecord => ({
+    kind: 'path',
+    id: 1,
+    x: 0,
+    y: 0,
+    speed: 0,
+    waypoints: Array.from({ length: n }, () => ({ x: 0, y: 0 })),
+  });
+  const spawn = (name: string, health: number): EntityRecord => ({
+    kind: 'spawn',
+    id: 1,
+    entity: 'player',
+    template: 0,
+    name,
+    level: 1,
+    health,
+    maxHealth: health,
+    speed: 0,
+    appearance: 0,
+    alive: true,
+  });
+  const health = (v: number): EntityRecord => ({ kind: 'health', id: 1, health: v, maxHealth: v });
+  const respawn = (v: number): EntityRecord => ({
+    kind: 'respawn',
+    id: 1,
+    x: 0,
+    y: 0,
+    health: v,
+    maxHealth: v,
+  });
+  const row = (kind: keyof typeof RecordKind, flags: string, fields: string, bytes: string) => [
+    code(kind.toLowerCase()),
+    code(tagHex(RecordKind[kind])),
+    flags,
+    fields,
+    bytes,
+  ];
+  return [
+    row(
+      'Move',
+      `${code(`MOVING ${flagHex(MOVING)}`)} walking (else standing); ${code(`JUMP ${flagHex(JUMP)}`)} a discontinuity: snap; ${code(`SPEED ${flagHex(SPEED)}`)} the speed field follows`,
+      'x coord · y coord · angle u8 [· speed u16 when SPEED]',
+      `${sizeRange(move)}; ${sizeRange({ ...move, speed: 1 })} with SPEED`,
+    ),
+    row(
+      'Path',
+      'none',
+      `x coord · y coord · speed u16 · count u8 (at most ${MAX_PATH_POINTS}) · (x coord · y coord) × count`,
+      `${sizeRange(path(0))} + 4 per waypoint (${sizeRange(path(0), path(MAX_PATH_POINTS))})`,
+    ),
+    row(
+      'Spawn',
+      `${code(`ALIVE ${flagHex(ALIVE)}`)} alive (else a corpse)`,
+      `entity u8 (${enumList(EntityKind)}) · template u16 (mob template, 0 for players) · name string(max ${nameMax()} bytes, u8 length) · level u8 · health varint · maxHealth varint · speed u16 · appearance u8`,
+      sizeRange(spawn('', 0), spawn(big, U32_MAX)),
+    ),
+    row(
+      'Despawn',
+      'none',
+      `reason u8 (${enumList(DespawnReason)})`,
+      sizeRange({ kind: 'despawn', id: 1, reason: 'left' }),
+    ),
+    row('Health', 'none', 'health varint · maxHealth varint', sizeRange(health(0), health(U32_MAX))),
+    row(
+      'Death',
+      'none',
+      'killer varint (the killer’s id, 0 for none)',
+      sizeRange({ kind: 'death', id: 1, killerId: 0 }, { kind: 'death', id: 1, killerId: U32_MAX }),
+    ),
+    row(
+      'Respawn',
+      'none',
+      'x coord · y coord · health varint · maxHealth varint',
+      sizeRange(respawn(0), respawn(U32_MAX)),
+    ),
+  ];
+}
+
+function num(v: number): string {
+  return String(Math.round(v * 10_000) / 10_000);
+}
+
+function coordText(v: number): string {
+  return `${code(`0x${quantizeCoord(v).toString(16).padStart(4, '0')}`)} (${num(v)})`;
+}
+
+/** What one record of the example says, in words, with the raw quantized values. */
+function recordMeaning(r: EntityRecord): string {
+  switch (r.kind) {
+    case 'move': {
+      const flags = [r.moving && 'MOVING', r.jump && 'JUMP', r.speed !== undefined && 'SPEED'].filter(
+        Boolean,
+      );
+      const state = r.moving ? 'walking from' : 'standing at';
+      const speed =
+        r.speed === undefined
+          ? r.moving
+            ? ', at its spawn speed'
+            : ''
+          : `, speed ${code(String(quantizeSpeed(r.speed)))} (${num(r.speed)}/s)`;
+      return `move${flags.length ? ` (${flags.join(' | ')})` : ''}: ${state} x ${coordText(r.x)}, y ${coordText(r.y)}, angle ${code(String(quantizeAngle(r.angle)))} (${num(r.angle)} rad)${speed}`;
+    }
+    case 'path':
+      return `path: from x ${coordText(r.x)}, y ${coordText(r.y)} at speed ${code(String(quantizeSpeed(r.speed)))} (${num(r.speed)}/s) through ${r.waypoints.length} waypoints: ${r.waypoints.map((p) => `(${num(p.x)}, ${num(p.y)})`).join(', ')}`;
+    case 'spawn':
+      return `spawn${r.alive ? ' (ALIVE)' : ''}: ${r.entity} ${JSON.stringify(r.name)}, template ${r.template}, level ${r.level}, health ${r.health}/${r.maxHealth}, speed ${code(String(quantizeSpeed(r.speed)))} (${num(r.speed)}/s), appearance ${r.appearance}`;
+    case 'despawn':
+      return `despawn: ${r.reason}`;
+    case 'health':
+      return `health: ${r.health}/${r.maxHealth}`;
+    case 'death':
+      return `death: killed by ${r.killerId}`;
+    case 'respawn':
+      return `respawn: at x ${coordText(r.x)}, y ${coordText(r.y)} with health ${r.health}/${r.maxHealth}`;
+  }
+}
+
+function spaced(bytes: Uint8Array): string {
+  return Array.from(bytes, (b) => b.toString(16).padStart(2, '0')).join(' ');
+}
+
+function varintBytes(v: number): Uint8Array {
+  const w = new Writer(8);
+  w.varint(v);
+  return w.finish().slice();
+}
+
+/**
+ * The golden WorldUpdate, byte by byte. Every row is re-encoded from the sample value; the
+ * rows together must be exactly the golden frame, or the render fails.
+ */
+function worldUpdateExample(): string {
+  const value = samplePacket(WorldUpdate);
+  const frame = goldenFrame(WorldUpdate);
+  const head = frame.subarray(0, HEADER_SIZE + WORLD_UPDATE_HEAD);
+  const rows: string[][] = [];
+  let at = 0;
+  const add = (bytes: Uint8Array, meaning: string) => {
+    rows.push([String(at), code(spaced(bytes)), meaning]);
+    at += bytes.length;
+  };
+  add(
+    head.subarray(0, HEADER_SIZE),
+    `header: size ${frame.length}, opcode ${hex4(WorldUpdate.opcode)}, CRC ${hex4(crc16(frame, HEADER_SIZE))} of the payload`,
+  );
+  add(head.subarray(HEADER_SIZE, HEADER_SIZE + 4), `tick ${value.tick}`);
+  add(head.subarray(HEADER_SIZE + 4), `time ${value.time} (server ms)`);
+  const records = value.records;
+  for (let i = 0; i < records.length;) {
+    let j = i + 1;
+    while (j < records.length && records[j]!.id >= records[j - 1]!.id) j++;
+    add(varintBytes(j - i), `block: ${j - i} records`);
+    let prev = 0;
+    for (let k = i; k < j; k++) {
+      const r = records[k]!;
+      add(recordBytes(r, r.id - prev), `id ${r.id} (delta ${r.id - prev}), ${recordMeaning(r)}`);
+      prev = r.id;
+    }
+    i = j;
+  }
+  const rebuilt = rows.map((r) => r[1]!.replace(/`/g, '')).join(' ');
+  if (rebuilt !== spaced(frame))
+    throw new Error('the WorldUpdate example does not add up to its golden frame');
+  return `\`test/protocol/golden/${WorldUpdate.name}.hex\` (see [Golden vectors](#golden-vectors)), byte by byte: ${frame.length} bytes, ${records.length} records in ${rows.filter((r) => r[2]!.startsWith('block')).length} blocks (the second starts where the id goes down). Ids at or above ${MOB_ID_BASE} are mobs.
+
+${table(['Offset', 'Bytes', 'Meaning'], rows)}
+
+The whole frame: \`${hex(frame)}\`.`;
+}
+
+function recordsSection(): string {
+  const move = `${code('move')}`;
+  return `## ${RECORDS_HEADING}
+
+A ${packetLink(WorldUpdate)} carries, after its \`tick\` and \`time\`, everything the client learns about the entities in its view in that tick, as **entity records**. The server encodes each interest cell's records once per tick and copies the same bytes to every client that sees the cell, so the records come in self-contained **blocks**; a client reads blocks until the payload ends.
+
+\`\`\`
+payload := tick u32 · time f64 · block*           (head: ${WORLD_UPDATE_HEAD} bytes)
+block   := count varint (≥ 1) · record × count
+record  := idDelta varint · tag u8 · the fields of the tag's kind
+tag     := kind (low 4 bits) | flags (high 4 bits)
+\`\`\`
+
+- **Id delta coding.** A block's first record has id = idDelta; every later one has id = previous id + idDelta. Ids ascend within a block, and a delta of 0 repeats the entity (a spawn, then its motion). Every block starts again from 0, so blocks never depend on each other: concatenated blocks are a valid body, and an encoder starts a new block wherever an id goes down. An id past 2^32 − 1 is ${code(DecodeErrorCode.BadVarint)}.
+- **Empty blocks** (count 0) are ${code(DecodeErrorCode.BadEnum)}; a payload of just the head (no blocks) is a valid, empty update. A kind above ${Math.max(...Object.values(RecordKind))}, a flag a kind does not define, an entity kind or despawn reason out of range are ${code(DecodeErrorCode.BadEnum)}; a path of more than ${MAX_PATH_POINTS} waypoints is ${code(DecodeErrorCode.ListTooLong)}; a record cut short is ${code(DecodeErrorCode.Short)}.
+- **Frames.** One WorldUpdate payload holds at most ${WorldUpdate.fields.records.maxSize} bytes of records; when a tick's records do not fit, the server sends more WorldUpdate frames with the same \`tick\` and \`time\`.
+
+${table(['Kind', 'Tag', 'Flags', 'Fields after the tag', 'Bytes (1-byte id delta)'], recordKindRows())}
+
+A record with an id delta of 128 or more is 1 to 4 bytes longer (the varint). A walking or standing entity costs 7 bytes per update within a block, 9 when its speed differs from its spawn speed.
+
+**Quantization.** \`coord\` is a u16: \`q = round(v × 65535 / ${COORD_MAX})\` clamped to [0, 65535], decoded \`v = q × (${COORD_MAX} / 65535)\` (the [quantized](#field-types) type over [0, ${COORD_MAX}], about 1/16 unit). \`angle\` is the angle type: a u8 of 2π/256 steps. \`speed\` is a u16 of 1/16 unit per second: \`q = round(v × 16)\` clamped to [0, 65535], decoded \`v = q / 16\`. Health values are varints; names are at most ${nameMax()} bytes of UTF-8.
+
+### Kinds
+
+- **spawn**: an entity came into view (or into being) with its full state. In its block it is always followed by the same id's ${move} or ${code('path')} record (delta 0), which places it.
+- **despawn**: the entity left the view (\`outOfRange\`), left the world (\`left\`), or its corpse decayed (\`corpse\`). Forget it.
+- **health**, **death**, **respawn**: a change of health; a death (a dead mob stays as a corpse until its despawn, a dead player until its respawn); a dead player alive again at (x, y), the graveyard, with this health.
+- ${move} and **path**: the entity's **motion state**, below.
+
+### Motion states
+
+Movement is replicated as state, not as a stream of positions. A ${move} record says where the entity was at the frame's \`time\` and what it does from then on: without ${code('MOVING')}, it stands at (x, y) facing \`angle\`; with it, it walks from (x, y) along \`angle\` at \`speed\` units per second (the SPEED field's, else its spawn speed). A **path** record says a mob walks from (x, y) through the waypoints in order at \`speed\`, starting at \`time\`, and stops at the last one.
+
+- **Observers dead-reckon** from the newest state: a walker is at \`(x + cos(angle) · speed · dt, y + sin(angle) · speed · dt)\` with \`dt = (now − time) / 1000\` on the server's clock (see [Clock sync](#8-clock-sync)). Dead-reckon at most ${MAX_DEAD_RECKON_MS} ms past a state: a walker whose updates stall is held where it got to, not run on and pulled back.
+- A new state of the same entity replaces the old one; blend from where the entity is drawn to the new track over a short time rather than jumping. A ${code('JUMP')} state is a discontinuity (a teleport or a large correction): snap to it, do not blend. A respawn record places its entity anew, too.
+- **The server re-sends** a player's state when it starts or stops, turns or changes speed (by a quantization step), when observers' dead reckoning of it would stray more than ${MOTION_ERROR_UNITS} units from where it is, and at least every ${MOTION_HEARTBEAT_MS} ms while it walks. A standing entity sends nothing until it moves; a quiet tick sends nothing at all.
+- **Clients send** their own ${packetLink(MoveInput)} the same way: on start, stop and turn (a heading change above ${CLIENT_TURN_EPSILON} rad), and every ${CLIENT_HEARTBEAT_MS} ms while walking. A walker whose inputs stop for ${INPUT_SILENCE_MS} ms is stopped by the server where it was.
+
+**A client that falls behind** (its connection's send buffer over the server's soft limit) may have the **motion blocks** of a tick skipped: whole blocks, never part of one, and never the other records (spawns, despawns, health, deaths, respawns). Once it has caught up, the server sends it a **resync**: a ${move} or path record for every entity in its view. Until then, keep dead-reckoning from the states you have.
+
+### Worked example
+
+${worldUpdateExample()}
+`;
 }
 
 function errorsSection(): string {
@@ -533,13 +861,21 @@ ${packetLink(ListCharacters)} → ${packetLink(CharacterList)} (at most ${MAX_CH
 
 ### 6. Enter the world
 
-Send ${packetLink(EnterWorldRequest)} with a character id. The server answers ${packetLink(ZoneInfo)} (zone size and walls), ${packetLink(SpellBook)} and ${packetLink(EnterWorld)} (your own entity, speed, stats and interest radius); from EnterWorld on the connection is \`inWorld\`. Then every tick brings a batch: ${packetLink(WorldTick)} (tick number and server time) followed by what changed in your view: ${packetLink(EntitySpawn)} for every entity that comes into view (with its full state), ${packetLink(EntityMove)}, ${packetLink(EntityDespawn)}, health, combat, spell and chat packets. Entity ids are varints; players count up from 1 and mobs from ${MOB_ID_BASE}. Draw other entities slightly in the past, interpolating between the positions of the last two WorldTick times.
+Send ${packetLink(EnterWorldRequest)} with a character id. The server answers ${packetLink(ZoneInfo)} (zone size and walls), ${packetLink(SpellBook)} and ${packetLink(EnterWorld)} (your own entity, speed, stats and interest radius); from EnterWorld on the connection is \`inWorld\`.
 
-Droppable packets (${droppable.map(packetLink).join(', ')}) can be skipped when the connection falls behind: keep the last known state and carry on.
+From then on, every tick that has something for you brings a batch that opens with a ${packetLink(WorldUpdate)}: the tick number, the server time the batch happened at, and the [entity records](#${anchor(RECORDS_HEADING)}) of your view (it may be empty when only other packets follow, and a full tick may take more than one WorldUpdate frame with the same tick). Then come your own packets of the tick: ${packetLink(MoveAck)}, ${packetLink(PlayerStats)}, combat, spell and chat packets. Keep a table of entities by id:
+
+- a **spawn** record adds an entity with its full state, and the move or path record after it in its block places it;
+- **move** and **path** records replace its motion state: draw it by dead reckoning from the newest state, blending to each new one and snapping on JUMP (see [Motion states](#motion-states));
+- **health**, **death** and **respawn** records update it; **despawn** removes it.
+
+Entity ids are varints; players count up from 1 and mobs from ${MOB_ID_BASE}. A record may name your own entity (EnterWorld's \`entityId\`): take its health, death and respawn; your own position is yours to predict (step 7). Ignore records for any other id you hold no spawn for (an entity's spawn block carries its current state).
+
+${packetLink(WorldUpdate)} is reliable, but when your connection falls behind its motion blocks may be skipped, and you get the motion state of your whole view once you catch up; droppable packets (${droppable.map(packetLink).join(', ')}) can be skipped too. Keep the last known state and carry on.
 
 ### 7. Moving: prediction and reconciliation
 
-Move your own character at once (prediction) and send ${packetLink(MoveInput)} with a new \`seq\` (counting up), the position you reached, your facing and your clock. Keep every input the server has not yet acknowledged.
+Move your own character at once (prediction) and tell the server your **movement state** with ${packetLink(MoveInput)}: a new \`seq\` (counting up), where you are at \`clientTime\` (your clock), your heading (\`facing\`), whether you walk (\`moving\`) and how fast (\`speed\`, units per second; at most EnterWorld's \`speed\`, less when sliding along a wall). Send it when you start, stop or turn (a heading change above ${CLIENT_TURN_EPSILON} rad), and every ${CLIENT_HEARTBEAT_MS} ms while walking; a walker the server hears nothing from for ${INPUT_SILENCE_MS} ms is stopped where it was. Keep every input the server has not yet acknowledged.
 
 - ${packetLink(MoveAck)}: the newest \`seq\` the server accepted. Forget inputs up to it.
 - ${packetLink(PositionCorrection)}: an input was refused (too fast, out of bounds, into a wall, dead, teleported). Snap to its authoritative position and facing, forget inputs up to its \`seq\`, and replay the movement of the inputs after it from there.
@@ -556,7 +892,7 @@ offset = serverTime - (clientTime + rtt / 2)
 server clock ≈ your clock + offset
 \`\`\`
 
-Take a few samples and keep the offset of the one with the smallest rtt. Server times in WorldTick, EnterWorld and MobPath are on the server's clock.
+Take a few samples and keep the offset of the one with the smallest rtt. Server times (WorldUpdate's \`time\`, from which motion states are dead-reckoned, and EnterWorld's \`serverTime\`) are on the server's clock.
 
 ### 9. Leaving
 
@@ -573,7 +909,7 @@ ${srpSection(srp)}
 <the frame as lowercase hex, 16 bytes per line, bytes separated by spaces>
 \`\`\`
 
-Lines starting with \`#\` are comments. In the JSON, \`bytes\` fields are lowercase hex strings and every number is the exact decoded value (f32 samples are exact in 32 bits; quantized and angle samples are the decoded value of their step, computed with the decode formulas above in double precision). A codec passes when, for every file, it decodes the frame (size, opcode, CRC) and the payload into the value, and encodes the value back into the same bytes. The samples use multi-byte UTF-8 strings, varints of two bytes, non-zero enum indices and lists of two items.
+Lines starting with \`#\` are comments. In the JSON, \`bytes\` fields are lowercase hex strings and every number is the exact decoded value (f32 samples are exact in 32 bits; quantized and angle samples are the decoded value of their step, computed with the decode formulas above in double precision). A codec passes when, for every file, it decodes the frame (size, opcode, CRC) and the payload into the value, and encodes the value back into the same bytes. The samples use multi-byte UTF-8 strings, varints of two bytes, non-zero enum indices and lists of two items; ${WorldUpdate.name}'s holds a record of every kind in two blocks (taken apart in [Worked example](#worked-example)).
 `;
 }
 
@@ -584,14 +920,15 @@ export async function renderSpec(): Promise<string> {
   const doc = [
     `# Wyvern protocol
 
-Protocol version **${PROTOCOL_VERSION}**. This file is generated by \`npm run spec\` from the packet definitions in \`shared/protocol/\`, the codec in \`shared/codec/\` and the defaults of the SRP library; do not edit it by hand (\`npm run spec:check\` fails when it is stale).
+Protocol version **${PROTOCOL_VERSION}**. This file is generated by \`npm run spec\` from the packet definitions in \`shared/protocol/\`, the codec in \`shared/codec/\`, the motion constants in \`shared/game/motion.ts\`, the golden samples and the defaults of the SRP library; do not edit it by hand (\`npm run spec:check\` fails when it is stale).
 
-Contents: [Frame](#frame) · [Field types](#field-types) · [Connection states](#connection-states) · [Packets](#packets) · [Error codes](#error-codes) · [Writing a native client](#writing-a-native-client)
+Contents: [Frame](#frame) · [Field types](#field-types) · [Connection states](#connection-states) · [Packets](#packets) · [${RECORDS_HEADING}](#${anchor(RECORDS_HEADING)}) · [Error codes](#error-codes) · [Writing a native client](#writing-a-native-client)
 `,
     frameSection(),
     fieldTypesSection(),
     statesSection(),
     packetsSection(),
+    recordsSection(),
     errorsSection(),
     nativeClientSection(srp),
   ];

@@ -15,6 +15,7 @@
  *   quantized(min, max)             u16: round((v - min) / (max - min) * 65535), clamped
  *   angle                           u8: the angle in [0, 2π) in 256 steps
  *   struct(fields)                  the fields in declaration order, no header
+ *   records                         blocks of entity records to the end of the payload
  */
 import { DecodeError, DecodeErrorCode, EncodeError } from './errors.js';
 import type { Reader } from './reader.js';

@@ -1,6 +1,6 @@
 /**
  * Replication, 0x04xx: one WorldUpdate frame per client per tick carries everything it learns
- * about the entities in its view (records.ts has the layout); the client's own stats.
+ * about the entities in its view, as entity records; and the client's own stats.
  */
 import { t } from '../codec/index.js';
 import { HEADER_SIZE, MAX_FRAME_SIZE } from '../codec/frame.js';

@@ -55,7 +55,8 @@ export type DespawnReason = (typeof DespawnReason)[number];
 
 /** Waypoints a path record may carry. */
 export const MAX_PATH_POINTS = 16;
-const NAME_MAX = 16;
+/** Longest spawn name in UTF-8 bytes (a character name). */
+export const NAME_MAX = 16;
 
 export type MoveRecord = {
   kind: 'move';
@@ -137,6 +138,11 @@ function finite(v: number, what: string): number {
   return v;
 }
 
+function int(v: number, min: number, max: number, what: string): number {
+  if (!Number.isInteger(v) || v < min || v > max) throw new EncodeError(`${what} out of range: ${v}`);
+  return v;
+}
+
 function coord(w: Writer, v: number): void {
   w.u16(quantizeCoord(finite(v, 'coord')));
 }
@@ -189,20 +195,26 @@ export const writeRecordBody = {
   },
   spawn(w: Writer, idDelta: number, s: Omit<SpawnRecord, 'kind' | 'id'>) {
     w.varint(idDelta);
+    const kind = EntityKind.indexOf(s.entity);
+    if (kind < 0)
+      throw new EncodeError(`entity kind ${String(s.entity)} is not one of ${EntityKind.join(', ')}`);
     w.u8(RecordKind.Spawn | (s.alive ? ALIVE : 0));
-    w.u8(s.entity === 'mob' ? 1 : 0);
-    w.u16(s.template);
+    w.u8(kind);
+    w.u16(int(s.template, 0, 0xffff, 'template'));
     w.string(s.name, NAME_MAX, 1);
-    w.u8(s.level);
+    w.u8(int(s.level, 0, 0xff, 'level'));
     w.varint(s.health);
     w.varint(s.maxHealth);
     w.u16(quantizeSpeed(finite(s.speed, 'speed')));
-    w.u8(s.appearance);
+    w.u8(int(s.appearance, 0, 0xff, 'appearance'));
   },
   despawn(w: Writer, idDelta: number, reason: DespawnReason) {
+    const i = DespawnReason.indexOf(reason);
+    if (i < 0)
+      throw new EncodeError(`despawn reason ${String(reason)} is not one of ${DespawnReason.join(', ')}`);
     w.varint(idDelta);
     w.u8(RecordKind.Despawn);
-    w.u8(DespawnReason.indexOf(reason));
+    w.u8(i);
   },
   health(w: Writer, idDelta: number, health: number, maxHealth: number) {
     w.varint(idDelta);
@@ -256,6 +268,7 @@ export function writeRecords(w: Writer, records: readonly EntityRecord[]): void 
     let prev = 0;
     for (let k = i; k < j; k++) {
       const r = records[k]!;
+      int(r.id, 0, 0xffffffff, 'entity id');
       writeRecord(w, r.id - prev, r);
       prev = r.id;
     }

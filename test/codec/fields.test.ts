@@ -10,7 +10,7 @@ import {
   Writer,
 } from '../../shared/codec/index.js';
 import type { Field } from '../../shared/codec/index.js';
-import { Hello } from '../../shared/protocol/index.js';
+import { entityRecords, Hello } from '../../shared/protocol/index.js';
 import { arbitraryFor, angleStep, quantizedStep } from '../helpers/arbitrary.js';
 import { maximalFor, sampleFor } from '../helpers/sample.js';
 
@@ -339,6 +339,9 @@ const everything = t.struct({
   list: t.list(t.struct({ x: t.f32, tag: t.enumOf(['a', 'b'] as const) }), 5),
   optional: t.optional(t.struct({ n: t.optional(t.varint) })),
   enum: t.enumOf([1, 2, 3] as const),
+  // Records run to the end of the payload, so they come last. Generated values (up to
+  // LIST_CAP records of at most 77 bytes) stay below this maxSize.
+  records: entityRecords(2000),
 });
 
 describe('test helpers cover every field type', () => {

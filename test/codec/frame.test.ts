@@ -11,13 +11,14 @@ import {
 } from '../../shared/codec/index.js';
 import {
   ChatMessage,
-  EntityMove,
   Hello,
   ListCharacters,
   LogoutComplete,
   WhoList,
+  WorldUpdate,
   ZoneInfo,
 } from '../../shared/protocol/index.js';
+import type { EntityRecord } from '../../shared/protocol/index.js';
 
 // ---------------------------------------------------------------------------------------
 // Builders
@@ -70,12 +71,23 @@ function decodeError(run: () => unknown): DecodeError {
   throw new Error('no error');
 }
 
+const walking = (id: number, x: number, y: number): EntityRecord => ({
+  kind: 'move',
+  id,
+  x,
+  y,
+  angle: 0,
+  moving: true,
+  jump: false,
+  speed: undefined,
+});
+
 /** Several packets, one of them with an empty payload and one over 256 bytes. */
 function mixedStream(): { bytes: Uint8Array; frames: Seen[] } {
   const parts = [
     Hello.encode({ protocolVersion: 1, clientKind: 'native', clientName: 'Wyvern' }),
     ListCharacters.encode({}),
-    EntityMove.encode({ id: 300, x: 0, y: 4096, facing: 0 }),
+    WorldUpdate.encode({ tick: 300, time: 1_763_000_000_000.5, records: [walking(300, 0, 4096)] }),
     ChatMessage.encode({ channel: 'say', fromId: 7, from: 'Über', to: '', text: 'héllo ✓ 🐉' }),
     LogoutComplete.encode({}),
     WhoList.encode({
@@ -131,17 +143,17 @@ describe('FrameDecoder', () => {
     const w = new Writer(16);
     Hello.write(w, { protocolVersion: 1, clientKind: 'bot', clientName: 'b' });
     ListCharacters.write(w, {});
-    EntityMove.write(w, { id: 1, x: 1, y: 2, facing: 0 });
+    WorldUpdate.write(w, { tick: 1, time: 2, records: [walking(1, 1, 2), walking(0, 3, 4)] });
     const expected = concat(
       Hello.encode({ protocolVersion: 1, clientKind: 'bot', clientName: 'b' }),
       ListCharacters.encode({}),
-      EntityMove.encode({ id: 1, x: 1, y: 2, facing: 0 }),
+      WorldUpdate.encode({ tick: 1, time: 2, records: [walking(1, 1, 2), walking(0, 3, 4)] }),
     );
     expect(hex(w.finish())).toBe(hex(expected));
     expect(decodeChunks([w.finish()]).map((f) => f.opcode)).toEqual([
       Hello.opcode,
       ListCharacters.opcode,
-      EntityMove.opcode,
+      WorldUpdate.opcode,
     ]);
   });
 

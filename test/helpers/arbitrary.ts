@@ -7,7 +7,16 @@
  */
 import fc from 'fast-check';
 import type { Field } from '../../shared/codec/index.js';
-import type { Packet, PayloadOf } from '../../shared/protocol/index.js';
+import {
+  COORD_MAX,
+  DespawnReason,
+  EntityKind,
+  MAX_PATH_POINTS,
+  MOB_ID_BASE,
+  type EntityRecord,
+  type Packet,
+  type PayloadOf,
+} from '../../shared/protocol/index.js';
 
 /** Lists are generated up to this many items so a run stays fast; maximalFor covers the max. */
 export const LIST_CAP = 20;
@@ -24,6 +33,16 @@ export function quantizedStep(min: number, max: number, k: number): number {
 /** The value an angle field decodes step k (0..255) to. */
 export function angleStep(k: number): number {
   return k * (TAU / 256);
+}
+
+/** The value a record's coordinate decodes step k (0..65535) to. */
+export function coordStep(k: number): number {
+  return quantizedStep(0, COORD_MAX, k);
+}
+
+/** The value a record's speed decodes step k (0..65535, 1/16 unit per second) to. */
+export function speedStep(k: number): number {
+  return k / 16;
 }
 
 export function utf8Length(s: string): number {
@@ -65,6 +84,83 @@ function stringArbitrary(maxBytes: number): fc.Arbitrary<string> {
   return fc
     .oneof(fc.string({ maxLength: maxBytes }), fc.string({ unit: codePoint, maxLength: maxBytes }))
     .map((s) => truncateUtf8(s, maxBytes));
+}
+
+// ------------------------------------------------------------------ entity records
+
+const coordArb = fc.integer({ min: 0, max: 65535 }).map(coordStep);
+const angleArb = fc.integer({ min: 0, max: 255 }).map(angleStep);
+const speedArb = fc.integer({ min: 0, max: 65535 }).map(speedStep);
+const varintArb = fc.oneof(
+  fc.integer({ min: 0, max: 0xffffffff }),
+  fc.constantFrom(0, 127, 128, 16383, 16384, 0xffffffff),
+);
+/**
+ * Entity ids: small player ids and mob ids (so runs of ascending and repeated ids, which
+ * share a block, are common) and any u32 (deltas of every varint length).
+ */
+const idArb = fc.oneof(
+  { arbitrary: fc.integer({ min: 0, max: 40 }), weight: 3 },
+  { arbitrary: fc.integer({ min: MOB_ID_BASE, max: MOB_ID_BASE + 40 }), weight: 2 },
+  { arbitrary: fc.integer({ min: 0, max: 0xffffffff }), weight: 1 },
+);
+const pointArb = fc.record({ x: coordArb, y: coordArb });
+
+/**
+ * One record of any kind on the wire grid, with its keys in the order the decoder builds
+ * them (golden files print values as JSON, where key order shows).
+ */
+export const entityRecordArbitrary: fc.Arbitrary<EntityRecord> = fc.oneof(
+  fc.record({
+    kind: fc.constant('move' as const),
+    id: idArb,
+    x: coordArb,
+    y: coordArb,
+    angle: angleArb,
+    moving: fc.boolean(),
+    jump: fc.boolean(),
+    speed: fc.option(speedArb, { nil: undefined }),
+  }),
+  fc.record({
+    kind: fc.constant('path' as const),
+    id: idArb,
+    x: coordArb,
+    y: coordArb,
+    speed: speedArb,
+    waypoints: fc.array(pointArb, { maxLength: MAX_PATH_POINTS }),
+  }),
+  fc.record({
+    kind: fc.constant('spawn' as const),
+    id: idArb,
+    entity: fc.constantFrom(...EntityKind),
+    template: fc.integer({ min: 0, max: 0xffff }),
+    name: stringArbitrary(16),
+    level: fc.integer({ min: 0, max: 0xff }),
+    health: varintArb,
+    maxHealth: varintArb,
+    speed: speedArb,
+    appearance: fc.integer({ min: 0, max: 0xff }),
+    alive: fc.boolean(),
+  }),
+  fc.record({ kind: fc.constant('despawn' as const), id: idArb, reason: fc.constantFrom(...DespawnReason) }),
+  fc.record({ kind: fc.constant('health' as const), id: idArb, health: varintArb, maxHealth: varintArb }),
+  fc.record({ kind: fc.constant('death' as const), id: idArb, killerId: varintArb }),
+  fc.record({
+    kind: fc.constant('respawn' as const),
+    id: idArb,
+    x: coordArb,
+    y: coordArb,
+    health: varintArb,
+    maxHealth: varintArb,
+  }),
+);
+
+/**
+ * Records in any order: writeRecords starts a new block wherever an id goes down and
+ * delta-codes ids within a block, so every order round-trips.
+ */
+export function entityRecordsArbitrary(maxLength: number = LIST_CAP): fc.Arbitrary<EntityRecord[]> {
+  return fc.array(entityRecordArbitrary, { maxLength });
 }
 
 export interface ArbitraryOptions {
@@ -124,6 +220,9 @@ function build(field: Field<unknown>, listCap: number): fc.Arbitrary<unknown> {
       for (const [name, f] of Object.entries(s.fields)) model[name] = build(f, listCap);
       return fc.record(model);
     }
+    case 'records':
+      // listCap records stay far below the field's maxSize (at most 77 bytes each).
+      return entityRecordsArbitrary(listCap);
   }
 }
 

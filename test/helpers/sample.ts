@@ -1,14 +1,23 @@
 /**
  * Deterministic values per field: `sampleFor` gives one ordinary, non-trivial value (the
  * golden vectors are these values encoded), `maximalFor` gives the value whose encoding
- * takes exactly the field's `maxSize`. Both survive encode -> decode unchanged.
+ * takes exactly the field's `maxSize` (for entity records: that many bytes of the largest
+ * records, which is what a full WorldUpdate frame carries). Both survive encode -> decode
+ * unchanged.
  *
  * `variant` spreads values apart so that two u32 fields of one struct, or two items of one
  * list, do not hold the same bytes (a swapped field then shows up in a golden diff).
  */
-import type { Field } from '../../shared/codec/index.js';
-import type { Packet, PayloadOf } from '../../shared/protocol/index.js';
-import { angleStep, quantizedStep, truncateUtf8 } from './arbitrary.js';
+import { Writer, type Field } from '../../shared/codec/index.js';
+import {
+  MAX_PATH_POINTS,
+  MOB_ID_BASE,
+  writeRecords,
+  type EntityRecord,
+  type Packet,
+  type PayloadOf,
+} from '../../shared/protocol/index.js';
+import { angleStep, coordStep, quantizedStep, speedStep, truncateUtf8 } from './arbitrary.js';
 
 /** ASCII, 2-byte and 3-byte UTF-8: each fits the shortest string field (16 bytes). */
 const SAMPLE_STRINGS = ['Wyvern', 'Über Drache', 'Wyrm ✓'] as const;
@@ -62,7 +71,70 @@ function sample(field: Field<unknown>, v: number): unknown {
       return s.values[(1 + v) % s.values.length];
     case 'struct':
       return Object.fromEntries(Object.entries(s.fields).map(([name, f], i) => [name, sample(f, v + i)]));
+    case 'records':
+      return sampleRecords();
   }
+}
+
+/**
+ * One tick as a client in a meadow might see it, in two blocks (the second starts where
+ * the id goes down). A cell's reliable block: a player's health, another's respawn at the
+ * graveyard, a wolf killed by the first player, a corpse decaying. Then the player 7 coming
+ * into view (its spawn, then standing: delta 0 repeats the id), player 9 walking slower
+ * than its spawn speed, and a wolf on a two-point path. Keys are in decoding order.
+ */
+export function sampleRecords(): EntityRecord[] {
+  const wolf = MOB_ID_BASE + 2;
+  return [
+    { kind: 'health', id: 9, health: 180, maxHealth: 300 },
+    { kind: 'respawn', id: 12, x: coordStep(0x0800), y: coordStep(0x0c00), health: 150, maxHealth: 300 },
+    { kind: 'death', id: MOB_ID_BASE + 4, killerId: 9 },
+    { kind: 'despawn', id: MOB_ID_BASE + 6, reason: 'corpse' },
+    {
+      kind: 'spawn',
+      id: 7,
+      entity: 'player',
+      template: 0,
+      name: 'Über Drache',
+      level: 12,
+      health: 300,
+      maxHealth: 300,
+      speed: speedStep(7 * 16),
+      appearance: 3,
+      alive: true,
+    },
+    {
+      kind: 'move',
+      id: 7,
+      x: coordStep(0x1234),
+      y: coordStep(0x2345),
+      angle: angleStep(64),
+      moving: false,
+      jump: false,
+      speed: undefined,
+    },
+    {
+      kind: 'move',
+      id: 9,
+      x: coordStep(0x1300),
+      y: coordStep(0x2280),
+      angle: angleStep(200),
+      moving: true,
+      jump: false,
+      speed: speedStep(88),
+    },
+    {
+      kind: 'path',
+      id: wolf,
+      x: coordStep(0x1500),
+      y: coordStep(0x2400),
+      speed: speedStep(52),
+      waypoints: [
+        { x: coordStep(0x1580), y: coordStep(0x2400) },
+        { x: coordStep(0x1580), y: coordStep(0x2480) },
+      ],
+    },
+  ];
 }
 
 /** A string of exactly maxBytes UTF-8 bytes, mostly 4-byte code points. */
@@ -115,7 +187,104 @@ function maximal(field: Field<unknown>): unknown {
       return s.values[s.values.length - 1];
     case 'struct':
       return Object.fromEntries(Object.entries(s.fields).map(([name, f]) => [name, maximal(f)]));
+    case 'records':
+      return maximalRecords(field.maxSize);
   }
+}
+
+// ------------------------------------------------------------------ maximal records
+
+const MAX_ID = 0xffffffff;
+/** The largest value of each varint length, 1 to 5 bytes. */
+const VARINT_OF_LENGTH = [0, 0x7f, 0x3fff, 0x1fffff, 0xfffffff, 0xffffffff] as const;
+
+function varintLength(v: number): number {
+  let n = 1;
+  while (v >= 0x80) {
+    v = Math.floor(v / 128);
+    n++;
+  }
+  return n;
+}
+
+/** A health (4..12 bytes) or death (3 bytes) record of exactly `size` bytes, id delta 0. */
+function fillerRecord(size: number): EntityRecord {
+  if (size === 3) return { kind: 'death', id: MAX_ID, killerId: 0 };
+  const a = Math.min(5, size - 3);
+  return {
+    kind: 'health',
+    id: MAX_ID,
+    health: VARINT_OF_LENGTH[a]!,
+    maxHealth: VARINT_OF_LENGTH[size - 2 - a]!,
+  };
+}
+
+/**
+ * Records whose encoding is exactly `budget` bytes: one block, all on the largest id (a
+ * 5-byte delta first, then deltas of 0), opening with the largest spawn and the largest
+ * move, then paths of MAX_PATH_POINTS waypoints (the largest record), then health and
+ * death records sized to use up the rest. Throws for the budgets that cannot be met so:
+ * 1 to 49, 51 and 52 bytes (the real one, a WorldUpdate's, is the frame limit).
+ */
+export function maximalRecords(budget: number): EntityRecord[] {
+  if (budget === 0) return [];
+  const far = coordStep(65535);
+  const head: EntityRecord[] = [
+    {
+      kind: 'spawn',
+      id: MAX_ID,
+      entity: 'mob',
+      template: 0xffff,
+      name: maximalString(16),
+      level: 0xff,
+      health: MAX_ID,
+      maxHealth: MAX_ID,
+      speed: speedStep(65535),
+      appearance: 0xff,
+      alive: true,
+    },
+    {
+      kind: 'move',
+      id: MAX_ID,
+      x: far,
+      y: far,
+      angle: angleStep(255),
+      moving: true,
+      jump: true,
+      speed: speedStep(65535),
+    },
+  ];
+  const path: EntityRecord = {
+    kind: 'path',
+    id: MAX_ID,
+    x: far,
+    y: far,
+    speed: speedStep(65535),
+    waypoints: Array.from({ length: MAX_PATH_POINTS }, () => ({ x: far, y: far })),
+  };
+  const sizeOf = (records: EntityRecord[]) => {
+    const w = new Writer(256);
+    writeRecords(w, records);
+    return w.pos;
+  };
+  // Sizes without the block count; a path after the head has a 1-byte delta, not 5.
+  const headSize = sizeOf(head) - 1;
+  const pathSize = sizeOf([path]) - 1 - 4;
+  for (let countBytes = 1; countBytes <= 5; countBytes++) {
+    let rest = budget - countBytes - headSize;
+    if (rest < 0) break;
+    if (rest === 1 || rest === 2) continue;
+    const paths = rest < 3 ? 0 : Math.floor((rest - 3) / pathSize);
+    rest -= paths * pathSize;
+    const records = [...head, ...Array<EntityRecord>(paths).fill(path)];
+    for (let left = Math.ceil(rest / 12); left > 0; left--) {
+      const size = Math.floor(rest / left);
+      records.push(fillerRecord(size));
+      rest -= size;
+    }
+    if (varintLength(records.length) === countBytes && sizeOf(records) === budget) return records;
+  }
+  throw new Error(`no entity records encode to exactly ${budget} bytes`);
 }
 
 export function samplePacket<P extends Packet>(def: P): PayloadOf<P> {

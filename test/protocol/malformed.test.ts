@@ -9,22 +9,34 @@ import {
   Writer,
 } from '../../shared/codec/index.js';
 import type { Field } from '../../shared/codec/index.js';
+import fc from 'fast-check';
 import {
+  ALIVE,
   CharacterList,
   ChatSend,
   DeleteCharacter,
-  EntitySpawn,
+  EnterWorld,
   ErrorPacket,
   Hello,
+  JUMP,
   LoginOk,
+  MAX_PATH_POINTS,
+  MOVING,
   MoveInput,
   packets,
   Ping,
+  RecordKind,
   Register,
+  SPEED,
+  WorldUpdate,
+  writeRecord,
+  writeRecords,
   ZoneInfo,
 } from '../../shared/protocol/index.js';
-import type { Packet } from '../../shared/protocol/index.js';
-import { samplePacket } from '../helpers/sample.js';
+import type { EntityRecord, Packet } from '../../shared/protocol/index.js';
+import { entityRecordsArbitrary } from '../helpers/arbitrary.js';
+import { sampleRecords, samplePacket } from '../helpers/sample.js';
+import { splitBlocks } from './blocks.js';
 
 // ---------------------------------------------------------------------------------------
 // Builders
@@ -40,6 +52,14 @@ function bytes(...parts: (number | readonly number[] | Uint8Array)[]): Uint8Arra
 
 const ascii = (s: string) => Array.from(new TextEncoder().encode(s));
 const u16le = (v: number) => [v & 0xff, v >>> 8];
+const u32le = (v: number) => [v & 0xff, (v >>> 8) & 0xff, (v >>> 16) & 0xff, v >>> 24];
+/** Unsigned LEB128, shortest form. */
+const varint = (v: number) => {
+  const out: number[] = [];
+  for (; v >= 0x80; v = Math.floor(v / 128)) out.push((v % 128) | 0x80);
+  out.push(v);
+  return out;
+};
 const f32le = (v: number) => {
   const b = new Uint8Array(4);
   new DataView(b.buffer).setFloat32(0, v, true);
@@ -149,12 +169,15 @@ describe('malformed payloads get specific decode errors', () => {
     ['+infinity', Infinity],
     ['-infinity', -Infinity],
   ])('refuses an f32 of %s with ERR_BAD_NUMBER', (_name, v) => {
-    const e = decodeFailure(MoveInput, bytes(0, 0, 0, 0, f32le(v), f32le(0), 0, f64le(0)));
+    const e = decodeFailure(MoveInput, bytes(0, 0, 0, 0, f32le(v), f32le(0), 0, 1, f32le(0), f64le(0)));
     expect(e.code).toBe(DecodeErrorCode.BadNumber);
   });
 
   it('refuses an f32 NaN with any payload bits (not only the canonical one)', () => {
-    const e = decodeFailure(MoveInput, bytes(0, 0, 0, 0, [0x01, 0x00, 0x80, 0xff], f32le(0), 0, f64le(0)));
+    const e = decodeFailure(
+      MoveInput,
+      bytes(0, 0, 0, 0, [0x01, 0x00, 0x80, 0xff], f32le(0), 0, 1, f32le(0), f64le(0)),
+    );
     expect(e.code).toBe(DecodeErrorCode.BadNumber);
   });
 
@@ -181,9 +204,216 @@ describe('malformed payloads get specific decode errors', () => {
 });
 
 // ---------------------------------------------------------------------------------------
+// WorldUpdate's entity records (shared/protocol/records.ts): blocks to the end of the
+// payload, each `count varint · (idDelta varint · tag u8 · fields) × count`.
+
+/** tick u32 · time f64: what comes before the records. */
+const HEAD = [...u32le(7), ...f64le(1000)];
+/** A coordinate, a speed: any u16 is valid. */
+const C = u16le(0x1234);
+/** A record of each kind with a valid body after its tag (id delta and tag not included). */
+const BODY: Record<keyof typeof RecordKind, number[]> = {
+  Move: [...C, ...C, 64],
+  Path: [...C, ...C, ...C, 1, ...C, ...C],
+  Spawn: [1, ...u16le(3), 4, ...ascii('Wolf'), 5, ...varint(300), ...varint(300), ...C, 0],
+  Despawn: [2],
+  Health: [...varint(150), ...varint(300)],
+  Death: [...varint(9)],
+  Respawn: [...C, ...C, ...varint(150), ...varint(300)],
+};
+const KINDS = Object.keys(RecordKind) as (keyof typeof RecordKind)[];
+
+/** A WorldUpdate payload holding these records (the bytes of whole blocks). */
+function update(...records: (number | readonly number[] | Uint8Array)[]): Uint8Array {
+  return bytes(HEAD, ...records);
+}
+
+function recordsBytes(records: readonly EntityRecord[]): Uint8Array {
+  const w = new Writer();
+  writeRecords(w, records);
+  return w.finish();
+}
+
+describe('WorldUpdate refuses malformed entity records with specific decode errors', () => {
+  it('accepts one record of every kind, so the cases below break only what they name', () => {
+    for (const kind of KINDS) {
+      const got = WorldUpdate.decode(update(1, 5, RecordKind[kind], BODY[kind]));
+      expect(
+        got.records.map((r) => [r.kind, r.id]),
+        kind,
+      ).toEqual([[kind.toLowerCase(), 5]]);
+    }
+  });
+
+  it.each([7, 8, 9, 10, 11, 12, 13, 14, 15])('refuses record kind %i with ERR_BAD_ENUM', (kind) => {
+    expect(decodeFailure(WorldUpdate, update(1, 5, kind)).code).toBe(DecodeErrorCode.BadEnum);
+  });
+
+  /** Every flag bit each kind refuses: move uses three, spawn one, the rest none. */
+  const badFlags = KINDS.flatMap((kind) => {
+    const allowed = kind === 'Move' ? MOVING | JUMP | SPEED : kind === 'Spawn' ? ALIVE : 0;
+    return [0x10, 0x20, 0x40, 0x80]
+      .filter((bit) => (bit & allowed) === 0)
+      .map((bit) => [kind, `0x${bit.toString(16)}`, RecordKind[kind] | bit] as const);
+  });
+
+  it.each(badFlags)(
+    'refuses a %s record with flag %s with ERR_BAD_ENUM, from its tag alone',
+    (_k, _f, tag) => {
+      expect(decodeFailure(WorldUpdate, update(1, 5, tag)).code).toBe(DecodeErrorCode.BadEnum);
+    },
+  );
+
+  it('accepts every flag a kind defines', () => {
+    const moveTag = RecordKind.Move | MOVING | JUMP | SPEED;
+    expect(WorldUpdate.decode(update(1, 5, moveTag, BODY.Move, C)).records[0]).toMatchObject({
+      moving: true,
+      jump: true,
+      speed: 0x1234 / 16,
+    });
+    expect(WorldUpdate.decode(update(1, 5, RecordKind.Spawn | ALIVE, BODY.Spawn)).records[0]).toMatchObject({
+      alive: true,
+    });
+  });
+
+  it('refuses an empty block (count 0) with ERR_BAD_ENUM, first or after a valid block', () => {
+    expect(decodeFailure(WorldUpdate, update(0)).code).toBe(DecodeErrorCode.BadEnum);
+    const valid = [1, 5, RecordKind.Death, ...BODY.Death];
+    expect(decodeFailure(WorldUpdate, update(valid, 0)).code).toBe(DecodeErrorCode.BadEnum);
+  });
+
+  it('refuses a block count that is not a shortest varint with ERR_BAD_VARINT', () => {
+    expect(decodeFailure(WorldUpdate, update(0x81, 0x00)).code).toBe(DecodeErrorCode.BadVarint);
+  });
+
+  it(`refuses a path of ${MAX_PATH_POINTS + 1} waypoints with ERR_LIST_TOO_LONG, before reading them`, () => {
+    for (const n of [MAX_PATH_POINTS + 1, 255]) {
+      const e = decodeFailure(WorldUpdate, update(1, 5, RecordKind.Path, C, C, C, n));
+      expect(e.code, `${n} waypoints`).toBe(DecodeErrorCode.ListTooLong);
+    }
+    const full = Array.from({ length: MAX_PATH_POINTS }, () => [...C, ...C]).flat();
+    const path = WorldUpdate.decode(update(1, 5, RecordKind.Path, C, C, C, MAX_PATH_POINTS, full)).records[0];
+    expect(path).toMatchObject({ kind: 'path' });
+    expect((path as Extract<EntityRecord, { kind: 'path' }>).waypoints).toHaveLength(MAX_PATH_POINTS);
+  });
+
+  it('refuses an id that id deltas carry past 2^32 - 1 with ERR_BAD_VARINT', () => {
+    const death = (delta: number) => [...varint(delta), RecordKind.Death, ...BODY.Death];
+    // 2^32 - 1 itself, and a repeat of it (delta 0), are fine.
+    const top = WorldUpdate.decode(update(2, death(0xffffffff), death(0)));
+    expect(top.records.map((r) => r.id)).toEqual([0xffffffff, 0xffffffff]);
+    expect(decodeFailure(WorldUpdate, update(2, death(0xffffffff), death(1))).code).toBe(
+      DecodeErrorCode.BadVarint,
+    );
+    expect(decodeFailure(WorldUpdate, update(2, death(0x80000000), death(0x80000000))).code).toBe(
+      DecodeErrorCode.BadVarint,
+    );
+    // The overflow is found from the delta alone, before the record's tag.
+    expect(decodeFailure(WorldUpdate, update(2, death(0xffffffff), varint(1))).code).toBe(
+      DecodeErrorCode.BadVarint,
+    );
+  });
+
+  it('starts ids again from 0 in every block, so blocks never overflow each other', () => {
+    const death = (delta: number) => [...varint(delta), RecordKind.Death, ...BODY.Death];
+    const got = WorldUpdate.decode(update(1, death(0xffffffff), 1, death(1)));
+    expect(got.records.map((r) => r.id)).toEqual([0xffffffff, 1]);
+  });
+
+  it('refuses a non-shortest id delta with ERR_BAD_VARINT', () => {
+    expect(decodeFailure(WorldUpdate, update(1, 0x85, 0x00)).code).toBe(DecodeErrorCode.BadVarint);
+  });
+
+  it.each<[string, number[], DecodeErrorCode]>([
+    ['an entity kind of 2', [1, 5, RecordKind.Spawn, 2], DecodeErrorCode.BadEnum],
+    ['a name of 17 bytes', [1, 5, RecordKind.Spawn, 1, ...u16le(3), 17], DecodeErrorCode.StringTooLong],
+    [
+      'a name of invalid UTF-8',
+      [1, 5, RecordKind.Spawn, 1, ...u16le(3), 2, 0xc3, 0x28],
+      DecodeErrorCode.BadUtf8,
+    ],
+    ['a non-shortest health', [1, 5, RecordKind.Health, 0x80, 0x00], DecodeErrorCode.BadVarint],
+    [
+      'a health above 2^32 - 1',
+      [1, 5, RecordKind.Health, 0x80, 0x80, 0x80, 0x80, 0x10],
+      DecodeErrorCode.BadVarint,
+    ],
+    ['a despawn reason of 3', [1, 5, RecordKind.Despawn, 3], DecodeErrorCode.BadEnum],
+    ['a non-shortest killer', [1, 5, RecordKind.Death, 0x80, 0x00], DecodeErrorCode.BadVarint],
+  ])('refuses %s with its code', (_name, body, code) => {
+    expect(decodeFailure(WorldUpdate, update(body)).code).toBe(code);
+  });
+
+  it('refuses a truncated multi-block body with ERR_SHORT at every length but between blocks', () => {
+    const records = sampleRecords();
+    const blocks = splitBlocks(records);
+    expect(blocks.length).toBeGreaterThan(1);
+    const full = update(recordsBytes(records));
+    // Between blocks the shorter payload is whole: it holds the blocks before the cut.
+    const whole = new Map<number, EntityRecord[]>();
+    for (let n = 0; n < blocks.length; n++) {
+      whole.set(update(recordsBytes(blocks.slice(0, n).flat())).length, blocks.slice(0, n).flat());
+    }
+    const wrong: string[] = [];
+    for (let len = 0; len < full.length; len++) {
+      const cut = full.subarray(0, len);
+      const expected = whole.get(len);
+      if (expected !== undefined) {
+        expect(WorldUpdate.decode(cut).records, `length ${len}`).toEqual(expected);
+        continue;
+      }
+      let got: string;
+      try {
+        WorldUpdate.decode(cut);
+        got = 'decoded';
+      } catch (e) {
+        got = e instanceof DecodeError ? e.code : `${String(e)} (not a DecodeError)`;
+      }
+      if (got !== DecodeErrorCode.Short) wrong.push(`length ${len}: ${got}`);
+    }
+    expect(wrong).toEqual([]);
+  });
+
+  it('throws nothing but DecodeError on random bytes after the head', () => {
+    fc.assert(
+      fc.property(fc.uint8Array({ maxLength: 200 }), (body) => {
+        try {
+          WorldUpdate.decode(update(body));
+        } catch (e) {
+          if (!(e instanceof DecodeError)) throw e;
+        }
+      }),
+      { numRuns: 2000 },
+    );
+  });
+
+  it('throws nothing but DecodeError on valid records with corrupted bytes', () => {
+    fc.assert(
+      fc.property(
+        entityRecordsArbitrary(),
+        fc.array(fc.tuple(fc.nat(), fc.integer({ min: 1, max: 255 })), { minLength: 1, maxLength: 4 }),
+        (records, flips) => {
+          const body = recordsBytes(records);
+          if (body.length === 0) return;
+          for (const [at, mask] of flips) body[at % body.length]! ^= mask;
+          try {
+            WorldUpdate.decode(update(body));
+          } catch (e) {
+            if (!(e instanceof DecodeError)) throw e;
+          }
+        },
+      ),
+      { numRuns: 500 },
+    );
+  });
+});
+
+// ---------------------------------------------------------------------------------------
 // Every checked spot of every packet, found by walking the sample value: a valid encoding
 // up to that spot, then one hostile prefix, and nothing after it. The decoder must name
 // the problem from the prefix alone (reading on would give ERR_SHORT instead).
+
+const kindName = (r: EntityRecord) => (r.kind[0]!.toUpperCase() + r.kind.slice(1)) as keyof typeof RecordKind;
 
 interface Hostile {
   readonly at: string;
@@ -250,11 +480,33 @@ function hostilePayloads(def: Packet): Hostile[] {
         add(at, DecodeErrorCode.BadNumber, f64le(NaN));
         add(at, DecodeErrorCode.BadNumber, f64le(Infinity));
         break;
+      case 'records':
+        walkRecords(value as EntityRecord[], at);
+        return;
       default:
         // Fixed-width integers, angles and quantized values have no invalid encodings.
         break;
     }
     field.write(w, value);
+  };
+  /** Each block's count, and each record's id delta and tag (records.ts checks the fields). */
+  const walkRecords = (records: EntityRecord[], at: string): void => {
+    let i = 0;
+    for (const block of splitBlocks(records)) {
+      add(`${at} block at record ${i}`, DecodeErrorCode.BadEnum, [0]);
+      add(`${at} block at record ${i}`, DecodeErrorCode.BadVarint, [0x80, 0x00]);
+      w.varint(block.length);
+      let prev = 0;
+      for (const r of block) {
+        const where = `${at}[${i++}]`;
+        add(where, DecodeErrorCode.BadVarint, [0x80, 0x00]);
+        add(where, DecodeErrorCode.BadVarint, varint(2 ** 32 - prev));
+        add(where, DecodeErrorCode.BadEnum, [...varint(r.id - prev), 0x0f]);
+        add(where, DecodeErrorCode.BadEnum, [...varint(r.id - prev), 0x80 | RecordKind[kindName(r)]]);
+        writeRecord(w, r.id - prev, r);
+        prev = r.id;
+      }
+    }
   };
   walk(def.payload as Field<unknown>, samplePacket(def), '');
   return out;
@@ -327,14 +579,69 @@ describe('values that cannot be sent are refused with EncodeError', () => {
     ['u8 256', { level: 256 }],
     ['u32 2^32', { health: 2 ** 32 }],
     ['negative u32', { health: -1 }],
-    ['varint 2^32', { id: 2 ** 32 }],
-    ['negative varint', { id: -1 }],
+    ['varint 2^32', { entityId: 2 ** 32 }],
+    ['negative varint', { entityId: -1 }],
     ['f32 NaN', { x: NaN }],
     ['f32 infinity', { y: Infinity }],
     ['angle NaN', { facing: NaN }],
   ])('refuses an out-of-range %s', (_name, over) => {
-    const value = { ...samplePacket(EntitySpawn), ...over };
-    expect(() => EntitySpawn.encode(value)).toThrow(EncodeError);
+    const value = { ...samplePacket(EnterWorld), ...over };
+    expect(() => EnterWorld.encode(value)).toThrow(EncodeError);
+  });
+
+  const move: EntityRecord = {
+    kind: 'move',
+    id: 5,
+    x: 10,
+    y: 20,
+    angle: 0,
+    moving: true,
+    jump: false,
+    speed: undefined,
+  };
+  const spawn = sampleRecords().find((r) => r.kind === 'spawn')!;
+  it.each<[string, EntityRecord]>([
+    ['an id of 2^32 (first of its block)', { ...move, id: 2 ** 32 }],
+    ['a negative id', { ...move, id: -1 }],
+    ['a fractional id', { ...move, id: 1.5 }],
+    ['a NaN coordinate', { ...move, x: NaN }],
+    ['an infinite coordinate', { ...move, y: -Infinity }],
+    ['a NaN angle', { ...move, angle: NaN }],
+    ['a NaN speed', { ...move, speed: NaN }],
+    [
+      `a path of ${MAX_PATH_POINTS + 1} waypoints`,
+      {
+        kind: 'path',
+        id: 5,
+        x: 0,
+        y: 0,
+        speed: 1,
+        waypoints: Array(MAX_PATH_POINTS + 1).fill({ x: 0, y: 0 }),
+      },
+    ],
+    ['a name of 17 bytes', { ...spawn, name: 'é'.repeat(8) + 'x' }],
+    ['a health of 2^32', { kind: 'health', id: 5, health: 2 ** 32, maxHealth: 1 }],
+    ['a negative killer', { kind: 'death', id: 5, killerId: -1 }],
+  ])('refuses an entity record with %s', (_name, record) => {
+    expect(() => WorldUpdate.encode({ tick: 1, time: 0, records: [record, move] })).toThrow(EncodeError);
+  });
+
+  // Values that would go out as bytes that decode to something else, or that the decoder refuses.
+  describe('entity record values the encoder refuses', () => {
+    const refused = (record: EntityRecord) => () =>
+      expect(() => WorldUpdate.encode({ tick: 1, time: 0, records: [move, record] })).toThrow(EncodeError);
+    it('an id above 2^32 - 1 reached by a delta (the decoder refuses it)', refused({ ...move, id: 2 ** 32 }));
+    it('a spawn level of 256 (written as 0)', refused({ ...spawn, level: 256 }));
+    it('a spawn template of 65536 (written as 0)', refused({ ...spawn, template: 0x10000 }));
+    it('a spawn appearance of -1 (written as 255)', refused({ ...spawn, appearance: -1 }));
+    it(
+      'a spawn entity kind that is not declared (written as player)',
+      refused({ ...spawn, entity: 'robot' as never }),
+    );
+    it(
+      'a despawn reason that is not declared (written as 255, refused by the decoder)',
+      refused({ kind: 'despawn', id: 6, reason: 'gone' as never }),
+    );
   });
 
   it('encodes normally again after a refused value', () => {

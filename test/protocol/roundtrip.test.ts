@@ -12,6 +12,7 @@ import {
 import { packets, type Packet } from '../../shared/protocol/index.js';
 import { arbitraryPacket } from '../helpers/arbitrary.js';
 import { maximalPacket, samplePacket } from '../helpers/sample.js';
+import { recordsFieldOf, wholeBlockPrefixes } from './blocks.js';
 
 const RUNS = 50;
 const TRUNCATION_RUNS = 15;
@@ -29,7 +30,11 @@ function hexOf(bytes: Uint8Array): string {
 }
 
 /** The error decoding throws, or undefined when it returns. */
-function decodeError(def: Packet, payload: Uint8Array, run = () => def.decode(payload)): unknown {
+function decodeError(
+  def: Packet,
+  payload: Uint8Array,
+  run: () => unknown = () => def.decode(payload),
+): unknown {
   try {
     run();
     return undefined;
@@ -60,6 +65,8 @@ describe('every packet round-trips generated payloads', () => {
   }
 });
 
+// For WorldUpdate the largest value is a frame filled to the limit with entity records
+// (test/helpers/sample.ts maximalRecords): the server starts another frame when one is full.
 describe('every packet at its largest encodes to exactly maxSize bytes', () => {
   for (const def of packets) {
     it(label(def), () => {
@@ -71,22 +78,29 @@ describe('every packet at its largest encodes to exactly maxSize bytes', () => {
   }
 });
 
-describe('every packet refuses a truncated payload with ERR_SHORT at every length', () => {
+// Entity records run to the end of the payload in self-contained blocks, so a WorldUpdate
+// cut between two blocks is a whole, shorter WorldUpdate (a frame's size and CRC are what
+// guard against a cut on the wire); cut anywhere else, it is short.
+describe('every packet refuses a truncated payload with ERR_SHORT at every length (but between record blocks)', () => {
   for (const def of packets) {
     it(label(def), () => {
       fc.assert(
         fc.property(arbitraryPacket(def), (value) => {
           const payload = payloadOf(def.encode(value));
           const wrong: string[] = [];
+          const decoded: [number, unknown][] = [];
           for (let len = 0; len < payload.length; len++) {
-            const e = decodeError(def, payload.subarray(0, len));
-            if (!(e instanceof DecodeError) || e.code !== DecodeErrorCode.Short) {
+            const e = decodeError(def, payload.subarray(0, len), () =>
+              decoded.push([len, def.decode(payload.subarray(0, len))]),
+            );
+            if (e !== undefined && (!(e instanceof DecodeError) || e.code !== DecodeErrorCode.Short)) {
               wrong.push(
-                `length ${len}: ${e instanceof Error ? `${e.name} ${String((e as DecodeError).code)}` : 'decoded'}`,
+                `length ${len}: ${e instanceof Error ? `${e.name} ${String((e as DecodeError).code)}` : String(e)}`,
               );
             }
           }
           expect(wrong).toEqual([]);
+          expect(decoded, 'lengths that decoded').toEqual([...wholeBlockPrefixes(def, value)]);
         }),
         { numRuns: TRUNCATION_RUNS },
       );
@@ -107,13 +121,16 @@ describe('every packet decodes a frame in place exactly as its payload', () => {
           const end = before + frame.length;
           expect(def.decodeFrame(new Frame(def.opcode, bytes, start, end))).toEqual(value);
           const wrong: number[] = [];
+          const decoded: [number, unknown][] = [];
           for (let cut = start; cut < end; cut++) {
             const e = decodeError(def, bytes, () =>
-              def.decodeFrame(new Frame(def.opcode, bytes, start, cut)),
+              decoded.push([cut - start, def.decodeFrame(new Frame(def.opcode, bytes, start, cut))]),
             );
-            if (!(e instanceof DecodeError) || e.code !== DecodeErrorCode.Short) wrong.push(cut - start);
+            if (e !== undefined && (!(e instanceof DecodeError) || e.code !== DecodeErrorCode.Short))
+              wrong.push(cut - start);
           }
-          expect(wrong, 'payload lengths that did not give ERR_SHORT').toEqual([]);
+          expect(wrong, 'payload lengths that gave another error than ERR_SHORT').toEqual([]);
+          expect(decoded, 'payload lengths that decoded').toEqual([...wholeBlockPrefixes(def, value)]);
         }),
         { numRuns: TRUNCATION_RUNS },
       );
@@ -142,7 +159,7 @@ describe('every packet writes the same frame into a writer of any starting capac
 });
 
 describe('every packet refuses one trailing byte with ERR_OVERLONG', () => {
-  for (const def of packets) {
+  for (const def of packets.filter((p) => recordsFieldOf(p) === undefined)) {
     it(label(def), () => {
       fc.assert(
         fc.property(arbitraryPacket(def), fc.integer({ min: 0, max: 255 }), (value, extra) => {
@@ -153,6 +170,27 @@ describe('every packet refuses one trailing byte with ERR_OVERLONG', () => {
           const e = decodeError(def, longer);
           expect(e).toBeInstanceOf(DecodeError);
           expect((e as DecodeError).code).toBe(DecodeErrorCode.Overlong);
+        }),
+        { numRuns: TRUNCATION_RUNS },
+      );
+    });
+  }
+});
+
+// A records field reads blocks to the end, so a byte after it is another block's count: 0
+// is an empty block, anything else a block that ends before its first record.
+describe('a packet ending in entity records refuses one trailing byte as a broken block', () => {
+  for (const def of packets.filter((p) => recordsFieldOf(p) !== undefined)) {
+    it(label(def), () => {
+      fc.assert(
+        fc.property(arbitraryPacket(def), fc.integer({ min: 0, max: 255 }), (value, extra) => {
+          const payload = payloadOf(def.encode(value));
+          const longer = new Uint8Array(payload.length + 1);
+          longer.set(payload);
+          longer[payload.length] = extra;
+          const e = decodeError(def, longer);
+          expect(e).toBeInstanceOf(DecodeError);
+          expect((e as DecodeError).code).toBe(extra === 0 ? DecodeErrorCode.BadEnum : DecodeErrorCode.Short);
         }),
         { numRuns: TRUNCATION_RUNS },
       );

@@ -1,7 +1,14 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { Field, FieldSpec } from '../../shared/codec/index.js';
-import { ErrorCode, packets } from '../../shared/protocol/index.js';
-import { renderSpec, wireLayoutRows } from '../../tools/spec.js';
+import {
+  CLIENT_HEARTBEAT_MS,
+  MAX_DEAD_RECKON_MS,
+  MOTION_ERROR_UNITS,
+  MOTION_HEARTBEAT_MS,
+} from '../../shared/game/motion.js';
+import { ErrorCode, packets, RecordKind, WorldUpdate } from '../../shared/protocol/index.js';
+import { goldenFrame, hex } from '../../tools/golden.js';
+import { fieldTypeRows, renderSpec } from '../../tools/spec.js';
 
 let doc = '';
 beforeAll(async () => {
@@ -39,10 +46,39 @@ describe('generated PROTOCOL.md', () => {
     const used = new Set<FieldSpec['type']>();
     for (const p of packets) fieldTypesIn(p.payload as Field<unknown>, used);
     used.delete('struct'); // the payload itself
-    const described = wireLayoutRows().flatMap(([types]) =>
+    const described = fieldTypeRows().flatMap(([types]) =>
       types.split(' ').map((ty) => ty.replace(/\(.*$/, '')),
     );
     expect([...used].filter((ty) => !described.includes(ty))).toEqual([]);
+  });
+
+  it('lays out every entity record kind with its tag', () => {
+    expect(doc).toContain('## Entity records (WorldUpdate)');
+    const missing = Object.entries(RecordKind).filter(
+      ([kind, n]) =>
+        !doc.includes(`| \`${kind.toLowerCase()}\` | \`0x${n.toString(16).padStart(2, '0')}\` |`),
+    );
+    expect(missing).toEqual([]);
+  });
+
+  it('states the motion model with the numbers the code uses', () => {
+    expect(doc).toContain('### Motion states');
+    expect(doc).toContain(`more than ${MOTION_ERROR_UNITS} units`);
+    expect(doc).toContain(`every ${MOTION_HEARTBEAT_MS} ms while it walks`);
+    expect(doc).toContain(`every ${CLIENT_HEARTBEAT_MS} ms while walking`);
+    expect(doc).toContain(`at most ${MAX_DEAD_RECKON_MS} ms past a state`);
+    expect(doc).toMatch(/resync/);
+  });
+
+  it('takes the golden WorldUpdate apart byte by byte', () => {
+    expect(doc).toContain('### Worked example');
+    expect(doc).toContain(hex(goldenFrame(WorldUpdate)));
+  });
+
+  it('mentions none of the packets WorldUpdate replaced', () => {
+    const gone = ['EntityMove', 'MobPath', 'WorldTick', 'EntitySpawn', 'EntityDespawn', 'HealthUpdate'];
+    expect(gone.filter((name) => doc.includes(name))).toEqual([]);
+    expect(doc).not.toMatch(/\[(Death|Respawn)\]\(#/);
   });
 
   it('walks a native client through login, the world and clock sync', () => {

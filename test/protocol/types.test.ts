@@ -6,13 +6,13 @@ import {
   ChatMessage,
   ChatSend,
   definePacket,
-  EntitySpawn,
   Hello,
   ListCharacters,
   LoginOk,
   MoveInput,
+  WorldUpdate,
 } from '../../shared/protocol/index.js';
-import type { PayloadOf } from '../../shared/protocol/index.js';
+import type { EntityRecord, PayloadOf, SpawnRecord } from '../../shared/protocol/index.js';
 import type { ClientPacketName, ServerPacketName } from '../../shared/protocol/registry.js';
 
 // A packet that is never registered, for field types no real packet uses yet.
@@ -38,22 +38,30 @@ describe('inferred payload types', () => {
     expectTypeOf<PayloadOf<typeof ChatSend>['channel']>().toEqualTypeOf<'say' | 'zone'>();
   });
 
-  it('types every field of EntitySpawn', () => {
-    expectTypeOf<PayloadOf<typeof EntitySpawn>>().toEqualTypeOf<{
-      id: number;
-      kind: 'player' | 'mob';
-      template: number;
-      name: string;
-      level: number;
-      health: number;
-      maxHealth: number;
+  it('types every field of MoveInput', () => {
+    expectTypeOf<PayloadOf<typeof MoveInput>>().toEqualTypeOf<{
+      seq: number;
       x: number;
       y: number;
       facing: number;
+      moving: boolean;
       speed: number;
-      appearance: number;
-      alive: boolean;
+      clientTime: number;
     }>();
+  });
+
+  it('types a records field as a list of entity records, discriminated by kind', () => {
+    expectTypeOf<PayloadOf<typeof WorldUpdate>>().toEqualTypeOf<{
+      tick: number;
+      time: number;
+      records: EntityRecord[];
+    }>();
+    expectTypeOf<EntityRecord['kind']>().toEqualTypeOf<
+      'move' | 'path' | 'spawn' | 'despawn' | 'health' | 'death' | 'respawn'
+    >();
+    expectTypeOf<Extract<EntityRecord, { kind: 'spawn' }>>().toEqualTypeOf<SpawnRecord>();
+    expectTypeOf<SpawnRecord['entity']>().toEqualTypeOf<'player' | 'mob'>();
+    expectTypeOf<Extract<EntityRecord, { kind: 'move' }>['speed']>().toEqualTypeOf<number | undefined>();
   });
 
   it('types bytes as Uint8Array and lists of structs as arrays of objects', () => {
@@ -95,7 +103,9 @@ describe('inferred payload types', () => {
     Hello.encode.bind(null, { protocolVersion: 1, clientKind: 'robot', clientName: 'x' });
     // @ts-expect-error clientName is missing
     Hello.encode.bind(null, { protocolVersion: 1, clientKind: 'bot' });
-    // @ts-expect-error alive is a boolean, not a number
-    expectTypeOf<PayloadOf<typeof EntitySpawn>['alive']>().toEqualTypeOf<number>();
+    // @ts-expect-error moving is a boolean, not a number
+    expectTypeOf<PayloadOf<typeof MoveInput>['moving']>().toEqualTypeOf<number>();
+    // @ts-expect-error a move record has no health
+    WorldUpdate.encode.bind(null, { tick: 1, time: 0, records: [{ kind: 'move', id: 1, health: 5 }] });
   });
 });
