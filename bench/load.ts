@@ -1,27 +1,56 @@
 /**
- * Load benchmark: how many moving players one server holds on this machine.
+ * Load benchmark: how many moving players one server core holds.
  *
- *   npx tsx bench/load.ts [--transport tcp|ws|mix|all] [--steps 250,500,1000,2000,4000]
- *       [--settle 20] [--hold 20] [--dense] [--in-view 50] [--tick-rate 20] [--profile]
+ *   npx tsx bench/load.ts [--transport tcp,uws,mix | all] [--steps 500,1000,1500,2000]
+ *       [--settle 10] [--hold 20] [--arrive-timeout 60] [--dense] [--in-view 50]
+ *       [--tick-rate 20] [--cores 0,1 | --no-pin] [--shipped-zone] [--data data] [--profile]
  *
- * For each transport: a server child process (fresh temp SQLite database, LOG_LEVEL=warn,
- * generous per-address connection limit, default rate limits) and a bot swarm child
- * (tools/bots.ts --ipc). For each step N the swarm grows to N bots (the same bots stay
- * connected; only new ones log in), spread so each sees about --in-view entities (players
- * and mobs), waits for them to reach their places, settles, then measures for --hold seconds:
- * tick time from the server's wyvern_tick_seconds histogram (bucket deltas between two
- * scrapes), server CPU and RSS, move -> observer latency and round trips from the bots,
- * bytes per client, drops, errors. It stops ramping once a step is over the limits (tick
- * p99 over the tick interval, latency p99 over 100 ms, or bots that cannot get in).
+ * Setup, per transport: the server alone on one core and the bot swarm alone on another
+ * (`taskset -c`), so neither steals the other's CPU; a fresh temp SQLite database; a temp copy
+ * of the data directory whose one zone is a 4096 × 4096 field tiled from the shipped zone with
+ * its mob density (bench/load/zone.ts), so that bots spread for --in-view keep that density as
+ * N grows (--shipped-zone runs on the shipped zone instead).
+ *
+ *   tcp   bots over raw TCP
+ *   uws   bots over WebSocket, server WS_ENGINE=uws
+ *   ws    bots over WebSocket, server WS_ENGINE=ws
+ *   mix   half TCP, half WebSocket, server WS_ENGINE=uws
+ *
+ * Per step N the swarm grows to N bots (the same bots stay; only new ones log in), every bot
+ * walks to its place, things settle, then --hold seconds are measured between two scrapes of
+ * the server's /metrics and a mark/snapshot of the bots:
+ *
+ *   server   CPU (% of its core, and per client), RSS and RSS per client over the idle
+ *            baseline, heap, GC time (nodejs_gc_duration_seconds), tick p50/p99
+ *            (wyvern_tick_seconds), bytes written per client, records encoded, drops
+ *   bots     move -> observer p50/p99 (the server's move record matched to the send it
+ *            carries), rtt, bytes and WorldUpdate frames received per client, entity updates
+ *            (records) delivered per second and per server CPU-second, bytes per movement
+ *            update (headers included), players and mobs in view, moves sent against moves due
+ *
+ * A step is INVALID (the bots were the bottleneck, so it says nothing about the server) when
+ * the bot process used over 85% of its core, or sent under 95% of the movement states its
+ * send policy asked for; the ramp stops there. A valid step is OVER the limits when tick p99
+ * reaches the tick interval, move -> observer p99 passes 100 ms, or bots could not get in;
+ * the ramp stops there too. Capacity: the largest valid step within the limits.
  *
  * Writes bench/results/load-<date>.{json,md,svg}. Every connection is to 127.0.0.1; every
  * child is killed on exit, error or Ctrl-C. --profile runs the server with --cpu-prof and
  * prints its hottest functions (the profile covers the whole run, logins included).
  */
-import { fork, spawn, type ChildProcess } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync, createWriteStream } from 'node:fs';
+import { spawn, type ChildProcess } from 'node:child_process';
+import {
+  createWriteStream,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import { createServer } from 'node:net';
-import { tmpdir, cpus, totalmem } from 'node:os';
+import { cpus, tmpdir, totalmem } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { AreaSpec, GrowReport, PhaseReport } from '../tools/bots/swarm.js';
@@ -35,15 +64,18 @@ import {
   type Samples,
 } from './load/prometheus.js';
 import { topFunctions } from './load/profile.js';
-import { markdown, svgChart, type RunResult, type StepResult } from './load/report.js';
+import { markdown, svgChart, type RunResult, type StepResult, type Transport } from './load/report.js';
+import { writeBenchData, type BenchZoneSummary } from './load/zone.js';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
 const LATENCY_LIMIT_MS = 100;
-/** Mobs in view on average (Greenvale: 220 spawns on 2000 x 2000, radius 250), subtracted from --in-view. */
-const EXPECTED_MOBS_IN_VIEW = 10;
+/** Bots over this much of their core, or sending under this share of what is due, make a step invalid. */
+const BOT_CPU_LIMIT = 85;
+const MOVES_SENT_MIN = 0.95;
+const TASKSET = '/usr/bin/taskset';
 
 interface Args {
-  transports: ('tcp' | 'ws' | 'mix')[];
+  transports: Transport[];
   steps: number[];
   settle: number;
   hold: number;
@@ -53,21 +85,30 @@ interface Args {
   tickRate: number;
   profile: boolean;
   loginConcurrency: number;
+  /** [server core, bots core], or undefined: no pinning. */
+  cores: [number, number] | undefined;
+  shippedZone: boolean;
+  data: string;
   out: string;
 }
 
+const TRANSPORTS: readonly Transport[] = ['tcp', 'uws', 'ws', 'mix'];
+
 function parseArgs(argv: readonly string[]): Args {
   const a: Args = {
-    transports: ['tcp'],
-    steps: [250, 500, 1000, 2000, 4000],
-    settle: 20,
+    transports: ['tcp', 'uws', 'mix'],
+    steps: [500, 1000, 1500, 2000],
+    settle: 10,
     hold: 20,
-    arriveTimeout: 45,
+    arriveTimeout: 60,
     dense: false,
     inView: 50,
     tickRate: 20,
     profile: false,
     loginConcurrency: 32,
+    cores: [0, 1],
+    shippedZone: false,
+    data: join(ROOT, 'data'),
     out: join(ROOT, 'bench/results'),
   };
   for (let i = 0; i < argv.length; i++) {
@@ -83,11 +124,18 @@ function parseArgs(argv: readonly string[]): Args {
       return n;
     };
     switch (flag) {
-      case '--transport': {
+      case '--transport':
+      case '--transports': {
         const t = v();
-        if (t === 'all') a.transports = ['tcp', 'ws', 'mix'];
-        else if (t === 'tcp' || t === 'ws' || t === 'mix') a.transports = [t];
-        else throw new Error('--transport: expected tcp, ws, mix or all');
+        if (t === 'all') a.transports = ['tcp', 'uws', 'mix'];
+        else {
+          const list = t.split(',');
+          for (const x of list) {
+            if (!TRANSPORTS.includes(x as Transport))
+              throw new Error(`${flag}: expected a list of ${TRANSPORTS.join(', ')} (or all)`);
+          }
+          a.transports = list as Transport[];
+        }
         break;
       }
       case '--steps':
@@ -119,6 +167,22 @@ function parseArgs(argv: readonly string[]): Args {
       case '--login-concurrency':
         a.loginConcurrency = num();
         break;
+      case '--cores': {
+        const c = v().split(',').map(Number);
+        if (c.length !== 2 || c.some((n) => !Number.isInteger(n) || n < 0) || c[0] === c[1])
+          throw new Error('--cores: expected two different core numbers, server first (e.g. 0,1)');
+        a.cores = [c[0]!, c[1]!];
+        break;
+      }
+      case '--no-pin':
+        a.cores = undefined;
+        break;
+      case '--shipped-zone':
+        a.shippedZone = true;
+        break;
+      case '--data':
+        a.data = v();
+        break;
       case '--profile':
         a.profile = true;
         break;
@@ -134,7 +198,7 @@ function parseArgs(argv: readonly string[]): Args {
 
 const children = new Set<ChildProcess>();
 function killChildren(): void {
-  for (const c of children) if (c.exitCode === null) c.kill('SIGKILL');
+  for (const c of children) if (c.exitCode === null && c.signalCode === null) c.kill('SIGKILL');
 }
 process.on('exit', killChildren);
 for (const sig of ['SIGINT', 'SIGTERM'] as const) {
@@ -159,21 +223,38 @@ function freePort(): Promise<number> {
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const log = (line: string) => process.stdout.write(`${line}\n`);
 
+/** The command that runs node on `core` (taskset execs node: the child's pid is node's). */
+function pinned(core: number | undefined, nodeArgs: string[]): [string, string[]] {
+  if (core === undefined) return [process.execPath, nodeArgs];
+  return [TASKSET, ['-c', String(core), process.execPath, ...nodeArgs]];
+}
+
 interface ServerChild {
   proc: ChildProcess;
   httpPort: number;
   tcpPort: number;
   dir: string;
+  wsEngine: string;
   profileDir: string | undefined;
 }
 
-async function startServerChild(args: Args): Promise<ServerChild> {
+function wsEngineFor(t: Transport): string {
+  return t === 'ws' ? 'ws' : t === 'tcp' ? 'auto' : 'uws';
+}
+
+async function startServerChild(args: Args, transport: Transport, dataDir: string): Promise<ServerChild> {
   const dir = mkdtempSync(join(tmpdir(), 'wyvern-load-'));
   const [httpPort, tcpPort] = [await freePort(), await freePort()];
   const profileDir = args.profile ? join(dir, 'profile') : undefined;
-  const execArgv = ['--import', 'tsx', ...(profileDir ? ['--cpu-prof', '--cpu-prof-dir', profileDir] : [])];
+  const nodeArgs = [
+    '--import',
+    'tsx',
+    ...(profileDir ? ['--cpu-prof', '--cpu-prof-dir', profileDir] : []),
+    join(ROOT, 'server/main.ts'),
+  ];
+  const [cmd, cmdArgs] = pinned(args.cores?.[0], nodeArgs);
   const out = createWriteStream(join(dir, 'server.log'));
-  const proc = spawn(process.execPath, [...execArgv, join(ROOT, 'server/main.ts')], {
+  const proc = spawn(cmd, cmdArgs, {
     cwd: ROOT,
     env: {
       ...process.env,
@@ -181,30 +262,36 @@ async function startServerChild(args: Args): Promise<ServerChild> {
       HTTP_PORT: String(httpPort),
       TCP_PORT: String(tcpPort),
       DATABASE_URL: `sqlite:${join(dir, 'wyvern.db')}`,
+      DATA_DIR: dataDir,
+      WS_ENGINE: wsEngineFor(transport),
       LOG_LEVEL: 'warn',
       TICK_RATE: String(args.tickRate),
       MAX_CONNECTIONS: '100000',
       MAX_CONNECTIONS_PER_IP: '100000',
+      // Logins share the server's one core: one SRP worker, not one per core of the machine.
+      SRP_WORKERS: '1',
     },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   children.add(proc);
   proc.stdout!.pipe(out);
   proc.stderr!.pipe(out);
-  const deadline = Date.now() + 30_000;
+  const deadline = Date.now() + 60_000;
   for (;;) {
     if (proc.exitCode !== null)
       throw new Error(`the server exited (${proc.exitCode}); see ${join(dir, 'server.log')}`);
     try {
       const r = await fetch(`http://127.0.0.1:${httpPort}/healthz`);
-      if (r.ok) break;
+      if (r.ok) {
+        const health = (await r.json()) as { wsEngine?: string };
+        return { proc, httpPort, tcpPort, dir, profileDir, wsEngine: health.wsEngine ?? '?' };
+      }
     } catch {
       // not up yet
     }
-    if (Date.now() > deadline) throw new Error('the server did not come up in 30 s');
+    if (Date.now() > deadline) throw new Error('the server did not come up in 60 s');
     await sleep(250);
   }
-  return { proc, httpPort, tcpPort, dir, profileDir };
 }
 
 async function stopChild(
@@ -220,10 +307,10 @@ async function stopChild(
   children.delete(proc);
 }
 
-/** The swarm child and a request/reply channel over its IPC. */
+/** The swarm child (tools/bots.ts --ipc) and a request/reply channel over its IPC. */
 class SwarmChild {
   private nextId = 1;
-  private readonly waiting = new Map<number, (msg: any) => void>();
+  private readonly waiting = new Map<number, (msg: unknown) => void>();
 
   constructor(readonly proc: ChildProcess) {
     proc.on('message', (msg: { id?: number }) => {
@@ -233,25 +320,26 @@ class SwarmChild {
     });
   }
 
-  static start(server: ServerChild, transport: string, args: Args, dir: string): SwarmChild {
+  static start(server: ServerChild, transport: Transport, args: Args, dir: string): SwarmChild {
     const out = createWriteStream(join(dir, 'bots.log'));
-    const proc = fork(
+    const nodeArgs = [
+      '--import',
+      'tsx',
       join(ROOT, 'tools/bots.ts'),
-      [
-        '--ipc',
-        '--transport',
-        transport,
-        '--url',
-        '127.0.0.1',
-        '--tcp-port',
-        String(server.tcpPort),
-        '--http-port',
-        String(server.httpPort),
-        '--login-concurrency',
-        String(args.loginConcurrency),
-      ],
-      { cwd: ROOT, execArgv: ['--import', 'tsx'], stdio: ['ignore', 'pipe', 'pipe', 'ipc'] },
-    );
+      '--ipc',
+      '--transport',
+      transport === 'tcp' || transport === 'mix' ? transport : 'ws',
+      '--url',
+      '127.0.0.1',
+      '--tcp-port',
+      String(server.tcpPort),
+      '--http-port',
+      String(server.httpPort),
+      '--login-concurrency',
+      String(args.loginConcurrency),
+    ];
+    const [cmd, cmdArgs] = pinned(args.cores?.[1], nodeArgs);
+    const proc = spawn(cmd, cmdArgs, { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe', 'ipc'] });
     children.add(proc);
     proc.stdout!.pipe(out);
     proc.stderr!.pipe(out);
@@ -287,17 +375,136 @@ function round(v: number, d = 2): number {
   return Math.round(v * k) / k;
 }
 
-async function runTransport(transport: 'tcp' | 'ws' | 'mix', args: Args): Promise<RunResult> {
-  const server = await startServerChild(args);
-  log(`\n== ${transport}: server on tcp ${server.tcpPort}, http ${server.httpPort} (logs in ${server.dir})`);
-  const swarm = SwarmChild.start(server, transport, args, server.dir);
+/** The sum of a metric's samples whose labels contain `label` (e.g. kind="major"). */
+function totalWith(s: Samples, name: string, label: string): number {
+  return (s.get(name) ?? []).reduce((a, x) => a + (x.labels.includes(label) ? x.value : 0), 0);
+}
+
+function measureStep(
+  transport: Transport,
+  n: number,
+  args: Args,
+  grown: GrowReport,
+  play: PhaseReport,
+  before: { at: number; samples: Samples },
+  after: { at: number; samples: Samples },
+  baseline: Samples,
+  previous: { n: number; rss: number },
+): StepResult {
+  const seconds = (after.at - before.at) / 1000;
   const intervalMs = 1000 / args.tickRate;
+  const tick = delta(
+    histogram(before.samples, 'wyvern_tick_seconds'),
+    histogram(after.samples, 'wyvern_tick_seconds'),
+  );
+  const d = (name: string) => total(after.samples, name) - total(before.samples, name);
+  const per = Math.max(1, play.bots.inWorld);
+  const cpuPercent = (d('process_cpu_seconds_total') / seconds) * 100;
+  const rss = total(after.samples, 'process_resident_memory_bytes');
+  const heap = total(after.samples, 'nodejs_heap_size_used_bytes');
+  const rss0 = total(baseline, 'process_resident_memory_bytes');
+  const heap0 = total(baseline, 'nodejs_heap_size_used_bytes');
+  const gcSeconds = d('nodejs_gc_duration_seconds_sum');
+  const majorGc =
+    totalWith(after.samples, 'nodejs_gc_duration_seconds_sum', 'kind="major"') -
+    totalWith(before.samples, 'nodejs_gc_duration_seconds_sum', 'kind="major"');
+  const bytesOut = d('wyvern_bytes_out_total') / seconds;
+  const cpuFraction = cpuPercent / 100;
+  const step: StepResult = {
+    transport,
+    n,
+    inWorld: play.bots.inWorld,
+    failedLogins: grown.failed,
+    login: {
+      seconds: grown.seconds,
+      perSecond: grown.loginsPerSecond,
+      p50Ms: grown.login.p50,
+      p99Ms: grown.login.p99,
+    },
+    area: play.area,
+    atHome: play.bots.atHome,
+    walking: play.bots.walking,
+    holdSeconds: round(seconds),
+    tick: {
+      p50Ms: round(quantile(tick, 0.5) * 1000),
+      p99Ms: round(quantile(tick, 0.99) * 1000),
+      maxMs: round(maxBound(tick) * 1000),
+      meanMs: round(tick.count > 0 ? (tick.sum / tick.count) * 1000 : NaN),
+      count: tick.count,
+      intervalMs,
+    },
+    server: {
+      cpuPercent: round(cpuPercent, 1),
+      cpuPercentPerClient: round(cpuPercent / per, 4),
+      rssMb: round(rss / 2 ** 20, 1),
+      rssPerClientKb: round((rss - rss0) / per / 1024, 1),
+      rssMarginalKb: round((rss - previous.rss) / Math.max(1, per - previous.n) / 1024, 1),
+      heapUsedMb: round(heap / 2 ** 20, 1),
+      heapPerClientKb: round((heap - heap0) / per / 1024, 1),
+      gcMsPerSecond: round((gcSeconds / seconds) * 1000, 1),
+      majorGcMsPerSecond: round((majorGc / seconds) * 1000, 1),
+      gcCount: d('nodejs_gc_duration_seconds_count'),
+      droppedPackets: d('wyvern_dropped_packets_total'),
+      bytesOutPerSecond: round(bytesOut, 0),
+      bytesOutPerClient: round(bytesOut / per, 0),
+      framesOutPerSecond: round(d('wyvern_frames_out_total') / seconds, 0),
+      recordsEncodedPerSecond: round(d('wyvern_replication_records_total') / seconds, 0),
+    },
+    latency: play.latency,
+    rttP50: play.rtt.p50,
+    rttP99: play.rtt.p99,
+    perClient: play.perClient,
+    inView: play.inView,
+    moves: play.moves,
+    updates: {
+      ...play.updates,
+      perServerCpuSecond: cpuFraction > 0 ? round(play.updates.recordsPerSecond / cpuFraction, 0) : null,
+    },
+    errors: play.errors,
+    disconnects: play.disconnects,
+    corrections: play.corrections,
+    botCpuPercent: play.botCpuPercent,
+    botLoopLagP99Ms: play.loopLag.p99,
+    invalid: [],
+    over: [],
+  };
+  if (play.botCpuPercent > BOT_CPU_LIMIT)
+    step.invalid.push(`bot process at ${play.botCpuPercent}% of its core (> ${BOT_CPU_LIMIT}%)`);
+  if (play.moves.sentRatio < MOVES_SENT_MIN)
+    step.invalid.push(
+      `bots sent ${Math.round(play.moves.sentRatio * 100)}% of the moves due (< ${MOVES_SENT_MIN * 100}%)`,
+    );
+  if (!(step.tick.p99Ms < intervalMs)) step.over.push(`tick p99 ${step.tick.p99Ms} ms >= ${intervalMs} ms`);
+  if (!(play.latency.p99 !== null && play.latency.p99 <= LATENCY_LIMIT_MS))
+    step.over.push(`latency p99 ${play.latency.p99} ms > ${LATENCY_LIMIT_MS} ms`);
+  if (step.inWorld < n) step.over.push(`${n - step.inWorld} bots not in the world`);
+  return step;
+}
+
+async function runTransport(
+  transport: Transport,
+  args: Args,
+  dataDir: string,
+  expectedMobsInView: number,
+): Promise<RunResult> {
+  const server = await startServerChild(args, transport, dataDir);
+  log(
+    `\n== ${transport}: server on tcp ${server.tcpPort}, http ${server.httpPort}, ws engine ${server.wsEngine}` +
+      `${args.cores ? `, server on core ${args.cores[0]}, bots on core ${args.cores[1]}` : ', not pinned'} (logs in ${server.dir})`,
+  );
+  if ((transport === 'uws' || transport === 'mix') && server.wsEngine !== 'uws')
+    throw new Error(`${transport}: the server runs WebSocket engine ${server.wsEngine}, not uws`);
+  // The idle server's memory (once startup garbage is collected): what clients add is measured from here.
+  await sleep(5_000);
+  const baseline = (await scrape(server)).samples;
+  let previous = { n: 0, rss: total(baseline, 'process_resident_memory_bytes') };
+  const swarm = SwarmChild.start(server, transport, args, server.dir);
   const steps: StepResult[] = [];
   try {
     for (const n of args.steps) {
       const area: AreaSpec = args.dense
         ? { kind: 'dense' }
-        : { kind: 'density', playersInView: Math.max(1, args.inView - EXPECTED_MOBS_IN_VIEW) };
+        : { kind: 'density', playersInView: Math.max(1, args.inView - expectedMobsInView) };
       log(`-- ${transport} N=${n}: logging in ${n - (steps.at(-1)?.n ?? 0)} more bots`);
       const grown = (await swarm.request<{ report: GrowReport }>({ type: 'grow', count: n, area })).report;
       log(
@@ -319,66 +526,24 @@ async function runTransport(transport: 'tcp' | 'ws' | 'mix', args: Args): Promis
       await sleep(args.hold * 1000);
       const after = await scrape(server);
       const play = (await swarm.request<{ report: PhaseReport }>({ type: 'snapshot' })).report;
-      const seconds = (after.at - before.at) / 1000;
-      const tick = delta(
-        histogram(before.samples, 'wyvern_tick_seconds'),
-        histogram(after.samples, 'wyvern_tick_seconds'),
-      );
-      const d = (name: string) => total(after.samples, name) - total(before.samples, name);
-      const step: StepResult = {
-        transport,
-        n,
-        inWorld: play.bots.inWorld,
-        failedLogins: grown.failed,
-        login: {
-          seconds: grown.seconds,
-          perSecond: grown.loginsPerSecond,
-          p50Ms: grown.login.p50,
-          p99Ms: grown.login.p99,
-        },
-        area: play.area,
-        atHome: play.bots.atHome,
-        holdSeconds: round(seconds),
-        tick: {
-          p50Ms: round(quantile(tick, 0.5) * 1000),
-          p99Ms: round(quantile(tick, 0.99) * 1000),
-          maxMs: round(maxBound(tick) * 1000),
-          meanMs: round(tick.count > 0 ? (tick.sum / tick.count) * 1000 : NaN),
-          count: tick.count,
-          intervalMs,
-        },
-        server: {
-          cpuPercent: round((d('process_cpu_seconds_total') / seconds) * 100, 1),
-          rssMb: round(total(after.samples, 'process_resident_memory_bytes') / 2 ** 20, 1),
-          droppedPackets: d('wyvern_dropped_packets_total'),
-          bytesOutPerSecond: round(d('wyvern_bytes_out_total') / seconds, 0),
-          framesOutPerSecond: round(d('wyvern_frames_out_total') / seconds, 0),
-        },
-        latency: play.latency,
-        rttP50: play.rtt.p50,
-        rttP99: play.rtt.p99,
-        perClient: play.perClient,
-        inView: play.inView,
-        movesPerSecond: play.movesPerSecond,
-        entityMovesPerSecond: play.entityMovesPerSecond,
-        errors: play.errors,
-        disconnects: play.disconnects,
-        botCpuPercent: play.botCpuPercent,
-        over: [],
-      };
-      if (!(step.tick.p99Ms < intervalMs))
-        step.over.push(`tick p99 ${step.tick.p99Ms} ms >= ${intervalMs} ms`);
-      if (!(play.latency.p99 !== null && play.latency.p99 <= LATENCY_LIMIT_MS))
-        step.over.push(`latency p99 ${play.latency.p99} ms > ${LATENCY_LIMIT_MS} ms`);
-      if (step.inWorld < n) step.over.push(`${n - step.inWorld} bots not in the world`);
+      const step = measureStep(transport, n, args, grown, play, before, after, baseline, previous);
+      previous = { n: step.inWorld, rss: total(after.samples, 'process_resident_memory_bytes') };
       steps.push(step);
+      const verdict =
+        step.invalid.length > 0
+          ? `INVALID (bots were the bottleneck): ${step.invalid.join('; ')}`
+          : step.over.length === 0
+            ? 'within limits'
+            : `OVER: ${step.over.join('; ')}`;
       log(
-        `   tick p50 ${step.tick.p50Ms} p99 ${step.tick.p99Ms} ms | server cpu ${step.server.cpuPercent}% rss ${step.server.rssMb} MB | ` +
-          `latency p50 ${play.latency.p50} p99 ${play.latency.p99} ms | rtt p50 ${play.rtt.p50} | ${Math.round(play.perClient.bytesPerSecond)} B/s per client | ` +
-          `in view ${play.inView.entities} | dropped ${step.server.droppedPackets} | bot cpu ${play.botCpuPercent}% | ` +
-          `${step.over.length === 0 ? 'within limits' : `OVER: ${step.over.join('; ')}`}`,
+        `   tick p50 ${step.tick.p50Ms} p99 ${step.tick.p99Ms} ms | server cpu ${step.server.cpuPercent}% ` +
+          `rss ${step.server.rssMb} MB (${step.server.rssPerClientKb} KB/client) gc ${step.server.gcMsPerSecond} ms/s | ` +
+          `latency p50 ${play.latency.p50} p99 ${play.latency.p99} ms | ${Math.round(play.perClient.bytesPerSecond)} B/s per client | ` +
+          `${Math.round(play.updates.recordsPerSecond)} updates/s, ${play.updates.bytesPerMovementUpdate} B per movement update | ` +
+          `in view ${play.inView.entities} | moves ${play.moves.sentPerSecond}/s (${play.moves.sentRatio} of due) | ` +
+          `bot cpu ${play.botCpuPercent}% | ${verdict}`,
       );
-      if (step.over.length > 0) break;
+      if (step.invalid.length > 0 || step.over.length > 0) break;
     }
   } finally {
     await swarm.request({ type: 'stop' }, 20_000).catch(() => {});
@@ -400,9 +565,10 @@ async function runTransport(transport: 'tcp' | 'ws' | 'mix', args: Args): Promis
   } else {
     rmSync(server.dir, { recursive: true, force: true });
   }
-  const ok = steps.filter((s) => s.over.length === 0);
+  const ok = steps.filter((s) => s.invalid.length === 0 && s.over.length === 0);
   return {
     transport,
+    wsEngine: server.wsEngine,
     dense: args.dense,
     steps,
     capacity: ok.length > 0 ? Math.max(...ok.map((s) => s.n)) : 0,
@@ -417,22 +583,61 @@ async function main(): Promise<void> {
     process.stderr.write(`load: ${(e as Error).message}\n`);
     process.exit(2);
   }
+  if (args.cores) {
+    const n = cpus().length;
+    if (!existsSync(TASKSET) || Math.max(...args.cores) >= n) {
+      process.stderr.write(
+        `load: cannot pin to cores ${args.cores.join(',')} (${n} cores, taskset ${existsSync(TASKSET) ? 'present' : 'missing'}); use --no-pin or --cores\n`,
+      );
+      process.exit(2);
+    }
+  }
   const started = new Date();
+  const work = mkdtempSync(join(tmpdir(), 'wyvern-load-data-'));
+  let dataDir = args.data;
+  let zone: BenchZoneSummary | undefined;
+  if (!args.shippedZone) {
+    dataDir = join(work, 'data');
+    zone = writeBenchData(args.data, dataDir);
+    log(
+      `bench zone ${zone.name}: ${zone.size} x ${zone.size} from ${zone.tiles} copies of ${zone.source}, ` +
+        `${zone.obstacles} walls, ${zone.mobs} mobs (${zone.mobDensity} per million units², source ${zone.sourceMobDensity}), ` +
+        `player spawn (${zone.playerSpawn.x}, ${zone.playerSpawn.y})`,
+    );
+  }
+  // Mobs expected in view (spawn points per area times the interest circle); the rest of
+  // --in-view is made of players.
+  const rules = JSON.parse(readFileSync(join(dataDir, 'rules.json'), 'utf8')) as { interestRadius?: number };
+  const interestRadius = rules.interestRadius ?? 250;
+  const mobDensity = (zone?.mobDensity ?? 71.75) / 1e6;
+  const expectedMobsInView = Math.round(mobDensity * Math.PI * interestRadius * interestRadius);
   const runs: RunResult[] = [];
-  for (const t of args.transports) runs.push(await runTransport(t, args));
+  try {
+    for (const t of args.transports) runs.push(await runTransport(t, args, dataDir, expectedMobsInView));
+  } finally {
+    rmSync(work, { recursive: true, force: true });
+  }
   const stamp = started.toISOString().replace(/[:]/g, '-').replace(/\..*$/, '');
   const suffix = args.dense ? '-dense' : '';
   mkdirSync(args.out, { recursive: true });
   const base = join(args.out, `load-${stamp}${suffix}`);
-  const meta = {
+  const meta: Record<string, string> = {
     date: started.toISOString(),
     machine: `${cpus().length} x ${cpus()[0]?.model ?? 'cpu'}, ${Math.round(totalmem() / 2 ** 30)} GiB, node ${process.version}`,
     'tick rate': `${args.tickRate} Hz (interval ${1000 / args.tickRate} ms)`,
+    cores: args.cores
+      ? `server pinned to core ${args.cores[0]}, bots to core ${args.cores[1]} (taskset)`
+      : 'not pinned: server and bots share the machine',
+    zone: zone
+      ? `${zone.name} ${zone.size} x ${zone.size}: ${zone.tiles} copies of the shipped zone, ${zone.mobs} mobs (${zone.mobDensity} per million units², shipped ${zone.sourceMobDensity})`
+      : `the shipped zone(s) in ${args.data}`,
     placement: args.dense
       ? 'dense: everyone within one interest radius'
-      : `spread for about ${args.inView} entities in view (players + mobs)`,
+      : `spread for about ${args.inView} entities in view (${args.inView - expectedMobsInView} players + ~${expectedMobsInView} mobs)`,
+    movement:
+      'bots stroll near their places with a few turns and pauses, sending movement state (start, stop, turn, heartbeat every 250 ms while walking)',
     'per step': `logins, bots walk to their places (up to ${args.arriveTimeout} s), ${args.settle} s settle, ${args.hold} s measured`,
-    'bots and server': 'share this machine (bot CPU reported per step)',
+    validity: `a step is invalid when the bot process used over ${BOT_CPU_LIMIT}% of its core or sent under ${MOVES_SENT_MIN * 100}% of the moves due`,
   };
   writeFileSync(`${base}.json`, `${JSON.stringify({ meta, runs }, null, 2)}\n`);
   writeFileSync(`${base}.md`, `${markdown(meta, runs)}\n`);

@@ -1,14 +1,16 @@
 /**
  * The bot swarm: N bots log in (registering accounts bot1..botN the first time), enter the
- * world and play like people (walk in bursts, cast at mobs, chat), measuring move -> observer
- * latency, round trips, bandwidth and errors. A progress line a second, a summary at the end.
+ * world and play like people (stroll with a few turns and pauses, cast at mobs, chat; movement
+ * sent as state: start, stop, turn, heartbeat), measuring move -> observer latency, round
+ * trips, entity updates and bytes received, and errors. A progress line a second, a summary
+ * at the end.
  *
  *   npx tsx tools/bots.ts --count 200 --transport mix --duration 30
  *       [--url 127.0.0.1] [--tcp-port 7777] [--http-port 8080]
- *       [--spread R | --area x,y,w,h | --dense | --in-view 40] [--move-hz 10]
+ *       [--spread R | --area x,y,w,h | --dense | --in-view 40] [--step-hz 20]
  *       [--login-concurrency 32] [--connect-rate 0] [--prefix bot] [--json out.json] [--quiet]
  *
- * With --ipc (run by bench/load.ts through child_process.fork) it takes orders instead:
+ * With --ipc (run by bench/load.ts as a child with an IPC channel) it takes orders instead:
  *   { id, type: 'grow', count, area? } -> { id, type: 'grown', report }
  *   { id, type: 'mark' }               -> { id, type: 'marked' }
  *   { id, type: 'snapshot' }           -> { id, type: 'snapshot', report }
@@ -37,7 +39,8 @@ const HELP = `Usage: npx tsx tools/bots.ts --count N [options]
   --area x,y,w,h          live in this rectangle
   --dense                 everyone within one interest radius
   --in-view P             spread so each bot sees about P players (default 40)
-  --move-hz H             MoveInputs a second while walking (default 10)
+  --step-hz H             bot simulation steps a second (default 20); movement states go
+                          out on start, stop, turn and every 250 ms while walking
   --login-concurrency C   logins in flight at once (default 32)
   --connect-rate R        most new connections a second (default: unbounded)
   --prefix NAME           account names NAME1..NAMEn (default bot)
@@ -104,8 +107,8 @@ function parseArgs(argv: readonly string[]): Args {
       case '--in-view':
         args.area = { kind: 'density', playersInView: num(flag, value(), 1) };
         break;
-      case '--move-hz':
-        args.swarm.moveHz = num(flag, value(), 0.1);
+      case '--step-hz':
+        args.swarm.stepHz = num(flag, value(), 1);
         break;
       case '--login-concurrency':
         args.swarm.loginConcurrency = Math.floor(num(flag, value(), 1));
@@ -210,8 +213,11 @@ async function main(): Promise<void> {
       `(${summary.grow.failed} failed) in ${summary.grow.seconds} s, ${summary.grow.loginsPerSecond} logins/s\n` +
       `move -> observer latency ms: p50 ${p.latency.p50} p90 ${p.latency.p90} p99 ${p.latency.p99} max ${p.latency.max} (${p.latency.count} samples)\n` +
       `rtt ms: p50 ${p.rtt.p50} p99 ${p.rtt.p99}; per client ${Math.round(p.perClient.bytesPerSecond)} B/s, ${Math.round(p.perClient.framesPerSecond)} frames/s\n` +
-      `in view: ${p.inView.entities} (${p.inView.players} players, ${p.inView.mobs} mobs); moves/s ${p.movesPerSecond}, EntityMove/s ${p.entityMovesPerSecond}\n` +
-      `errors ${JSON.stringify(p.errors)}, disconnects ${p.disconnects}, corrections ${p.corrections}; bot cpu ${p.botCpuPercent}% of a core\n`,
+      `in view: ${p.inView.entities} (${p.inView.players} players, ${p.inView.mobs} mobs); moves/s ${p.moves.sentPerSecond} (${p.moves.sentRatio} of due)\n` +
+      `entity records/s ${p.updates.recordsPerSecond} (${p.updates.recordsPerClientPerSecond} per client, movement ${p.updates.movementPerSecond}); ` +
+      `${p.updates.bytesPerMovementUpdate} B per movement update, ${p.updates.bytesPerRecord} B per record (headers included)\n` +
+      `errors ${JSON.stringify(p.errors)}, disconnects ${p.disconnects}, corrections ${p.corrections}, deaths ${p.deaths}; ` +
+      `bot cpu ${p.botCpuPercent}% of a core, step loop lag p99 ${p.loopLag.p99} ms\n`,
   );
   if (args.json) writeFileSync(args.json, `${JSON.stringify(summary, null, 2)}\n`);
   process.exit(0);

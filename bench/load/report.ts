@@ -1,80 +1,152 @@
-/** The load benchmark's outputs: a markdown table and a hand-written SVG chart. */
+/** The load benchmark's outputs: markdown tables and a hand-written SVG chart. */
+
+/** How the bots connect: tcp, WebSocket to a uws or ws engine, or half TCP half WebSocket (uws). */
+export type Transport = 'tcp' | 'uws' | 'ws' | 'mix';
 
 export interface StepResult {
-  transport: string;
+  transport: Transport;
   n: number;
   inWorld: number;
   failedLogins: number;
   login: { seconds: number; perSecond: number; p50Ms: number | null; p99Ms: number | null };
   area: { x: number; y: number; w: number; h: number } | undefined;
   atHome: number;
+  walking: number;
   holdSeconds: number;
   tick: { p50Ms: number; p99Ms: number; maxMs: number; meanMs: number; count: number; intervalMs: number };
   server: {
+    /** % of the one core it runs on. */
     cpuPercent: number;
+    cpuPercentPerClient: number;
     rssMb: number;
+    /** (RSS now - RSS of the idle server before any bot) / clients. */
+    rssPerClientKb: number;
+    /** (RSS now - RSS at the step before, or the idle baseline) / clients added: what one more client costs. */
+    rssMarginalKb: number;
+    heapUsedMb: number;
+    heapPerClientKb: number;
+    /** GC pause time per second of wall time (all kinds, and major only). */
+    gcMsPerSecond: number;
+    majorGcMsPerSecond: number;
+    gcCount: number;
     droppedPackets: number;
     bytesOutPerSecond: number;
+    bytesOutPerClient: number;
     framesOutPerSecond: number;
+    /** Entity records encoded (once each, however many clients receive them). */
+    recordsEncodedPerSecond: number;
   };
   latency: { p50: number | null; p90: number | null; p99: number | null; max: number | null; count: number };
   rttP50: number | null;
   rttP99: number | null;
   perClient: { bytesPerSecond: number; framesPerSecond: number };
   inView: { entities: number; players: number; mobs: number };
-  movesPerSecond: number;
-  entityMovesPerSecond: number;
+  moves: { sentPerSecond: number; duePerSecond: number; sentRatio: number };
+  updates: {
+    recordsPerSecond: number;
+    movementPerSecond: number;
+    recordsPerClientPerSecond: number;
+    worldUpdatesPerClientPerSecond: number;
+    bytesPerMovementUpdate: number | null;
+    recordBytesPerMovementUpdate: number | null;
+    bytesPerRecord: number | null;
+    matched: number;
+    unmatched: number;
+    bad: number;
+    /** Entity records delivered per second of server CPU. */
+    perServerCpuSecond: number | null;
+  };
   errors: Record<string, number>;
   disconnects: number;
+  corrections: number;
   botCpuPercent: number;
-  /** Why this step is over the limit (empty: within it). */
+  botLoopLagP99Ms: number | null;
+  /** Why this step says nothing about the server: the bots were the bottleneck (empty: valid). */
+  invalid: string[];
+  /** Why this step is over the limits (empty: within them). */
   over: string[];
 }
 
 export interface RunResult {
-  transport: string;
+  transport: Transport;
+  /** The server's WebSocket engine in this run. */
+  wsEngine: string;
   dense: boolean;
   steps: StepResult[];
-  /** The largest N within the limits; 0 when none was. */
+  /** The largest valid N within the limits; 0 when none was. */
   capacity: number;
 }
 
 const f = (v: number | null | undefined, digits = 1): string =>
   v === null || v === undefined || !Number.isFinite(v) ? '-' : v.toFixed(digits);
 
+function verdict(s: StepResult): string {
+  if (s.invalid.length > 0) return `INVALID: ${s.invalid.join('; ')}`;
+  return s.over.length === 0 ? 'yes' : s.over.join('; ');
+}
+
 export function markdown(meta: Record<string, string>, runs: RunResult[]): string {
   const lines: string[] = ['# Wyvern load benchmark', ''];
   for (const [k, v] of Object.entries(meta)) lines.push(`- ${k}: ${v}`);
   lines.push('');
   lines.push(
-    'Capacity: the largest N with tick p99 under the tick interval, move -> observer p99 <= 100 ms and every bot in the world.',
+    'Capacity: the largest valid N with tick p99 under the tick interval, move -> observer p99 <= 100 ms and every bot in the world. ' +
+      'Invalid steps (the bots were the bottleneck) do not count.',
+    '',
+    'Design targets: >= 2,000 moving clients at move -> observer p99 <= 100 ms and tick p99 < 50 ms; ' +
+      '500 clients <= 10% of the core; <= 2.5 KB/s per client; <= 8 bytes per movement update; <= 40 KB per client.',
+    '',
   );
-  lines.push('');
   for (const run of runs) {
     lines.push(
-      `## ${run.transport}${run.dense ? ' (dense: everyone in view)' : ''}: capacity ${run.capacity}`,
+      `## ${run.transport} (WebSocket engine ${run.wsEngine})${run.dense ? ', dense: everyone in view' : ''}: capacity ${run.capacity}`,
       '',
+      'Server:',
+      '',
+      '| N | in world | tick p50 / p99 / max ms | CPU % of core | CPU % per client | RSS MB | RSS KB per client (marginal) | heap KB per client | GC ms/s (major) | B/s out per client | records encoded/s | dropped |',
+      '|---:|---:|---|---:|---:|---:|---|---:|---|---:|---:|---:|',
     );
+    for (const s of run.steps) {
+      const v = s.server;
+      lines.push(
+        `| ${s.n} | ${s.inWorld} | ${f(s.tick.p50Ms)} / ${f(s.tick.p99Ms)} / <=${f(s.tick.maxMs, 0)} | ${f(v.cpuPercent)} | ${f(v.cpuPercentPerClient, 4)} | ` +
+          `${f(v.rssMb, 0)} | ${f(v.rssPerClientKb)} (${f(v.rssMarginalKb)}) | ${f(v.heapPerClientKb)} | ${f(v.gcMsPerSecond)} (${f(v.majorGcMsPerSecond)}) | ` +
+          `${f(v.bytesOutPerClient, 0)} | ${f(v.recordsEncodedPerSecond, 0)} | ${v.droppedPackets} |`,
+      );
+    }
     lines.push(
-      '| N | in world | tick p50 / p99 / max ms | server CPU % | RSS MB | latency p50 / p99 ms | rtt p50 ms | B/s per client | frames/s per client | in view (players + mobs) | dropped | errors | bot CPU % | within |',
+      '',
+      'Clients (bots):',
+      '',
+      '| N | move -> observer p50 / p99 ms | rtt p50 ms | B/s per client | entity updates/s (per client) | updates per server CPU-s | B per movement update (record alone) | in view (players + mobs) | moves/s (of due) | errors | bot CPU % (loop lag p99 ms) | within limits |',
+      '|---:|---|---:|---:|---|---:|---:|---|---|---:|---|---|',
     );
-    lines.push('|---:|---:|---|---:|---:|---|---:|---:|---:|---|---:|---:|---:|---|');
     for (const s of run.steps) {
       const errors = Object.values(s.errors).reduce((a, b) => a + b, 0) + s.disconnects;
+      const u = s.updates;
       lines.push(
-        `| ${s.n} | ${s.inWorld} | ${f(s.tick.p50Ms)} / ${f(s.tick.p99Ms)} / <=${f(s.tick.maxMs, 0)} | ${f(s.server.cpuPercent, 0)} | ${f(s.server.rssMb, 0)} | ` +
-          `${f(s.latency.p50)} / ${f(s.latency.p99)} | ${f(s.rttP50)} | ${f(s.perClient.bytesPerSecond, 0)} | ${f(s.perClient.framesPerSecond, 0)} | ` +
-          `${f(s.inView.entities)} (${f(s.inView.players)} + ${f(s.inView.mobs)}) | ${s.server.droppedPackets} | ${errors} | ${f(s.botCpuPercent, 0)} | ${s.over.length === 0 ? 'yes' : s.over.join('; ')} |`,
+        `| ${s.n} | ${f(s.latency.p50)} / ${f(s.latency.p99)} | ${f(s.rttP50)} | ${f(s.perClient.bytesPerSecond, 0)} | ` +
+          `${f(u.recordsPerSecond, 0)} (${f(u.recordsPerClientPerSecond)}) | ${f(u.perServerCpuSecond, 0)} | ${f(u.bytesPerMovementUpdate, 2)} (${f(u.recordBytesPerMovementUpdate, 2)}) | ` +
+          `${f(s.inView.entities)} (${f(s.inView.players)} + ${f(s.inView.mobs)}) | ${f(s.moves.sentPerSecond, 0)} (${f(s.moves.sentRatio, 3)}) | ` +
+          `${errors} | ${f(s.botCpuPercent, 0)} (${f(s.botLoopLagP99Ms)}) | ${verdict(s)} |`,
       );
     }
     lines.push('');
   }
+  lines.push(
+    'Bytes per movement update: WorldUpdate bytes (frame header, tick and time, block counts, records) less the bytes of spawn, ' +
+      "despawn, health, death and respawn records, divided by the move and path records received: all overhead is charged to movement. In brackets: the move and path records' own bytes alone.",
+    '',
+  );
   return lines.join('\n');
 }
 
 const COLORS = ['#d62728', '#1f77b4', '#2ca02c', '#9467bd', '#ff7f0e', '#8c564b'];
 
-/** Latency p99 and tick p99 against N, one line pair per run; log-scaled N axis. */
+/**
+ * Latency p99 and tick p99 against N, one line pair per run; log-scaled N axis. An invalid
+ * step (the bots were the bottleneck) is drawn as a hollow point.
+ */
 export function svgChart(runs: RunResult[], intervalMs: number): string {
   const W = 760;
   const H = 420;
@@ -123,12 +195,12 @@ export function svgChart(runs: RunResult[], intervalMs: number): string {
       {
         name: `${run.transport} latency p99`,
         dash: '',
-        pts: run.steps.map((s) => [s.n, s.latency.p99 ?? NaN] as const),
+        pts: run.steps.map((s) => [s.n, s.latency.p99 ?? NaN, s.invalid.length > 0] as const),
       },
       {
         name: `${run.transport} tick p99`,
         dash: '5 3',
-        pts: run.steps.map((s) => [s.n, s.tick.p99Ms] as const),
+        pts: run.steps.map((s) => [s.n, s.tick.p99Ms, s.invalid.length > 0] as const),
       },
     ];
     for (const s of series) {
@@ -137,8 +209,10 @@ export function svgChart(runs: RunResult[], intervalMs: number): string {
       out.push(
         `<polyline fill="none" stroke="${color}" stroke-width="2" ${s.dash ? `stroke-dasharray="${s.dash}"` : ''} points="${pts.map(([n, v]) => `${x(n).toFixed(1)},${y(v).toFixed(1)}`).join(' ')}"/>`,
       );
-      for (const [n, v] of pts)
-        out.push(`<circle cx="${x(n).toFixed(1)}" cy="${y(v).toFixed(1)}" r="3" fill="${color}"/>`);
+      for (const [n, v, invalid] of pts)
+        out.push(
+          `<circle cx="${x(n).toFixed(1)}" cy="${y(v).toFixed(1)}" r="3" fill="${invalid ? 'white' : color}" stroke="${color}"/>`,
+        );
       out.push(
         `<line x1="${m.l + pw + 15}" y1="${legendY}" x2="${m.l + pw + 40}" y2="${legendY}" stroke="${color}" stroke-width="2" ${s.dash ? `stroke-dasharray="${s.dash}"` : ''}/>`,
       );

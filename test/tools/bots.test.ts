@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../server/config.js';
 import { startWyvern, type WyvernHandle } from '../../server/main.js';
+import { quantizeCoord } from '../../shared/protocol/index.js';
 import { botCharacterName, quantize } from '../../tools/bots/bot.js';
 import { LatencyHistogram } from '../../tools/bots/histogram.js';
 import { NavGrid, planArea } from '../../tools/bots/nav.js';
@@ -54,14 +55,23 @@ describe('bot swarm against a real server', () => {
     expect(summary.play.errors).toEqual({});
     expect(summary.play.disconnects).toBe(0);
     expect(summary.play.inView.players).toBeGreaterThan(0);
+    // Movement went out as state and every WorldUpdate parsed in place.
+    expect(summary.play.moves.sentPerSecond).toBeGreaterThan(0);
+    expect(summary.play.moves.sentRatio).toBeGreaterThanOrEqual(0.95);
+    expect(summary.play.updates.recordsPerSecond).toBeGreaterThan(0);
+    expect(summary.play.updates.bad).toBe(0);
+    expect(summary.play.corrections).toBe(0);
   }, 20_000);
 });
 
 describe('bot helpers', () => {
-  it('quantizes a coordinate as EntityMove carries it', () => {
+  it('quantizes a coordinate sent as f32 as a move record carries it', () => {
     expect(quantize(0)).toBe(0);
     expect(quantize(4096)).toBe(65535);
     expect(quantize(1000)).toBe(Math.round(Math.fround(1000) * (65535 / 4096)));
+    // The server keeps the f32 it decoded from MoveInput and quantizes that.
+    const v = 1234.5678;
+    expect(quantize(v)).toBe(quantizeCoord(Math.fround(v)));
   });
 
   it('names characters with letters only, distinct per bot', () => {
@@ -88,6 +98,23 @@ describe('bot helpers', () => {
       at = next;
     }
     expect(nav.field(goal)[nav.cellOf(at)]).toBe(0);
+  });
+
+  it('heads around a wall in a few straight legs, not cell by cell', () => {
+    const nav = new NavGrid({ width: 400, height: 400, obstacles: [{ x: 190, y: 0, w: 20, h: 300 }] });
+    const goal = nav.anchorFor({ x: 300, y: 100 });
+    let at = { x: 100, y: 100 };
+    let legs = 0;
+    while (nav.field(goal)[nav.cellOf(at)] !== 0 && legs < 40) {
+      const next = nav.waypointToward(at, goal);
+      expect(next).toBeDefined();
+      expect(nav.canMove(at, next!)).toBe(true);
+      at = next!;
+      legs++;
+    }
+    expect(nav.field(goal)[nav.cellOf(at)]).toBe(0);
+    // Around the wall's end (a path of some 30 cells) in far fewer legs than cells.
+    expect(legs).toBeLessThan(12);
   });
 
   it('sizes the spread area for the wanted number in view, capped at the zone', () => {

@@ -1,16 +1,24 @@
 /**
- * One bot: logs in (registering its account the first time), enters the world and plays:
- * walks in bursts at 10 Hz, now and then casts at a mob or says something, pings.
+ * One bot: logs in (registering its account the first time), enters the world and plays like
+ * a person: walks home, then roams around it (walk to a spot with a turn or two, stop, stand
+ * a moment, now and then cast at a mob or say something), pings.
  *
- * Receive fast path: every chunk passes through `intake` before the client sees it. Frames
- * that arrive by the hundred per second (EntityMove, WorldTick, MoveAck) are read in place
- * (EntityMove: the id and the two quantized coordinates, for the latency match) and never
- * reach the client's decoder; every other frame is handed to the client whole. Partial
- * frames at the end of a TCP chunk wait for the next chunk.
+ * Movement is state: the bot moves itself every step and sends a MoveInput only when the
+ * send policy says so (start, stop, turn, heartbeat; see move-policy.ts), never per step.
+ *
+ * Receive fast path: every chunk passes through `intake` before the client sees it. The frames
+ * that arrive every tick (WorldUpdate, MoveAck) are read in place and never reach the client's
+ * decoder: a WorldUpdate's records are walked (records.ts), and a move record of another bot
+ * is matched against that bot's recent sends (the server's move record carries the position
+ * of the newest MoveInput it accepted) for the move -> observer latency. The bot keeps its own
+ * small view (who is in sight, where the mobs are, whether it is itself dead) from the spawn,
+ * despawn, death and respawn records. Every other frame is handed to the client whole.
+ * Partial frames at the end of a TCP chunk wait for the next chunk.
  *
  *   frame: size u16 LE | opcode u16 LE | crc u16 LE | payload
- *   EntityMove payload: id varint | x u16 LE | y u16 LE | facing u8   (x, y quantized)
+ *   WorldUpdate payload: tick u32 | time f64 | record blocks
  */
+import { CLIENT_HEARTBEAT_MS } from '../../shared/game/motion.js';
 import { headingTo, type Vec2 } from '../../shared/game/movement.js';
 import { WyvernClient } from '../../shared/client/client.js';
 import { startLogin } from '../../shared/client/srp.js';
@@ -18,29 +26,37 @@ import type { ByteTransport } from '../../shared/client/transport.js';
 import { WyvernError } from '../../shared/client/errors.js';
 import { HEADER_SIZE } from '../../shared/codec/frame.js';
 import {
+  dequantizeCoord,
+  JUMP,
   LoginChallenge,
   LoginOk,
   LoginProof,
   LoginStart,
+  MOB_ID_BASE,
+  MoveAck,
+  MoveInput,
+  MOVING,
+  PositionCorrection,
+  quantizeCoord,
   Register,
   Registered,
-} from '../../shared/protocol/account.js';
-import { COORD_MAX, MOB_ID_BASE } from '../../shared/protocol/common.js';
-import { Death, Respawn } from '../../shared/protocol/entity.js';
-import { EntityMove, MoveAck, PositionCorrection, WorldTick } from '../../shared/protocol/movement.js';
+  WorldUpdate,
+} from '../../shared/protocol/index.js';
+import { MovePolicy, type MoveState } from './move-policy.js';
 import type { Area, NavGrid } from './nav.js';
+import { walkRecords, WORLD_UPDATE_BODY, type RecordVisitor } from './records.js';
 import type { SwarmState } from './state.js';
 
-const QUANT_SCALE = 65535 / COORD_MAX;
 const RING = 32;
-const ENTITY_MOVE = EntityMove.opcode;
-const WORLD_TICK = WorldTick.opcode;
+const WORLD_UPDATE = WorldUpdate.opcode;
 const MOVE_ACK = MoveAck.opcode;
+/** A bot wedged this many times in a row on its way home picks another home. */
+const STUCK_LIMIT = 6;
+const TIME_ORIGIN = performance.timeOrigin;
 
-/** The u16 a coordinate travels as in EntityMove, for a position sent as f32 in MoveInput. */
+/** The u16 a coordinate travels as in a move record, for a position sent as f32 in MoveInput. */
 export function quantize(v: number): number {
-  const q = Math.round(Math.fround(v) * QUANT_SCALE);
-  return q < 0 ? 0 : q > 65535 ? 65535 : q;
+  return quantizeCoord(Math.fround(v));
 }
 
 /** A character name for bot n: "Bot" and n in letters (names are letters only). */
@@ -56,27 +72,54 @@ export function botCharacterName(n: number): string {
 
 export type BotPhase = 'connecting' | 'login' | 'inWorld' | 'closed' | 'failed';
 
-export class Bot {
+/** Something the bot sees (from its spawn record); mobs keep where they were last said to be. */
+interface Seen {
+  mob: boolean;
+  alive: boolean;
+  /** Quantized position of a mob (0 until a motion record says). */
+  qx: number;
+  qy: number;
+}
+
+export class Bot implements RecordVisitor {
   phase: BotPhase = 'connecting';
   client: WyvernClient | undefined;
   entityId = 0;
   x = 0;
   y = 0;
+  /** Heading while walking, facing while standing. */
+  heading = 0;
+  moving = false;
   speed = 120;
   dead = false;
   /** Where the bot lives; it walks there, then roams around it. */
   home: Vec2 = { x: 0, y: 0 };
   anchor = -1;
   atHome = false;
-  private target: Vec2 | undefined;
-  private walkUntil = 0;
+  /** Others in view (players and mobs), from spawn and despawn records. */
+  playersInView = 0;
+  mobsInView = 0;
+  private readonly view = new Map<number, Seen>();
+  /** The walk under way: waypoints, and the one being walked to. */
+  private route: Vec2[] = [];
+  private leg = 0;
+  /** Step time the position was last advanced to. */
+  private simAt = 0;
   private pauseUntil = 0;
   private nextPingAt = 0;
-  private stuckTicks = 0;
-  /** Recent sends: quantized position (x << 16 | y) and when it was sent (performance.now). */
-  readonly sentKeys = new Uint32Array(RING);
-  readonly sentTimes = new Float64Array(RING);
+  private stuckCount = 0;
+  private readonly policy = new MovePolicy();
+  private seq = 0;
+  /** Step time and walking flag of the last send (for the count of sends due). */
+  private lastSendAt = 0;
+  private lastSendMoving = false;
+  /** Recent sends: quantized position (x << 16 | y), moving flag, when it was sent (performance.now). */
+  private readonly sentKeys = new Uint32Array(RING);
+  private readonly sentMoving = new Uint8Array(RING);
+  private readonly sentTimes = new Float64Array(RING);
   private sentPos = 0;
+  /** Receive time of the chunk being walked. */
+  private rxAt = 0;
   private pending: Uint8Array | undefined;
   private deliver: (bytes: Uint8Array) => void = () => {};
 
@@ -95,26 +138,15 @@ export class Bot {
     const s = this.s;
     const client = new WyvernClient(transport, { requestTimeoutMs: 300_000 });
     this.client = client;
-    this.deliver = transport.onBytes;
-    transport.onBytes = (chunk) => this.intake(chunk);
+    this.hook(transport);
     client.onError = (err) => s.countError(err.code);
     client.onClose = (reason) => this.closed(reason);
     client.on(PositionCorrection, (c) => {
       s.counters.corrections++;
-      this.x = c.x;
-      this.y = c.y;
-      this.target = undefined;
-    });
-    client.on(Death, (d) => {
-      if (d.id === this.entityId) this.dead = true;
-    });
-    client.on(Respawn, (r) => {
-      if (r.id !== this.entityId) return;
-      this.dead = false;
-      this.x = r.x;
-      this.y = r.y;
-      this.atHome = false;
-      this.target = undefined;
+      // The server has the bot standing there: stand, then walk on from there.
+      const now = performance.now();
+      this.stand(now, c.x, c.y, c.facing);
+      this.pauseUntil = now + 300;
     });
 
     this.phase = 'login';
@@ -134,17 +166,17 @@ export class Bot {
     const character = characters[0] ?? (await client.createCharacter(botCharacterName(this.n), this.n % 8));
     const entered = await client.enterWorld(character.id);
     this.entityId = entered.enter.entityId;
-    this.x = entered.enter.x;
-    this.y = entered.enter.y;
     this.speed = entered.enter.speed;
+    const now = performance.now();
+    this.stand(now, entered.enter.x, entered.enter.y, entered.enter.facing);
     if (!s.zone) {
       s.interestRadius = entered.enter.interestRadius;
       s.entry = { x: this.x, y: this.y };
     }
     s.zoneKnown(entered.zone);
     this.phase = 'inWorld';
-    this.nextPingAt = performance.now() + Math.random() * s.options.pingIntervalMs;
-    this.pauseUntil = performance.now() + Math.random() * 500;
+    this.nextPingAt = now + Math.random() * s.options.pingIntervalMs;
+    this.pauseUntil = now + Math.random() * 500;
   }
 
   /**
@@ -169,16 +201,18 @@ export class Bot {
     this.home = h.point;
     this.anchor = h.anchor;
     this.atHome = false;
-    this.target = undefined;
+    this.stuckCount = 0;
+    // A walk under way ends at its next waypoint; from there the bot heads for the new home.
+    if (this.moving) this.route.length = this.leg + 1;
   }
 
-  /** Called moveHz times a second (staggered across bots) while in the world. */
-  tick(now: number): void {
+  /** One simulation step at step time `t` (performance.now() time base), stepHz times a second. */
+  tick(t: number): void {
     const s = this.s;
     const client = this.client;
     if (this.phase !== 'inWorld' || !client) return;
-    if (now >= this.nextPingAt) {
-      this.nextPingAt = now + s.options.pingIntervalMs;
+    if (t >= this.nextPingAt) {
+      this.nextPingAt = t + s.options.pingIntervalMs;
       const sent = performance.now();
       client.ping().then(
         () => s.rtt(performance.now() - sent),
@@ -186,53 +220,140 @@ export class Bot {
       );
     }
     const nav = s.nav;
-    if (this.dead || !nav || this.anchor < 0) return;
-    if (now < this.pauseUntil) return;
-    if (!this.target || now >= this.walkUntil) {
-      if (this.target && this.atHome) {
-        this.pause(now);
-        return;
-      }
-      this.chooseTarget(now, nav);
-    }
-    this.walk(now, nav);
-  }
-
-  private chooseTarget(now: number, nav: NavGrid): void {
-    const o = this.s.options;
-    if (!this.atHome) {
-      this.target = this.home;
-      this.walkUntil = Infinity;
+    if (this.dead || !nav || this.anchor < 0) {
+      this.simAt = t;
       return;
     }
+    this.advance(t, nav);
+    if (!this.moving && t >= this.pauseUntil) this.startWalk(t, nav);
+    const state = this.policy.update(t, this.x, this.y, this.heading, this.moving, this.speed);
+    if (state) this.send(state, t);
+  }
+
+  /**
+   * Walks the route from simAt to t. A step that reaches a waypoint ends there, turned onto
+   * the next leg (or stopped): the state sent for the turn is the corner itself, so the line
+   * the server checks between two sends always runs along a leg checked clear of walls,
+   * never across the inside of a turn. A corner costs at most one step of walking time.
+   */
+  private advance(t: number, nav: NavGrid): void {
+    const dt = (t - this.simAt) / 1000;
+    this.simAt = t;
+    if (!this.moving || dt <= 0) return;
+    const wp = this.route[this.leg]!;
+    const dx = wp.x - this.x;
+    const dy = wp.y - this.y;
+    const dist = Math.hypot(dx, dy);
+    const step = this.speed * dt;
+    if (step < dist) {
+      this.x += (dx * step) / dist;
+      this.y += (dy * step) / dist;
+      return;
+    }
+    this.x = wp.x;
+    this.y = wp.y;
+    if (++this.leg < this.route.length) {
+      this.heading = headingTo(this, this.route[this.leg]!);
+      return;
+    }
+    if (!this.atHome && wp === this.home) this.atHome = true;
+    if (this.atHome) {
+      this.moving = false;
+      this.pause(t);
+      return;
+    }
+    // On the way home: the next leg, without stopping.
+    const next = this.homeWaypoint(nav);
+    if (next) this.walkTo([next]);
+    else {
+      this.moving = false;
+      this.stuck(t, nav);
+    }
+  }
+
+  /** Starts a walk: on toward home, or a stroll near it. */
+  private startWalk(t: number, nav: NavGrid): void {
+    if (!this.atHome) {
+      const next = this.homeWaypoint(nav);
+      if (next) this.walkTo([next]);
+      else this.stuck(t, nav);
+      return;
+    }
+    const route = this.stroll(nav);
+    if (route) this.walkTo(route);
+    else this.pause(t);
+  }
+
+  private walkTo(route: Vec2[]): void {
+    this.route = route;
+    this.leg = 0;
+    this.moving = true;
+    this.heading = headingTo(this, route[0]!);
+    this.stuckCount = 0;
+  }
+
+  /** Straight home when the line is clear, else the next waypoint down the distance field. */
+  private homeWaypoint(nav: NavGrid): Vec2 | undefined {
+    if (nav.clearLine(this, this.home)) return this.home;
+    return nav.waypointToward(this, this.anchor);
+  }
+
+  /** A stroll near home: a spot within the roam radius, reached with up to two turns. */
+  private stroll(nav: NavGrid): Vec2[] | undefined {
+    const o = this.s.options;
     const area = this.s.area!;
-    for (let i = 0; i < 6; i++) {
+    for (let attempt = 0; attempt < 6; attempt++) {
       const a = Math.random() * Math.PI * 2;
       const d = 20 + Math.random() * o.roamRadius;
-      const t = {
+      const target = {
         x: Math.min(area.x + area.w, Math.max(area.x, this.home.x + Math.cos(a) * d)),
         y: Math.min(area.y + area.h, Math.max(area.y, this.home.y + Math.sin(a) * d)),
       };
-      if (nav.clearLine(this, t)) {
-        this.target = t;
-        this.walkUntil = now + 1_500 + Math.random() * 3_500;
-        return;
+      if (!nav.clearLine(this, target)) continue;
+      const r = Math.random();
+      const bends = r < 0.35 ? 0 : r < 0.8 ? 1 : 2;
+      if (bends === 0) return [target];
+      const dx = target.x - this.x;
+      const dy = target.y - this.y;
+      const route: Vec2[] = [];
+      for (let k = 1; k <= bends; k++) {
+        const f = k / (bends + 1);
+        const off = (Math.random() - 0.5) * 0.6;
+        route.push({ x: this.x + dx * f - dy * off, y: this.y + dy * f + dx * off });
       }
+      route.push(target);
+      let from: Vec2 = { x: this.x, y: this.y };
+      let ok = true;
+      for (const p of route) {
+        if (!nav.clearLine(from, p)) {
+          ok = false;
+          break;
+        }
+        from = p;
+      }
+      return ok ? route : [target];
     }
-    this.target = undefined;
-    this.pause(now);
+    return undefined;
   }
 
-  private pause(now: number): void {
-    this.target = undefined;
-    let pauseMs = 200 + Math.random() * 1_000;
+  /** Stands a while; sometimes casts at a mob or says something first. */
+  private pause(t: number): void {
+    let pauseMs = 300 + Math.random() * 1_500;
     const o = this.s.options;
     if (Math.random() < o.castChance) pauseMs = Math.max(pauseMs, this.castAtMob());
     if (Math.random() < o.chatChance && this.client) {
       this.client.say(`bot ${this.n} here`);
       this.s.counters.chats++;
     }
-    this.pauseUntil = now + pauseMs;
+    this.pauseUntil = t + pauseMs;
+  }
+
+  /** No way on toward home from here: wait a moment and try again; in the end, another home. */
+  private stuck(t: number, nav: NavGrid): void {
+    this.pauseUntil = t + 300;
+    if (++this.stuckCount < STUCK_LIMIT) return;
+    const area = this.s.area;
+    if (area) this.assignHome(area, nav);
   }
 
   /** Casts the quickest damage spell at the nearest live mob in view; returns the cast time. */
@@ -240,85 +361,88 @@ export class Bot {
     const client = this.client!;
     const spell = this.s.damageSpell(client);
     if (!spell) return 0;
-    let best: { id: number; d: number } | undefined;
-    for (const e of client.world.entities.values()) {
-      if (e.kind !== 'mob' || !e.alive) continue;
-      const d = Math.hypot(e.x - this.x, e.y - this.y);
-      if (d <= spell.range * 0.9 && (!best || d < best.d)) best = { id: e.id, d };
+    let best = -1;
+    let bestD = spell.range * 0.9;
+    for (const [id, e] of this.view) {
+      if (!e.mob || !e.alive || (e.qx === 0 && e.qy === 0)) continue;
+      const d = Math.hypot(dequantizeCoord(e.qx) - this.x, dequantizeCoord(e.qy) - this.y);
+      if (d <= bestD) {
+        bestD = d;
+        best = id;
+      }
     }
-    if (!best) return 0;
-    client.cast(spell.id, best.id);
+    if (best < 0) return 0;
+    client.cast(spell.id, best);
     this.s.counters.casts++;
     return spell.castTime + 300;
   }
 
-  private walk(now: number, nav: NavGrid): void {
-    const target = this.target!;
-    let waypoint: Vec2 | undefined = target;
-    if (!this.atHome && !nav.clearLine(this, target)) waypoint = nav.nextStep(this, this.anchor);
-    if (!waypoint) {
-      this.stuck(nav);
-      return;
-    }
-    const step = (this.speed * 0.95) / this.s.options.moveHz;
-    const dx = waypoint.x - this.x;
-    const dy = waypoint.y - this.y;
-    const dist = Math.hypot(dx, dy);
-    if (dist < 0.5) {
-      this.arrived(now, waypoint === target);
-      return;
-    }
-    const f = Math.min(1, step / dist);
-    const next = { x: this.x + dx * f, y: this.y + dy * f };
-    if (!nav.canMove(this, next)) {
-      this.stuck(nav);
-      return;
-    }
-    this.stuckTicks = 0;
-    this.send(next.x, next.y, headingTo(this, next), now);
-    if (f === 1 && waypoint === target) this.arrived(now, true);
-  }
-
-  private arrived(now: number, atTarget: boolean): void {
-    if (!atTarget) return;
-    if (!this.atHome) this.atHome = true;
-    this.pause(now);
-  }
-
-  private stuck(nav: NavGrid): void {
-    this.target = undefined;
-    // Wedged against a corner on the way home: step to the nearest free cell centre.
-    if (++this.stuckTicks > 20 && !this.atHome) {
-      const c = nav.center(nav.cellOf(this));
-      if (nav.canMove(this, c)) this.send(c.x, c.y, headingTo(this, c), performance.now());
-      this.stuckTicks = 0;
-    }
-  }
-
-  private send(x: number, y: number, facing: number, now: number): void {
+  /** Stands at (x, y) as the server has it (entered, respawned, corrected). */
+  stand(now: number, x: number, y: number, facing: number): void {
     this.x = x;
     this.y = y;
-    const i = this.sentPos;
-    this.sentKeys[i] = ((quantize(x) << 16) | quantize(y)) >>> 0;
-    this.sentTimes[i] = now;
-    this.sentPos = (i + 1) % RING;
-    this.client!.sendMove(x, y, facing);
-    this.s.counters.movesSent++;
+    this.heading = facing;
+    this.moving = false;
+    this.route = [];
+    this.simAt = now;
+    this.lastSendMoving = false;
+    this.policy.reset(now, x, y, facing);
   }
 
-  /** When this bot sent the move to quantized (qx, qy), or -1 when none recent matches. */
-  sentAt(key: number): number {
+  private send(state: MoveState, t: number): void {
+    const c = this.s.counters;
+    const now = performance.now();
+    // Sends due: this one, plus heartbeats the loop let slip before it (it ran late).
+    c.movesDue += this.lastSendMoving
+      ? Math.max(1, Math.floor((t - this.lastSendAt) / CLIENT_HEARTBEAT_MS))
+      : 1;
+    this.lastSendAt = t;
+    this.lastSendMoving = state.moving;
+    this.noteSent(state.x, state.y, state.moving, now);
+    this.client!.send(MoveInput, {
+      seq: ++this.seq,
+      x: state.x,
+      y: state.y,
+      facing: state.facing,
+      moving: state.moving,
+      speed: state.speed,
+      clientTime: TIME_ORIGIN + t,
+    });
+    c.movesSent++;
+  }
+
+  /** Remembers a send (position as sent, f32) for the latency match. */
+  noteSent(x: number, y: number, moving: boolean, at: number): void {
+    const i = this.sentPos;
+    this.sentKeys[i] = ((quantize(x) << 16) | quantize(y)) >>> 0;
+    this.sentMoving[i] = moving ? 1 : 0;
+    this.sentTimes[i] = at;
+    this.sentPos = (i + 1) % RING;
+  }
+
+  /** When this bot sent the state at quantized `key` (x << 16 | y), or -1 when none recent matches. */
+  sentAt(key: number, moving: boolean): number {
+    const m = moving ? 1 : 0;
     for (let k = 1; k <= RING; k++) {
       const i = (this.sentPos - k + RING) % RING;
-      if (this.sentKeys[i] === key && this.sentTimes[i]! > 0) return this.sentTimes[i]!;
+      if (this.sentKeys[i] === key && this.sentMoving[i] === m && this.sentTimes[i]! > 0)
+        return this.sentTimes[i]!;
     }
     return -1;
   }
 
+  /**
+   * Puts `intake` in front of whoever reads the transport now (the client, once it is made):
+   * frames the bot does not read in place go on to it. start() does this; tests call it alone.
+   */
+  hook(transport: ByteTransport): void {
+    this.deliver = transport.onBytes;
+    transport.onBytes = (chunk) => this.intake(chunk);
+  }
+
   /** Every received chunk: the hot frames are read here, the rest go to the client. */
   private intake(chunk: Uint8Array): void {
-    const s = this.s;
-    const c = s.counters;
+    const c = this.s.counters;
     const now = performance.now();
     c.bytesIn += chunk.length;
     let buf = chunk;
@@ -341,9 +465,14 @@ export class Bot {
       if (p + size > end) break;
       const opcode = buf[p + 2]! | (buf[p + 3]! << 8);
       c.framesIn++;
-      if (opcode === ENTITY_MOVE || opcode === WORLD_TICK || opcode === MOVE_ACK) {
+      if (opcode === WORLD_UPDATE || opcode === MOVE_ACK) {
         if (runStart < p) this.deliver(buf.subarray(runStart, p));
-        if (opcode === ENTITY_MOVE) this.entityMove(buf, p + HEADER_SIZE, now);
+        if (opcode === WORLD_UPDATE) {
+          c.worldUpdates++;
+          c.worldUpdateBytes += size;
+          this.rxAt = now;
+          if (!walkRecords(buf, p + WORLD_UPDATE_BODY, p + size, this, c)) c.badUpdates++;
+        } else c.moveAcks++;
         p += size;
         runStart = p;
       } else {
@@ -354,31 +483,84 @@ export class Bot {
     if (p < end) this.pending = buf.slice(p);
   }
 
-  private entityMove(buf: Uint8Array, at: number, now: number): void {
-    const s = this.s;
-    s.counters.entityMoves++;
-    let i = at;
-    let id = buf[i++]!;
-    if (id >= 0x80) {
-      id &= 0x7f;
-      let shift = 7;
-      for (;;) {
-        const b = buf[i++]!;
-        id += (b & 0x7f) * 2 ** shift;
-        if (b < 0x80) break;
-        shift += 7;
-      }
+  // ---- records (RecordVisitor): called by walkRecords for each record of a WorldUpdate
+
+  move(id: number, qx: number, qy: number, tag: number, spawned: boolean): void {
+    if (id >= MOB_ID_BASE) {
+      this.mobAt(id, qx, qy);
+      return;
     }
-    if (id >= MOB_ID_BASE) return;
+    // The bot's own state, where a spawn puts someone, a snap: nothing sent to match.
+    if (id === this.entityId || spawned || tag & JUMP) return;
+    const s = this.s;
     const owner = s.botsByEntity[id];
     if (!owner) return;
-    const key = (((buf[i]! | (buf[i + 1]! << 8)) << 16) | (buf[i + 2]! | (buf[i + 3]! << 8))) >>> 0;
-    const sent = owner.sentAt(key);
+    const sent = owner.sentAt(((qx << 16) | qy) >>> 0, (tag & MOVING) !== 0);
     if (sent < 0) {
       s.counters.unmatched++;
       return;
     }
-    s.latency(now - sent);
+    s.counters.matched++;
+    s.latency(this.rxAt - sent);
+  }
+
+  path(id: number, qx: number, qy: number): void {
+    this.mobAt(id, qx, qy);
+  }
+
+  spawn(id: number, mob: boolean, alive: boolean): void {
+    if (id === this.entityId) return;
+    const e = this.view.get(id);
+    if (e) {
+      e.alive = alive;
+      return;
+    }
+    this.view.set(id, { mob, alive, qx: 0, qy: 0 });
+    if (mob) this.mobsInView++;
+    else this.playersInView++;
+  }
+
+  despawn(id: number): void {
+    const e = this.view.get(id);
+    if (!e) return;
+    this.view.delete(id);
+    if (e.mob) this.mobsInView--;
+    else this.playersInView--;
+  }
+
+  death(id: number): void {
+    if (id === this.entityId) {
+      if (!this.dead) this.s.counters.deaths++;
+      this.dead = true;
+      this.moving = false;
+      this.route = [];
+      return;
+    }
+    const e = this.view.get(id);
+    if (e) e.alive = false;
+  }
+
+  respawn(id: number, qx: number, qy: number): void {
+    if (id === this.entityId) {
+      // Alive again at the graveyard: stand there, then walk home.
+      this.dead = false;
+      this.stand(this.rxAt, dequantizeCoord(qx), dequantizeCoord(qy), this.heading);
+      this.atHome = false;
+      this.pauseUntil = this.rxAt + 500;
+      return;
+    }
+    const e = this.view.get(id);
+    if (!e) return;
+    e.alive = true;
+    e.qx = qx;
+    e.qy = qy;
+  }
+
+  private mobAt(id: number, qx: number, qy: number): void {
+    const e = this.view.get(id);
+    if (!e) return;
+    e.qx = qx;
+    e.qy = qy;
   }
 
   private closed(reason: string): void {

@@ -168,6 +168,29 @@ export class NavGrid {
     return this.center(best);
   }
 
+  /**
+   * The next waypoint toward `goal` down the distance field: the furthest of the next
+   * `lookahead` cell steps that `from` reaches in a clear straight line (a walk with a few
+   * turns, not one every cell), else the next step when the server accepts a move straight
+   * to it, else undefined (stuck).
+   */
+  waypointToward(from: Vec2, goal: number, lookahead = 8): Vec2 | undefined {
+    const f = this.field(goal);
+    let best: Vec2 | undefined;
+    let at = from;
+    for (let i = 0; i < lookahead; i++) {
+      const next = this.nextStep(at, goal);
+      if (!next) break;
+      if (this.clearLine(from, next)) best = next;
+      else if (best) break;
+      if (f[this.cellOf(next)] === 0) break;
+      at = next;
+    }
+    if (best) return best;
+    const first = this.nextStep(from, goal);
+    return first && this.canMove(from, first) ? first : undefined;
+  }
+
   /** A random standable point in `area` whose anchor reaches it in a straight line. */
   randomHome(area: Area, rng: () => number): { point: Vec2; anchor: number } {
     for (let attempt = 0; attempt < 40; attempt++) {

@@ -24,8 +24,12 @@ export interface SwarmOptions {
   /** Most new connections per second (0: only the concurrency bounds it). */
   connectRate: number;
   pingIntervalMs: number;
-  /** MoveInputs a second while walking. */
-  moveHz: number;
+  /**
+   * Bot simulation steps a second (position, route, send policy). Movement states go out by
+   * the send policy (start, stop, turn, heartbeat), not once per step; a heartbeat is due
+   * every CLIENT_HEARTBEAT_MS, so a rate that divides it (20: every 50 ms) keeps them on time.
+   */
+  stepHz: number;
   /** How far from home a bot roams. */
   roamRadius: number;
   /** Chance, at each pause between walks, to cast at a mob / to say something. */
@@ -45,8 +49,8 @@ export const DEFAULT_SWARM_OPTIONS: SwarmOptions = {
   password: 'wyvern-bot-password',
   loginConcurrency: 32,
   connectRate: 0,
-  pingIntervalMs: 2_000,
-  moveHz: 10,
+  pingIntervalMs: 5_000,
+  stepHz: 20,
   roamRadius: 90,
   castChance: 0.15,
   chatChance: 0.02,
@@ -55,12 +59,36 @@ export const DEFAULT_SWARM_OPTIONS: SwarmOptions = {
 };
 
 export interface Counters {
+  /** MoveInputs sent. */
   movesSent: number;
-  entityMoves: number;
+  /**
+   * MoveInputs the send policy asked for had every heartbeat gone out on time: each send
+   * counts 1, plus the heartbeats missed before it while walking (a gap of k heartbeat
+   * periods owes k). Below movesSent only when the bots' loop ran late.
+   */
+  movesDue: number;
+  /** WorldUpdate frames, and their bytes (headers included). */
+  worldUpdates: number;
+  worldUpdateBytes: number;
+  /** Entity records received (every kind). */
+  records: number;
+  /** Move and path records received. */
+  movementRecords: number;
+  /** Bytes of received move and path records (id delta included, no headers or block counts). */
+  movementRecordBytes: number;
+  /** Bytes of received records that are not movement (spawns, despawns, health, deaths, respawns). */
+  otherRecordBytes: number;
+  /** Move records of another bot matched to its send (latency samples). */
+  matched: number;
+  /** Move records of another bot (not a spawn's, not a jump) whose recent sends hold no such state. */
   unmatched: number;
+  /** WorldUpdate frames whose records did not parse. */
+  badUpdates: number;
+  moveAcks: number;
   framesIn: number;
   bytesIn: number;
   corrections: number;
+  deaths: number;
   casts: number;
   chats: number;
   disconnects: number;
@@ -71,11 +99,21 @@ export interface Counters {
 export function zeroCounters(): Counters {
   return {
     movesSent: 0,
-    entityMoves: 0,
+    movesDue: 0,
+    worldUpdates: 0,
+    worldUpdateBytes: 0,
+    records: 0,
+    movementRecords: 0,
+    movementRecordBytes: 0,
+    otherRecordBytes: 0,
+    matched: 0,
     unmatched: 0,
+    badUpdates: 0,
+    moveAcks: 0,
     framesIn: 0,
     bytesIn: 0,
     corrections: 0,
+    deaths: 0,
     casts: 0,
     chats: 0,
     disconnects: 0,
@@ -111,6 +149,8 @@ export class SwarmState {
     latency: new LatencyHistogram(),
     rtt: new LatencyHistogram(),
     login: new LatencyHistogram(),
+    /** How late the bots' step loop ran against its schedule (ms, one sample per run). */
+    lag: new LatencyHistogram(),
   };
   readonly errors = new Map<string, number>();
   readonly disconnectReasons = new Map<string, number>();

@@ -3,8 +3,11 @@
  * bounded), keeps them playing, and reports what they measured; `runSwarm` is the whole run
  * the command line makes (grow, play for a while, summarize, stop).
  *
- * Bots are driven by one timer: ten slots per move interval (100 ms at 10 Hz), each bot in the
- * slot of its number, so moves go out evenly through the tick instead of all at once.
+ * Bots are driven by one timer: ten slots per step interval (50 ms at 20 Hz), each bot in the
+ * slot of its number, so work and sends spread evenly instead of coming all at once. Each bot
+ * is stepped at its slot's scheduled time (whole ms), not at the time the timer happened to
+ * fire, so its heartbeats fall exactly CLIENT_HEARTBEAT_MS apart; how late the loop ran is
+ * measured on its own (loopLag).
  */
 import { connect } from '../net/connect.js';
 import { Bot } from './bot.js';
@@ -40,12 +43,39 @@ export interface GrowReport {
 
 export interface PhaseReport {
   seconds: number;
-  bots: { connected: number; inWorld: number; atHome: number };
+  bots: { connected: number; inWorld: number; atHome: number; walking: number; dead: number };
   area: Area | undefined;
-  movesPerSecond: number;
-  entityMovesPerSecond: number;
-  /** EntityMove of a bot whose recent sends hold no such position (unmatched samples). */
-  unmatchedMoves: number;
+  moves: {
+    /** MoveInputs sent a second, all bots. */
+    sentPerSecond: number;
+    /** What the send policy asked for had the loop never run late (see Counters.movesDue). */
+    duePerSecond: number;
+    /** sent / due (1 when nothing was due). */
+    sentRatio: number;
+  };
+  /** What the bots received in WorldUpdate frames. */
+  updates: {
+    /** Entity records a second, all bots together (entity updates delivered). */
+    recordsPerSecond: number;
+    /** Move and path records a second, all bots together. */
+    movementPerSecond: number;
+    recordsPerClientPerSecond: number;
+    worldUpdatesPerClientPerSecond: number;
+    /**
+     * WorldUpdate bytes (frame header, tick and time, block counts, records) less the bytes of
+     * non-movement records, per movement record: every byte of overhead is charged to movement.
+     */
+    bytesPerMovementUpdate: number | null;
+    /** The move and path records' own bytes per movement record (no headers, no block counts). */
+    recordBytesPerMovementUpdate: number | null;
+    /** All WorldUpdate bytes per record (headers included). */
+    bytesPerRecord: number | null;
+    /** Move records of other bots matched to their send (latency samples), and not matched. */
+    matched: number;
+    unmatched: number;
+    /** WorldUpdate frames that did not parse. */
+    bad: number;
+  };
   /** Move -> observer, ms. */
   latency: LatencySummary;
   /** Ping -> Pong, ms. */
@@ -56,10 +86,13 @@ export interface PhaseReport {
   disconnects: number;
   disconnectReasons: Record<string, number>;
   corrections: number;
+  deaths: number;
   casts: number;
   chats: number;
   /** The bot process's own CPU use, % of one core. */
   botCpuPercent: number;
+  /** How late the bots' step loop ran against its schedule, ms. */
+  loopLag: LatencySummary;
 }
 
 const SLOTS = 10;
@@ -83,12 +116,12 @@ export class Swarm {
   constructor(options: Partial<SwarmOptions> = {}, spec: AreaSpec = { kind: 'density', playersInView: 40 }) {
     this.state = new SwarmState({ ...DEFAULT_SWARM_OPTIONS, ...options });
     this.spec = spec;
-    this.slotMs = 1000 / this.state.options.moveHz / SLOTS;
+    this.slotMs = 1000 / this.state.options.stepHz / SLOTS;
     this.state.onZone = () => this.replan();
   }
 
   start(): void {
-    this.nextSlotAt = performance.now();
+    this.nextSlotAt = Math.ceil(performance.now());
     this.timer = setInterval(() => this.runSlots(), this.slotMs / 2);
     this.lastProgress = { at: performance.now(), cpu: process.cpuUsage() };
     this.markPhase();
@@ -139,6 +172,7 @@ export class Swarm {
     const s = this.state;
     s.phase.latency.reset();
     s.phase.rtt.reset();
+    s.phase.lag.reset();
     this.phaseStart = { at: performance.now(), cpu: process.cpuUsage(), counters: { ...s.counters } };
   }
 
@@ -151,6 +185,8 @@ export class Swarm {
     let connected = 0;
     let inWorld = 0;
     let atHome = 0;
+    let walking = 0;
+    let dead = 0;
     let players = 0;
     let mobs = 0;
     for (const b of this.bots) {
@@ -159,20 +195,34 @@ export class Swarm {
       connected++;
       inWorld++;
       if (b.atHome) atHome++;
-      for (const e of b.client.world.entities.values()) {
-        if (e.self) continue;
-        if (e.kind === 'mob') mobs++;
-        else players++;
-      }
+      if (b.moving) walking++;
+      if (b.dead) dead++;
+      players += b.playersInView;
+      mobs += b.mobsInView;
     }
     const per = inWorld > 0 ? inWorld : 1;
+    const ratio = (a: number, b: number): number | null => (b > 0 ? round(a / b) : null);
     return {
       seconds: round(seconds),
-      bots: { connected, inWorld, atHome },
+      bots: { connected, inWorld, atHome, walking, dead },
       area: s.area,
-      movesPerSecond: round(c.movesSent / seconds),
-      entityMovesPerSecond: round(c.entityMoves / seconds),
-      unmatchedMoves: c.unmatched,
+      moves: {
+        sentPerSecond: round(c.movesSent / seconds),
+        duePerSecond: round(c.movesDue / seconds),
+        sentRatio: c.movesDue > 0 ? Math.round((c.movesSent / c.movesDue) * 1000) / 1000 : 1,
+      },
+      updates: {
+        recordsPerSecond: round(c.records / seconds),
+        movementPerSecond: round(c.movementRecords / seconds),
+        recordsPerClientPerSecond: round(c.records / seconds / per),
+        worldUpdatesPerClientPerSecond: round(c.worldUpdates / seconds / per),
+        bytesPerMovementUpdate: ratio(c.worldUpdateBytes - c.otherRecordBytes, c.movementRecords),
+        recordBytesPerMovementUpdate: ratio(c.movementRecordBytes, c.movementRecords),
+        bytesPerRecord: ratio(c.worldUpdateBytes, c.records),
+        matched: c.matched,
+        unmatched: c.unmatched,
+        bad: c.badUpdates,
+      },
       latency: s.phase.latency.summary(),
       rtt: s.phase.rtt.summary(),
       perClient: {
@@ -188,9 +238,11 @@ export class Swarm {
       disconnects: c.disconnects,
       disconnectReasons: Object.fromEntries(s.disconnectReasons),
       corrections: c.corrections,
+      deaths: c.deaths,
       casts: c.casts,
       chats: c.chats,
       botCpuPercent: round(((cpu.user + cpu.system) / 1000 / (seconds * 1000)) * 100),
+      loopLag: s.phase.lag.summary(),
     };
   }
 
@@ -278,15 +330,19 @@ export class Swarm {
 
   private runSlots(): void {
     const now = performance.now();
-    if (now - this.nextSlotAt > 200) this.nextSlotAt = now;
+    if (now < this.nextSlotAt) return;
+    this.state.phase.lag.record(now - this.nextSlotAt);
+    // Far behind: give up the missed steps (the bots' sends fall due behind them, see movesDue).
+    if (now - this.nextSlotAt > 200) this.nextSlotAt = Math.floor(now);
     while (now >= this.nextSlotAt) {
       const list = this.slots[this.slot]!;
+      const t = this.nextSlotAt;
       let w = 0;
       for (let i = 0; i < list.length; i++) {
         const b = list[i]!;
         if (b.phase !== 'inWorld') continue;
         list[w++] = b;
-        b.tick(now);
+        b.tick(t);
       }
       list.length = w;
       this.slot = (this.slot + 1) % SLOTS;
@@ -318,7 +374,7 @@ export class Swarm {
     const fmt = (v: number | null) => (v === null ? '-' : v.toFixed(1));
     s.options.log(
       `bots ${connected} conn ${inWorld} world | moves/s ${Math.round(c.movesSent / secs)} ` +
-        `EntityMove/s ${Math.round(c.entityMoves / secs)} | latency p50 ${fmt(lat.p50)} p99 ${fmt(lat.p99)} ms ` +
+        `records/s ${Math.round(c.records / secs)} | latency p50 ${fmt(lat.p50)} p99 ${fmt(lat.p99)} ms ` +
         `| rtt p50 ${fmt(rtt.p50)} ms | in ${Math.round(c.bytesIn / secs / 1024)} KiB/s ` +
         `| errors ${errors} disc ${s.counters.disconnects} | cpu ${Math.round(((cpu.user + cpu.system) / 1000 / (secs * 1000)) * 100)}%`,
     );
