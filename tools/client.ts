@@ -13,6 +13,7 @@ import readline from 'node:readline';
 import { parseArgs } from 'node:util';
 import { WyvernClient } from '../shared/client/client.js';
 import { WyvernError } from '../shared/client/errors.js';
+import { MoveSender } from '../shared/client/move-sender.js';
 import type { ViewEntity, WorldChange } from '../shared/client/world-view.js';
 import { clampToZone, distance, MOVE_SEND_HZ, PLAYER_SPEED, slide } from '../shared/game/movement.js';
 import { ErrorCode } from '../shared/protocol/errors.js';
@@ -381,7 +382,11 @@ class Session {
     this.walking = undefined;
   }
 
-  /** Walks toward x,y at the character's speed, predicting locally and sending MoveInput at MOVE_SEND_HZ. */
+  /**
+   * Walks toward x,y at the character's speed, predicting locally every 1/MOVE_SEND_HZ s and
+   * sending movement states as MoveSender says: start, turns (sliding along a wall), a
+   * heartbeat, and a stop where it ends.
+   */
   private async walkTo(x: number, y: number): Promise<void> {
     this.stopWalking();
     const zone = this.client.zone;
@@ -393,12 +398,14 @@ class Session {
     // A little under full speed: the server's check must never see an input as too fast.
     const speed = (start.speed || PLAYER_SPEED) * 0.95;
     const interval = 1000 / MOVE_SEND_HZ;
+    const sender = new MoveSender();
+    sender.reset(performance.now(), start.x, start.y, start.facing);
     out(`Walking to ${round(goal.x)},${round(goal.y)}`);
     let last = performance.now();
     let stuck = 0;
     while (!walk.stopped && !this.client.isClosed) {
       await sleep(interval);
-      if (walk.stopped) return;
+      if (walk.stopped) break;
       const now = performance.now();
       const elapsed = Math.min(now - last, 250);
       last = now;
@@ -419,7 +426,8 @@ class Session {
         y: self.y + ((goal.y - self.y) / left) * step,
       };
       const next = slide(self, wanted, zone.obstacles, zone);
-      if (distance(self, next) < 0.01) {
+      const moved = distance(self, next);
+      if (moved < 0.01) {
         if (++stuck >= 3) {
           out(`Blocked at ${round(self.x)},${round(self.y)}`);
           break;
@@ -427,8 +435,16 @@ class Session {
         continue;
       }
       stuck = 0;
-      this.client.sendMove(next.x, next.y, Math.atan2(next.y - self.y, next.x - self.x));
+      const heading = Math.atan2(next.y - self.y, next.x - self.x);
+      // Along a wall the walk is slower than the step asked for: that is the speed to send.
+      const walkSpeed = moved < step - 0.01 ? (speed * moved) / step : speed;
+      this.client.world.setSelfPosition(next.x, next.y, heading, this.client.serverNow());
+      const state = sender.update(now, next.x, next.y, heading, true, walkSpeed);
+      if (state) this.client.sendMove(state.x, state.y, state.facing, state.moving, state.speed);
     }
+    const self = this.client.world.self;
+    const stop = self && sender.update(performance.now(), self.x, self.y, self.facing, false, 0);
+    if (stop && !this.client.isClosed) this.client.sendMove(stop.x, stop.y, stop.facing, false, 0);
     if (this.walking === walk) this.walking = undefined;
   }
 }

@@ -32,6 +32,7 @@ import {
   ZoneInfo,
 } from '../protocol/character.js';
 import { MoveInput } from '../protocol/movement.js';
+import { WorldUpdate } from '../protocol/entity.js';
 import { SpellBook, CastSpell, CancelCast } from '../protocol/spell.js';
 import { ChatSend, Whisper, Who, WhoList } from '../protocol/chat.js';
 import { LogoutRequest, LogoutStarted, LogoutCancelled, LogoutComplete } from '../protocol/logout.js';
@@ -155,7 +156,7 @@ export class WyvernClient {
   resumeToken: Uint8Array | undefined;
   zone: ZoneInfoPayload | undefined;
   spellBook: SpellBookPayload | undefined;
-  /** The newest WorldTick: the server tick and time of the updates that follow it. */
+  /** The newest WorldUpdate's tick and time: the server time of the updates in and after it. */
   lastTick: { tick: number; serverTime: number } | undefined;
   /** Why the connection closed, once it has. */
   closeReason: string | undefined;
@@ -432,10 +433,14 @@ export class WyvernClient {
 
   // ---- in the world -----------------------------------------------------------------------
 
-  /** Sends a MoveInput for the own character (already predicted there); returns its seq. */
-  sendMove(x: number, y: number, facing: number): number {
+  /**
+   * Sends the own character's movement state (already predicted there): where it is, its
+   * heading (facing when standing), whether it walks and at what speed. Send it when the
+   * state changes and as a heartbeat while walking (MoveSender decides); returns its seq.
+   */
+  sendMove(x: number, y: number, facing: number, moving = false, speed = 0): number {
     const seq = ++this.moveSeq;
-    this.send(MoveInput, { seq, x, y, facing, clientTime: this.clock.now() });
+    this.send(MoveInput, { seq, x, y, facing, moving, speed, clientTime: this.clock.now() });
     this.world.setSelfPosition(x, y, facing, this.serverNow());
     return seq;
   }
@@ -573,7 +578,7 @@ export class WyvernClient {
 
   private receive(bytes: Uint8Array): void {
     if (this.isClosed) return;
-    // A WorldTick stamps the updates after it in the same chunk; the server writes a tick's
+    // A WorldUpdate stamps the updates after it in the same chunk; the server writes a tick's
     // batch at once, so a batch split across TCP chunks is rare and falls back to serverNow().
     this.batchTime = undefined;
     try {
@@ -641,10 +646,11 @@ export class WyvernClient {
       case 'Bye':
         this.bye = payload as ByePayload;
         return;
-      case 'WorldTick': {
-        const tick = payload as { tick: number; serverTime: number };
-        this.lastTick = tick;
-        this.batchTime = tick.serverTime;
+      case 'WorldUpdate': {
+        const update = payload as PayloadOf<typeof WorldUpdate>;
+        this.lastTick = { tick: update.tick, serverTime: update.time };
+        this.batchTime = update.time;
+        this.world.applyRecords(update.records, update.time);
         return;
       }
       case 'ZoneInfo':

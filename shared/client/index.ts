@@ -35,3 +35,4 @@ export {
   type WebSocketLike,
 } from './websocket-transport.js';
 export * from './world-view.js';
+export { MoveSender, angleBetween, type MoveState, type SendReason } from './move-sender.js';

@@ -1,32 +1,36 @@
 /**
  * What the client knows of the world near its character: every entity the server has
- * spawned in view, kept up to date from the server's packets, plus the client's own entity.
- * Pure bookkeeping: no sockets, no clock; every call that depends on time takes the server
- * time as an argument. Each change is reported to `onChange` listeners as data.
+ * spawned in view, kept up to date from the entity records of WorldUpdate frames, plus the
+ * client's own entity. Pure bookkeeping: no sockets, no clock; every call that depends on
+ * time takes the server time as an argument. Each change is reported to `onChange`
+ * listeners as data.
+ *
+ * Movement is state (shared/game/motion.ts): each entity keeps its newest motion states.
+ * Between two states it is where a straight line between them puts it (so an explicit stop
+ * is exact: no overshoot); past the newest it is dead-reckoned from it, and held once that
+ * state is older than MAX_DEAD_RECKON_MS. Mobs walk paths (positionAlongPath).
  *
  * Ids: players count up from 1, mobs from MOB_ID_BASE (2^20); `kind` says which.
  */
+import { deadReckon, type MotionState } from '../game/motion.js';
 import { positionAlongPath, type Vec2 } from '../game/movement.js';
+import { lerp } from '../game/interpolation.js';
 import { MOB_ID_BASE, type EntityKind } from '../protocol/common.js';
 import type { PayloadOf } from '../protocol/define.js';
-import type {
-  Death,
-  EntityDespawn,
-  EntitySpawn,
-  HealthUpdate,
-  PlayerStats,
-  Respawn,
-} from '../protocol/entity.js';
+import type { PlayerStats } from '../protocol/entity.js';
 import type { EnterWorld, ZoneInfo } from '../protocol/character.js';
-import type { EntityMove, MobPath, MoveAck, PositionCorrection } from '../protocol/movement.js';
+import type { MoveAck, PositionCorrection } from '../protocol/movement.js';
+import type {
+  DeathRecord,
+  DespawnRecord,
+  EntityRecord,
+  HealthRecord,
+  MoveRecord,
+  PathRecord,
+  RespawnRecord,
+  SpawnRecord,
+} from '../protocol/records.js';
 
-export type SpawnPayload = PayloadOf<typeof EntitySpawn>;
-export type DespawnPayload = PayloadOf<typeof EntityDespawn>;
-export type MovePayload = PayloadOf<typeof EntityMove>;
-export type MobPathPayload = PayloadOf<typeof MobPath>;
-export type HealthPayload = PayloadOf<typeof HealthUpdate>;
-export type DeathPayload = PayloadOf<typeof Death>;
-export type RespawnPayload = PayloadOf<typeof Respawn>;
 export type PlayerStatsPayload = PayloadOf<typeof PlayerStats>;
 export type EnterWorldPayload = PayloadOf<typeof EnterWorld>;
 export type ZoneInfoPayload = PayloadOf<typeof ZoneInfo>;
@@ -63,6 +67,8 @@ export interface ViewEntity {
   /** Server time of the last position update. */
   updatedAt: number;
   path: PathState | undefined;
+  /** Newest motion states, oldest first (at most MOTION_HISTORY); empty for the self entity. */
+  motion: MotionState[];
   /** The client's own character. */
   readonly self: boolean;
 }
@@ -77,7 +83,7 @@ export interface SelfStats {
 export type WorldChange =
   | { readonly type: 'enter'; readonly entity: ViewEntity }
   | { readonly type: 'spawn'; readonly entity: ViewEntity }
-  | { readonly type: 'despawn'; readonly entity: ViewEntity; readonly reason: DespawnPayload['reason'] }
+  | { readonly type: 'despawn'; readonly entity: ViewEntity; readonly reason: DespawnRecord['reason'] }
   | { readonly type: 'move'; readonly entity: ViewEntity }
   | { readonly type: 'path'; readonly entity: ViewEntity }
   | { readonly type: 'health'; readonly entity: ViewEntity }
@@ -95,6 +101,9 @@ export type WorldChangeListener = (change: WorldChange) => void;
 export function isMobId(id: number): boolean {
   return id >= MOB_ID_BASE;
 }
+
+/** Motion states kept per entity: enough to interpolate a short way into the past. */
+const MOTION_HISTORY = 8;
 
 export class WorldView {
   readonly entities = new Map<number, ViewEntity>();
@@ -149,6 +158,7 @@ export class WorldView {
       appearance: 0,
       updatedAt: enter.serverTime,
       path: undefined,
+      motion: [],
       self: true,
     };
     this.selfId = entity.id;
@@ -163,34 +173,75 @@ export class WorldView {
     return entity;
   }
 
-  spawn(p: SpawnPayload, at: number): ViewEntity {
-    const self = p.id === this.selfId;
-    const old = this.entities.get(p.id);
+  /**
+   * Applies one WorldUpdate's records, which happened at server time `at`. A spawn record is
+   * followed by its entity's motion record; both are applied before the spawn is reported.
+   */
+  applyRecords(records: readonly EntityRecord[], at: number): void {
+    for (let i = 0; i < records.length; i++) {
+      const r = records[i]!;
+      switch (r.kind) {
+        case 'spawn': {
+          const next = records[i + 1];
+          const motion =
+            next && next.id === r.id && (next.kind === 'move' || next.kind === 'path') ? next : undefined;
+          if (motion) i++;
+          this.spawn(r, motion, at);
+          break;
+        }
+        case 'move':
+          this.move(r, at);
+          break;
+        case 'path':
+          this.path(r, at);
+          break;
+        case 'despawn':
+          this.despawn(r);
+          break;
+        case 'health':
+          this.health(r);
+          break;
+        case 'death':
+          this.death(r, at);
+          break;
+        case 'respawn':
+          this.respawn(r, at);
+          break;
+      }
+    }
+  }
+
+  spawn(p: SpawnRecord, motion: MoveRecord | PathRecord | undefined, at: number): ViewEntity | undefined {
+    // The own entity comes from EnterWorld and is moved by the client: never spawned over.
+    if (p.id === this.selfId) return undefined;
     const entity: ViewEntity = {
       id: p.id,
-      kind: p.kind,
+      kind: p.entity,
       template: p.template,
       name: p.name,
       level: p.level,
       health: p.health,
       maxHealth: p.maxHealth,
       alive: p.alive,
-      // The client moves its own entity; a spawn of it must not undo its prediction.
-      x: self && old ? old.x : p.x,
-      y: self && old ? old.y : p.y,
-      facing: self && old ? old.facing : p.facing,
+      x: motion ? motion.x : 0,
+      y: motion ? motion.y : 0,
+      facing: motion?.kind === 'move' ? motion.angle : 0,
       speed: p.speed,
       appearance: p.appearance,
       updatedAt: at,
       path: undefined,
-      self,
+      motion: [],
+      self: false,
     };
     this.entities.set(p.id, entity);
+    if (motion?.kind === 'move') this.setMotion(entity, motion, at, true);
+    else if (motion?.kind === 'path') this.setPath(entity, motion, at);
+    else entity.motion.push(standing(entity.x, entity.y, entity.facing, at));
     this.emit({ type: 'spawn', entity });
     return entity;
   }
 
-  despawn(p: DespawnPayload): ViewEntity | undefined {
+  despawn(p: { id: number; reason: DespawnRecord['reason'] }): ViewEntity | undefined {
     const entity = this.entities.get(p.id);
     if (!entity || entity.self) return undefined;
     this.entities.delete(p.id);
@@ -198,39 +249,24 @@ export class WorldView {
     return entity;
   }
 
-  move(p: MovePayload, at: number): ViewEntity | undefined {
+  /** A movement state; the own entity's are ignored (the client predicts it; corrections say otherwise). */
+  move(p: MoveRecord, at: number): ViewEntity | undefined {
     const entity = this.entities.get(p.id);
-    if (!entity) return undefined;
-    entity.x = p.x;
-    entity.y = p.y;
-    entity.facing = p.facing;
-    entity.updatedAt = at;
-    // A position from the server is newer than any path it sent before.
-    entity.path = undefined;
+    if (!entity || entity.self) return undefined;
+    this.setMotion(entity, p, at, p.jump);
     this.emit({ type: 'move', entity });
     return entity;
   }
 
-  path(p: MobPathPayload): ViewEntity | undefined {
+  path(p: PathRecord, at: number): ViewEntity | undefined {
     const entity = this.entities.get(p.id);
-    if (!entity) return undefined;
-    // The walk starts where the entity stands at startTime, which may be mid-way along an older path.
-    const from = this.positionAt(entity, p.startTime);
-    entity.x = from.x;
-    entity.y = from.y;
-    entity.updatedAt = p.startTime;
-    entity.speed = p.speed;
-    entity.path = {
-      from: { x: from.x, y: from.y },
-      waypoints: p.waypoints.map((w) => ({ x: w.x, y: w.y })),
-      speed: p.speed,
-      startTime: p.startTime,
-    };
+    if (!entity || entity.self) return undefined;
+    this.setPath(entity, p, at);
     this.emit({ type: 'path', entity });
     return entity;
   }
 
-  health(p: HealthPayload): ViewEntity | undefined {
+  health(p: HealthRecord): ViewEntity | undefined {
     const entity = this.entities.get(p.id);
     if (!entity) return undefined;
     entity.health = p.health;
@@ -239,17 +275,22 @@ export class WorldView {
     return entity;
   }
 
-  death(p: DeathPayload, at: number): ViewEntity | undefined {
+  death(p: Pick<DeathRecord, 'id' | 'killerId'>, at: number): ViewEntity | undefined {
     const entity = this.entities.get(p.id);
     if (!entity) return undefined;
-    this.settle(entity, at);
+    const where = this.positionAt(entity, at);
+    entity.path = undefined;
+    entity.x = where.x;
+    entity.y = where.y;
+    entity.updatedAt = at;
+    if (!entity.self) entity.motion = [standing(where.x, where.y, where.facing, at)];
     entity.alive = false;
     entity.health = 0;
     this.emit({ type: 'death', entity, killerId: p.killerId });
     return entity;
   }
 
-  respawn(p: RespawnPayload, at: number): ViewEntity | undefined {
+  respawn(p: Omit<RespawnRecord, 'kind'>, at: number): ViewEntity | undefined {
     const entity = this.entities.get(p.id);
     if (!entity) return undefined;
     entity.alive = true;
@@ -259,8 +300,45 @@ export class WorldView {
     entity.maxHealth = p.maxHealth;
     entity.updatedAt = at;
     entity.path = undefined;
+    if (!entity.self) entity.motion = [standing(p.x, p.y, entity.facing, at)];
     this.emit({ type: 'respawn', entity });
     return entity;
+  }
+
+  private setMotion(entity: ViewEntity, p: MoveRecord, at: number, snap: boolean): void {
+    const state: MotionState = {
+      x: p.x,
+      y: p.y,
+      t: at,
+      moving: p.moving,
+      angle: p.angle,
+      speed: p.moving ? (p.speed ?? entity.speed) : 0,
+    };
+    entity.path = undefined;
+    entity.x = p.x;
+    entity.y = p.y;
+    entity.facing = p.angle;
+    entity.updatedAt = at;
+    const motion = entity.motion;
+    // A state older than the newest (records of one update share its time) replaces it.
+    while (!snap && motion.length > 0 && motion[motion.length - 1]!.t >= at) motion.pop();
+    if (snap) motion.length = 0;
+    motion.push(state);
+    if (motion.length > MOTION_HISTORY) motion.splice(0, motion.length - MOTION_HISTORY);
+  }
+
+  private setPath(entity: ViewEntity, p: PathRecord, at: number): void {
+    entity.x = p.x;
+    entity.y = p.y;
+    entity.updatedAt = at;
+    entity.speed = p.speed;
+    entity.motion = [];
+    entity.path = {
+      from: { x: p.x, y: p.y },
+      waypoints: p.waypoints.map((w) => ({ x: w.x, y: w.y })),
+      speed: p.speed,
+      startTime: at,
+    };
   }
 
   playerStats(p: PlayerStatsPayload): SelfStats {
@@ -305,27 +383,6 @@ export class WorldView {
    */
   apply(name: string, payload: unknown, at: number): boolean {
     switch (name) {
-      case 'EntitySpawn':
-        this.spawn(payload as SpawnPayload, at);
-        return true;
-      case 'EntityDespawn':
-        this.despawn(payload as DespawnPayload);
-        return true;
-      case 'EntityMove':
-        this.move(payload as MovePayload, at);
-        return true;
-      case 'MobPath':
-        this.path(payload as MobPathPayload);
-        return true;
-      case 'HealthUpdate':
-        this.health(payload as HealthPayload);
-        return true;
-      case 'Death':
-        this.death(payload as DeathPayload, at);
-        return true;
-      case 'Respawn':
-        this.respawn(payload as RespawnPayload, at);
-        return true;
       case 'PlayerStats':
         this.playerStats(payload as PlayerStatsPayload);
         return true;
@@ -343,18 +400,29 @@ export class WorldView {
     }
   }
 
-  /** Where an entity is at a server time, following its path if it walks one. */
+  /** Where an entity is at a server time: along its path, or from its motion states. */
   positionAt(entity: ViewEntity, serverTime: number): { x: number; y: number; facing: number } {
     const path = entity.path;
-    if (!path) return { x: entity.x, y: entity.y, facing: entity.facing };
-    const p = positionAlongPath(path.from, path.waypoints, path.speed, serverTime - path.startTime);
-    // An empty path (no segment walked) keeps the facing the entity had.
-    return { x: p.x, y: p.y, facing: path.waypoints.length > 0 ? p.facing : entity.facing };
+    if (path) {
+      const p = positionAlongPath(path.from, path.waypoints, path.speed, serverTime - path.startTime);
+      // An empty path (no segment walked) keeps the facing the entity had.
+      return { x: p.x, y: p.y, facing: path.waypoints.length > 0 ? p.facing : entity.facing };
+    }
+    return sampleMotion(entity.motion, serverTime) ?? { x: entity.x, y: entity.y, facing: entity.facing };
   }
 
-  /** Moves walking entities to where they are at `serverTime`; a finished path is dropped. */
-  advance(serverTime: number): void {
-    for (const entity of this.entities.values()) if (entity.path) this.settle(entity, serverTime);
+  /**
+   * Moves walking entities to where they are at `serverTime`; a finished path is dropped,
+   * and motion states older than the one in force at `keepFrom` are forgotten.
+   */
+  advance(serverTime: number, keepFrom = serverTime): void {
+    for (const entity of this.entities.values()) {
+      if (entity.path) this.settle(entity, serverTime);
+      const motion = entity.motion;
+      let drop = 0;
+      while (drop + 1 < motion.length && motion[drop + 1]!.t <= keepFrom) drop++;
+      if (drop > 0) motion.splice(0, drop);
+    }
   }
 
   /** The closest entity to `from` that passes `filter` (the self entity never counts). */
@@ -397,6 +465,35 @@ export class WorldView {
   private emit(change: WorldChange): void {
     for (const listener of this.listeners) listener(change);
   }
+}
+
+function standing(x: number, y: number, facing: number, t: number): MotionState {
+  return { x, y, t, moving: false, angle: facing, speed: 0 };
+}
+
+/**
+ * Where motion states put an entity at `t`: before the first, where the first has it;
+ * between two, on the line between them; past the newest, dead-reckoned from it (held once
+ * it is MAX_DEAD_RECKON_MS old). Undefined when there are no states.
+ */
+export function sampleMotion(
+  states: readonly MotionState[],
+  t: number,
+): { x: number; y: number; facing: number } | undefined {
+  const n = states.length;
+  const first = states[0];
+  if (!first) return undefined;
+  if (t <= first.t) return { x: first.x, y: first.y, facing: first.angle };
+  let i = n - 1;
+  while (i > 0 && states[i]!.t > t) i--;
+  const a = states[i]!;
+  const b = states[i + 1];
+  if (!b) {
+    const p = deadReckon(a, t);
+    return { x: p.x, y: p.y, facing: a.angle };
+  }
+  const f = b.t > a.t ? (t - a.t) / (b.t - a.t) : 1;
+  return { x: lerp(a.x, b.x, f), y: lerp(a.y, b.y, f), facing: a.moving ? a.angle : b.angle };
 }
 
 /** The waypoints still ahead after walking `walked` units, starting from the current point. */

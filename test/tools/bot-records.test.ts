@@ -28,7 +28,7 @@ import {
 } from '../../shared/protocol/index.js';
 import type { ByteTransport } from '../../shared/client/transport.js';
 import { Bot } from '../../tools/bots/bot.js';
-import { MovePolicy } from '../../tools/bots/move-policy.js';
+import { MoveSender } from '../../shared/client/move-sender.js';
 import { walkRecords, WORLD_UPDATE_BODY, type RecordVisitor } from '../../tools/bots/records.js';
 import { DEFAULT_SWARM_OPTIONS, SwarmState } from '../../tools/bots/state.js';
 
@@ -442,7 +442,7 @@ describe('bot intake', () => {
 
 describe('movement send policy', () => {
   it('sends on start, turn, heartbeat and stop, and nothing in between', () => {
-    const p = new MovePolicy();
+    const p = new MoveSender();
     p.reset(0, 100, 100, 0);
     const sends: string[] = [];
     const step = (t: number, x: number, heading: number, moving: boolean) => {
@@ -468,14 +468,14 @@ describe('movement send policy', () => {
   });
 
   it('sends the state it was given', () => {
-    const p = new MovePolicy();
+    const p = new MoveSender();
     p.reset(0, 0, 0, 0);
     expect(p.update(10, 5, 6, 2, true, 120)).toEqual({ x: 5, y: 6, facing: 2, moving: true, speed: 120 });
     expect(p.update(20, 6, 6, 2, false, 120)).toEqual({ x: 6, y: 6, facing: 2, moving: false, speed: 0 });
   });
 
   it('treats headings across 2π as close', () => {
-    const p = new MovePolicy();
+    const p = new MoveSender();
     p.reset(0, 0, 0, 0);
     p.update(10, 0, 0, Math.PI * 2 - 0.001, true, 120);
     expect(p.update(20, 1, 0, 0.001, true, 120)).toBeUndefined();

@@ -4,7 +4,7 @@
  * a moment, now and then cast at a mob or say something), pings.
  *
  * Movement is state: the bot moves itself every step and sends a MoveInput only when the
- * send policy says so (start, stop, turn, heartbeat; see move-policy.ts), never per step.
+ * send policy says so (start, stop, turn, heartbeat; see shared/client/move-sender.ts), never per step.
  *
  * Receive fast path: every chunk passes through `intake` before the client sees it. The frames
  * that arrive every tick (WorldUpdate, MoveAck) are read in place and never reach the client's
@@ -42,7 +42,7 @@ import {
   Registered,
   WorldUpdate,
 } from '../../shared/protocol/index.js';
-import { MovePolicy, type MoveState } from './move-policy.js';
+import { MoveSender, type MoveState } from '../../shared/client/move-sender.js';
 import type { Area, NavGrid } from './nav.js';
 import { walkRecords, WORLD_UPDATE_BODY, type RecordVisitor } from './records.js';
 import type { SwarmState } from './state.js';
@@ -108,7 +108,7 @@ export class Bot implements RecordVisitor {
   private pauseUntil = 0;
   private nextPingAt = 0;
   private stuckCount = 0;
-  private readonly policy = new MovePolicy();
+  private readonly policy = new MoveSender();
   private seq = 0;
   /** Step time and walking flag of the last send (for the count of sends due). */
   private lastSendAt = 0;

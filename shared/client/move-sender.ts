@@ -1,20 +1,21 @@
 /**
- * When a bot sends its movement state: the client's send rules (shared/game/motion.ts), so
- * the server sees bots move the way it sees people move. A MoveInput goes out
+ * When a client sends its own movement state (shared/game/motion.ts): the browser, the
+ * terminal client and the bots share these rules, so the server sees everyone move alike.
+ * A MoveInput goes out
  *
  *   - when the walker starts or stops,
- *   - when its heading turns by more than CLIENT_TURN_EPSILON, or its speed changes,
+ *   - when its heading turns by more than CLIENT_TURN_EPSILON, or its speed changes by more
+ *     than 1 unit per second,
  *   - as a heartbeat every CLIENT_HEARTBEAT_MS while it walks,
  *   - when a standing walker turns to face elsewhere,
  *
  * and never otherwise: a walker going straight sends four states a second, a standing one
  * none. Pure: time comes in as `now`.
- *
- * TODO: the client SDK is getting the same rules as shared/client/move-sender.ts
- * (`update(now, x, y, heading, moving, speed) -> payload | undefined`); once it is there,
- * the bots should use it and this file should go.
  */
-import { CLIENT_HEARTBEAT_MS, CLIENT_TURN_EPSILON } from '../../shared/game/motion.js';
+import { CLIENT_HEARTBEAT_MS, CLIENT_TURN_EPSILON } from '../game/motion.js';
+
+/** A speed change of more than this (units per second) is sent as a new state. */
+const SPEED_EPSILON = 1;
 
 export interface MoveState {
   x: number;
@@ -36,7 +37,7 @@ export function angleBetween(a: number, b: number): number {
 
 export type SendReason = 'start' | 'stop' | 'turn' | 'heartbeat';
 
-export class MovePolicy {
+export class MoveSender {
   /** Why the last update sent (valid after an update that returned a state). */
   reason: SendReason = 'start';
   /** The state last sent (or known to the server after a reset). */
@@ -69,8 +70,12 @@ export class MovePolicy {
     let reason: SendReason | undefined;
     if (moving !== l.moving) reason = moving ? 'start' : 'stop';
     else if (moving) {
-      if (angleBetween(heading, l.facing) > CLIENT_TURN_EPSILON || speed !== l.speed) reason = 'turn';
-      else if (now - this.lastAt >= CLIENT_HEARTBEAT_MS) reason = 'heartbeat';
+      if (
+        angleBetween(heading, l.facing) > CLIENT_TURN_EPSILON ||
+        Math.abs(speed - l.speed) > SPEED_EPSILON
+      ) {
+        reason = 'turn';
+      } else if (now - this.lastAt >= CLIENT_HEARTBEAT_MS) reason = 'heartbeat';
     } else if (angleBetween(heading, l.facing) > CLIENT_TURN_EPSILON) reason = 'turn';
     if (reason === undefined) return undefined;
     this.reason = reason;
