@@ -59,7 +59,7 @@ export async function startApp(
   const observe: FrameObserver = (dir, opcode, size) =>
     stats.record(dir, byOpcode(opcode)?.name ?? 'unknown', size, performance.now());
   const applyPacket = (p: Incoming) => {
-    if (p.name === 'WorldTick') stats.recordTick(p.value.tick, p.value.serverTime);
+    if (p.name === 'WorldUpdate') stats.recordTick(p.value.tick, p.value.time);
     world.apply(p, performance.now());
   };
 

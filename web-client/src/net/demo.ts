@@ -2,22 +2,18 @@
  * A canned world behind a ByteTransport, for `?demo`: it speaks the real wire format (every
  * packet encoded with the shared codec) so the page decodes and draws it through exactly the
  * path a server's bytes take, link lab included. It answers the own character's MoveInput
- * with MoveAck, keeps a few players walking, a mob patrolling with MobPath, a caster
- * throwing fireballs at a mob, a healer, and a corpse.
+ * with MoveAck and opens every tick with a WorldUpdate of entity records: a few players
+ * walking (movement states), a mob patrolling (path records), a caster throwing fireballs at
+ * a mob, a healer, and a corpse.
  */
 import { ignoreBytes, ignoreClose, type ByteTransport } from '../../../shared/client/transport.js';
 import { Writer } from '../../../shared/codec/writer.js';
 import { FrameDecoder } from '../../../shared/codec/frame.js';
 import { MOB_ID_BASE } from '../../../shared/protocol/common.js';
 import { EnterWorld, ZoneInfo } from '../../../shared/protocol/character.js';
-import {
-  Death,
-  EntityDespawn,
-  EntitySpawn,
-  HealthUpdate,
-  PlayerStats,
-} from '../../../shared/protocol/entity.js';
-import { EntityMove, MobPath, MoveAck, MoveInput, WorldTick } from '../../../shared/protocol/movement.js';
+import { PlayerStats, WorldUpdate } from '../../../shared/protocol/entity.js';
+import { MoveAck, MoveInput } from '../../../shared/protocol/movement.js';
+import type { EntityRecord, SpawnRecord } from '../../../shared/protocol/records.js';
 import { ChatMessage } from '../../../shared/protocol/chat.js';
 import {
   CombatEvent,
@@ -122,6 +118,8 @@ export class DemoServer implements ByteTransport {
   private nextPatrol = 0;
   private patrolLeg = 0;
   private nextCast = 0;
+  /** Entity records of the tick being written: they go first, in its WorldUpdate. */
+  private records: EntityRecord[] = [];
 
   constructor(private readonly now: () => number = () => Date.now()) {
     this.t0 = now();
@@ -152,22 +150,26 @@ export class DemoServer implements ByteTransport {
         interestRadius: 360,
       });
       PlayerStats.write(w, { mana: 140, maxMana: 200, level: 7, kills: 3 });
-      WorldTick.write(w, { tick: 0, serverTime: t });
       const spawn = (
-        v: Partial<PayloadOf<typeof EntitySpawn>> & { id: number; name: string; x: number; y: number },
-      ) =>
-        EntitySpawn.write(w, {
-          kind: 'player',
-          template: 0,
-          level: 5,
-          health: 150,
-          maxHealth: 150,
-          facing: 0,
-          speed: 120,
-          appearance: 0,
-          alive: true,
-          ...v,
-        });
+        v: Partial<Omit<SpawnRecord, 'kind'>> & { id: number; name: string; x: number; y: number },
+      ) => {
+        const { x, y, ...rest } = v;
+        this.records.push(
+          {
+            kind: 'spawn',
+            entity: 'player',
+            template: 0,
+            level: 5,
+            health: 150,
+            maxHealth: 150,
+            speed: 120,
+            appearance: 0,
+            alive: true,
+            ...rest,
+          },
+          { kind: 'move', id: v.id, x, y, angle: 0, moving: false, jump: false, speed: undefined },
+        );
+      };
       spawn({
         id: 2,
         name: 'Borin',
@@ -182,7 +184,7 @@ export class DemoServer implements ByteTransport {
       spawn({ id: 4, name: 'Dax', x: 640, y: 520, level: 8, appearance: 2 });
       spawn({
         id: WOLF,
-        kind: 'mob',
+        entity: 'mob',
         template: 1,
         name: 'Grey Wolf',
         x: 1000,
@@ -194,7 +196,7 @@ export class DemoServer implements ByteTransport {
       });
       spawn({
         id: BOAR,
-        kind: 'mob',
+        entity: 'mob',
         template: 2,
         name: 'Tusked Boar',
         x: 820,
@@ -206,7 +208,7 @@ export class DemoServer implements ByteTransport {
       });
       spawn({
         id: CORPSE,
-        kind: 'mob',
+        entity: 'mob',
         template: 3,
         name: 'Rat',
         x: 760,
@@ -216,6 +218,7 @@ export class DemoServer implements ByteTransport {
         maxHealth: 30,
         alive: false,
       });
+      this.writeUpdate(w, 0, t);
       ChatMessage.write(w, {
         channel: 'system',
         fromId: 0,
@@ -284,6 +287,12 @@ export class DemoServer implements ByteTransport {
     this.onBytes(this.out.finish());
   }
 
+  /** The tick's WorldUpdate with the records gathered so far. */
+  private writeUpdate(w: Writer, tick: number, time: number): void {
+    WorldUpdate.write(w, { tick, time, records: this.records });
+    this.records = [];
+  }
+
   private at(t: number, frames: (w: Writer) => void): void {
     this.later.push({ at: t, frames });
   }
@@ -294,38 +303,63 @@ export class DemoServer implements ByteTransport {
     this.tick++;
     const due = this.later.filter((p) => p.at <= now);
     this.later = this.later.filter((p) => p.at > now);
-    this.emit((w) => {
-      WorldTick.write(w, { tick: this.tick, serverTime: now });
-      // Borin walks a circle, Cyra paces, both reported every tick.
-      const a = t * 0.9;
-      EntityMove.write(w, {
-        id: 2,
-        x: 700 + Math.cos(a) * 70,
-        y: 640 + Math.sin(a) * 70,
-        facing: a + Math.PI / 2,
+    // Event frames are written first into their own buffer: they may add records, which
+    // the tick's WorldUpdate carries ahead of them.
+    const events = new Writer(1024);
+    // Borin walks a circle, Cyra paces: both turn all the time, so each sends a state a tick.
+    const a = t * 0.9;
+    this.records.push({
+      kind: 'move',
+      id: 2,
+      x: 700 + Math.cos(a) * 70,
+      y: 640 + Math.sin(a) * 70,
+      angle: a + Math.PI / 2,
+      moving: true,
+      jump: false,
+      speed: 63,
+    });
+    const phase = (t * 60) % 240;
+    const pace = Math.abs(phase - 120);
+    this.records.push({
+      kind: 'move',
+      id: 3,
+      x: 860 + pace,
+      y: 660,
+      angle: phase < 120 ? Math.PI : 0,
+      moving: true,
+      jump: false,
+      speed: 60,
+    });
+    for (const p of due) p.frames(events);
+    if (now >= this.nextPatrol) {
+      const legs = [
+        [
+          { x: 1150, y: 520 },
+          { x: 1150, y: 700 },
+        ],
+        [
+          { x: 1000, y: 700 },
+          { x: 1000, y: 500 },
+        ],
+      ];
+      const from = this.patrolLeg % 2 === 0 ? { x: 1000, y: 500 } : { x: 1150, y: 700 };
+      this.records.push({
+        kind: 'path',
+        id: WOLF,
+        ...from,
+        speed: 70,
+        waypoints: legs[this.patrolLeg % 2] ?? [],
       });
-      const pace = Math.abs(((t * 60) % 240) - 120);
-      EntityMove.write(w, { id: 3, x: 860 + pace, y: 660, facing: (t * 60) % 240 < 120 ? 0 : Math.PI });
-      for (const p of due) p.frames(w);
-      if (now >= this.nextPatrol) {
-        const legs = [
-          [
-            { x: 1150, y: 520 },
-            { x: 1150, y: 700 },
-          ],
-          [
-            { x: 1000, y: 700 },
-            { x: 1000, y: 500 },
-          ],
-        ];
-        MobPath.write(w, { id: WOLF, startTime: now, speed: 70, waypoints: legs[this.patrolLeg % 2] ?? [] });
-        this.patrolLeg++;
-        this.nextPatrol = now + 5200;
-      }
-      if (now >= this.nextCast) {
-        this.nextCast = now + 3000;
-        this.castFireball(w, now);
-      }
+      this.patrolLeg++;
+      this.nextPatrol = now + 5200;
+    }
+    if (now >= this.nextCast) {
+      this.nextCast = now + 3000;
+      this.castFireball(events, now);
+    }
+    this.emit((w) => {
+      this.writeUpdate(w, this.tick, now);
+      w.raw(events.peek());
     });
   }
 
@@ -338,7 +372,7 @@ export class DemoServer implements ByteTransport {
       SpellGo.write(w2, { casterId: 3, spellId: 3, targetId: 2, travelTime: 0 });
       this.borinHealth = Math.min(260, this.borinHealth + 25);
       CombatEvent.write(w2, { sourceId: 3, targetId: 2, spellId: 3, kind: 'heal', amount: 25, crit: false });
-      HealthUpdate.write(w2, { id: 2, health: this.borinHealth, maxHealth: 260 });
+      this.records.push({ kind: 'health', id: 2, health: this.borinHealth, maxHealth: 260 });
     });
     this.at(now + 1500, (w2) =>
       SpellGo.write(w2, { casterId: 4, spellId: 1, targetId: BOAR, travelTime: 400 }),
@@ -347,29 +381,41 @@ export class DemoServer implements ByteTransport {
       this.boarHealth -= dmg;
       CombatEvent.write(w2, { sourceId: 4, targetId: BOAR, spellId: 1, kind: 'damage', amount: dmg, crit });
       if (this.boarHealth <= 0) {
-        HealthUpdate.write(w2, { id: BOAR, health: 0, maxHealth: 400 });
-        Death.write(w2, { id: BOAR, killerId: 4 });
+        this.records.push(
+          { kind: 'health', id: BOAR, health: 0, maxHealth: 400 },
+          { kind: 'death', id: BOAR, killerId: 4 },
+        );
         this.boarHealth = 400;
-        this.at(now + 4000, (w3) => {
-          EntityDespawn.write(w3, { id: BOAR, reason: 'corpse' });
-          EntitySpawn.write(w3, {
-            id: BOAR,
-            kind: 'mob',
-            template: 2,
-            name: 'Tusked Boar',
-            level: 5,
-            health: 400,
-            maxHealth: 400,
-            x: 820,
-            y: 420,
-            facing: 0,
-            speed: 60,
-            appearance: 0,
-            alive: true,
-          });
+        this.at(now + 4000, () => {
+          this.records.push(
+            { kind: 'despawn', id: BOAR, reason: 'corpse' },
+            {
+              kind: 'spawn',
+              id: BOAR,
+              entity: 'mob',
+              template: 2,
+              name: 'Tusked Boar',
+              level: 5,
+              health: 400,
+              maxHealth: 400,
+              speed: 60,
+              appearance: 0,
+              alive: true,
+            },
+            {
+              kind: 'move',
+              id: BOAR,
+              x: 820,
+              y: 420,
+              angle: 0,
+              moving: false,
+              jump: false,
+              speed: undefined,
+            },
+          );
         });
       } else {
-        HealthUpdate.write(w2, { id: BOAR, health: this.boarHealth, maxHealth: 400 });
+        this.records.push({ kind: 'health', id: BOAR, health: this.boarHealth, maxHealth: 400 });
       }
     });
     // Borin takes a bite now and then, so the healer has work.
@@ -382,6 +428,6 @@ export class DemoServer implements ByteTransport {
       amount: 30,
       crit: false,
     });
-    HealthUpdate.write(w, { id: 2, health: this.borinHealth, maxHealth: 260 });
+    this.records.push({ kind: 'health', id: 2, health: this.borinHealth, maxHealth: 260 });
   }
 }

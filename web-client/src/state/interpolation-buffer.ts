@@ -1,8 +1,12 @@
 /**
  * Per-entity snapshot tracks for remote entities, and the clock that decides which past
- * server time to draw. EntityMove adds one snapshot at its batch's server time; MobPath is
- * turned into snapshots at each waypoint's arrival time, so both are sampled the same way.
+ * server time to draw. A movement state (shared/game/motion.ts) adds a snapshot at its time
+ * and, while walking, the dead-reckoned point MAX_DEAD_RECKON_MS later, held there: the next
+ * state replaces that projection, so between states the entity walks the line between them
+ * (a stop is exact) and an entity whose updates stall is held, not pulled back. A mob path is
+ * turned into snapshots at each waypoint's arrival time, so all are sampled the same way.
  */
+import { deadReckon, MAX_DEAD_RECKON_MS } from '../../../shared/game/motion.js';
 import {
   INTERPOLATION_DELAY_MS,
   MAX_EXTRAPOLATION_MS,
@@ -46,16 +50,39 @@ export class EntityTrack {
     this.cap();
   }
 
+  /** A movement state at server time t (walking along `angle` at `speed`, or standing). */
+  pushState(
+    t: number,
+    x: number,
+    y: number,
+    angle: number,
+    moving: boolean,
+    speed: number,
+    jump: boolean,
+  ): void {
+    if (jump) this.snapshots.length = 0;
+    this.cutFrom(t);
+    this.snapshots.push({ t, x, y, facing: angle });
+    const end = moving ? deadReckon({ x, y, t, moving, angle, speed }, t + MAX_DEAD_RECKON_MS) : { x, y };
+    const until = moving ? t + MAX_DEAD_RECKON_MS : t + 1;
+    if (moving) this.snapshots.push({ t: until, x: end.x, y: end.y, facing: angle });
+    // A repeat of the last point so sampling past the end holds still instead of extrapolating.
+    this.snapshots.push({ t: until + 1, x: end.x, y: end.y, facing: angle });
+    this.raw = { t, x, y, facing: angle };
+    this.path = undefined;
+    this.cap();
+  }
+
   /** Jump without interpolating (respawn, teleport): the track restarts at this point. */
   reset(t: number, x: number, y: number, facing: number): void {
     this.snapshots.length = 0;
     this.push(t, x, y, facing);
   }
 
-  /** The mob leaves where it is at startTime and walks the waypoints at speed. */
-  pushPath(startTime: number, speed: number, waypoints: readonly Vec2[]): void {
+  /** The mob leaves `origin` (where it is now by default) at startTime and walks the waypoints at speed. */
+  pushPath(startTime: number, speed: number, waypoints: readonly Vec2[], origin?: Vec2): void {
     const at = sampleSnapshots(this.snapshots, startTime, 0) ?? this.raw;
-    const start = { x: at.x, y: at.y };
+    const start = origin ? { x: origin.x, y: origin.y } : { x: at.x, y: at.y };
     this.cutFrom(startTime);
     let facing = at.facing;
     this.snapshots.push({ t: startTime, x: start.x, y: start.y, facing });

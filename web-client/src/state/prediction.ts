@@ -2,22 +2,18 @@
  * Client-side prediction of the own character and reconciliation with the server.
  *
  * Each frame's key state moves the character at once with the shared movement rules
- * (`slide`), recorded as a step. About 20 times a second the steps since the last send
- * become one MoveInput (seq, the resulting position, client time), kept as pending until the
+ * (`slide`), recorded as a step. Movement is sent as state (shared/client/move-sender.ts):
+ * when the character starts, stops or turns (sliding along a wall turns it), and as a
+ * heartbeat while it walks, the steps since the last send become one MoveInput (seq, the
+ * resulting position, heading, walking or not, speed, client time), kept as pending until the
  * server answers. MoveAck(seq) drops inputs up to seq: the server agreed, nothing moves.
  * PositionCorrection(seq, x, y) snaps to the server's position and replays the steps of the
  * inputs after seq (and the unsent ones), so the character ends where the player's keys
  * put it from the server's truth. On a clean link no correction ever arrives and the drawn
  * position never jumps.
  */
-import {
-  MOVE_SEND_HZ,
-  PLAYER_SPEED,
-  slide,
-  type Rect,
-  type Vec2,
-  type ZoneBounds,
-} from '../../../shared/game/movement.js';
+import { MoveSender } from '../../../shared/client/move-sender.js';
+import { PLAYER_SPEED, slide, type Rect, type Vec2, type ZoneBounds } from '../../../shared/game/movement.js';
 
 export interface MoveStep {
   /** Unit (or zero) direction. */
@@ -40,6 +36,8 @@ export interface MoveInputValue {
   x: number;
   y: number;
   facing: number;
+  moving: boolean;
+  speed: number;
   clientTime: number;
 }
 
@@ -69,12 +67,13 @@ export class Predictor {
   readonly pending: PendingInput[] = [];
   private unsent: MoveStep[] = [];
   private seq = 0;
-  private lastSendAt = -Infinity;
-  private movedSinceSend = false;
+  private readonly sender = new MoveSender();
+  /** The newest frame's motion: whether keys moved the character, and how fast it went. */
+  private moving = false;
+  private moveSpeed = 0;
   corrections = 0;
   /** Distance of the newest correction's snap, for the netcode panel. */
   lastCorrectionDistance = 0;
-  readonly sendIntervalMs = 1000 / MOVE_SEND_HZ;
 
   constructor(
     private world: PredictionWorld,
@@ -88,6 +87,7 @@ export class Predictor {
     this.facing = facing;
     this.confirmed = { x, y };
     this.speed = speed;
+    this.sender.reset(0, x, y, facing);
   }
 
   setWorld(world: PredictionWorld): void {
@@ -102,44 +102,58 @@ export class Predictor {
     this.confirmed = { x, y };
     this.pending.length = 0;
     this.unsent = [];
-    this.movedSinceSend = false;
+    this.moving = false;
+    this.moveSpeed = 0;
+    this.sender.reset(0, x, y, this.facing);
   }
 
-  /** Applies one frame of input locally. Direction need not be normalised. */
+  /** Applies one frame of input locally. Direction need not be normalised; none is standing. */
   step(dirX: number, dirY: number, dtMs: number): void {
     const len = Math.hypot(dirX, dirY);
-    if (len === 0 || dtMs <= 0) return;
+    if (len === 0 || dtMs <= 0) {
+      if (len === 0) this.moving = false;
+      return;
+    }
     const s: MoveStep = { dx: dirX / len, dy: dirY / len, dtMs };
+    const fromX = this.x;
+    const fromY = this.y;
     this.applyStep(s);
     this.unsent.push(s);
-    this.movedSinceSend = true;
-    this.facing = (Math.atan2(s.dy, s.dx) + Math.PI * 2) % (Math.PI * 2);
+    const moved = Math.hypot(this.x - fromX, this.y - fromY);
+    // The heading and speed of what the character did (a wall turns or stops it), not of the keys.
+    this.moving = moved > 1e-6;
+    this.moveSpeed = this.moving ? Math.min(this.speed, (moved * 1000) / dtMs) : 0;
+    const heading = this.moving ? Math.atan2(this.y - fromY, this.x - fromX) : Math.atan2(s.dy, s.dx);
+    this.facing = (heading + Math.PI * 2) % (Math.PI * 2);
   }
 
   /**
-   * The MoveInput to send now, if the character moved and a send interval has passed
-   * since the last one (or `force`). The caller sends it; it is pending until acked.
+   * The MoveInput to send now, when the movement state changed or a heartbeat is due.
+   * The caller sends it; it is pending until acked.
    */
-  takeInput(clientTime: number, force = false): MoveInputValue | undefined {
-    if (!this.movedSinceSend) return undefined;
-    if (!force && clientTime - this.lastSendAt < this.sendIntervalMs) return undefined;
+  takeInput(clientTime: number): MoveInputValue | undefined {
+    const state = this.sender.update(clientTime, this.x, this.y, this.facing, this.moving, this.moveSpeed);
+    if (!state) return undefined;
     this.seq = (this.seq + 1) >>> 0;
     const input: PendingInput = {
       seq: this.seq,
-      x: this.x,
-      y: this.y,
-      facing: this.facing,
+      x: state.x,
+      y: state.y,
+      facing: state.facing,
       clientTime,
       steps: this.unsent,
     };
     this.unsent = [];
-    this.movedSinceSend = false;
-    // Keep the cadence (not the frame the send fell on), so frames of 16 ms still average
-    // MOVE_SEND_HZ rather than one send every four frames.
-    const since = clientTime - this.lastSendAt;
-    this.lastSendAt = since < 2 * this.sendIntervalMs ? this.lastSendAt + this.sendIntervalMs : clientTime;
     this.pending.push(input);
-    return { seq: input.seq, x: input.x, y: input.y, facing: input.facing, clientTime };
+    return {
+      seq: input.seq,
+      x: input.x,
+      y: input.y,
+      facing: input.facing,
+      moving: state.moving,
+      speed: state.speed,
+      clientTime,
+    };
   }
 
   /** The server accepted every input up to seq. */
@@ -164,8 +178,9 @@ export class Predictor {
       input.y = this.y;
     }
     for (const s of this.unsent) this.applyStep(s);
-    // Inputs replayed from the corrected position are resent as one fresh input.
-    if (this.pending.length > 0) this.movedSinceSend = true;
+    // The server has the character standing where it said: from there, the next update
+    // sends the replayed position as a fresh state.
+    this.sender.reset(0, c.x, c.y, c.facing);
     this.corrections++;
     this.lastCorrectionDistance = Math.hypot(this.x - before.x, this.y - before.y);
   }

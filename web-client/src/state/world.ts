@@ -9,7 +9,7 @@ import type { Rect } from '../../../shared/game/movement.js';
 import type { PayloadOf } from '../../../shared/protocol/define.js';
 import type { AnyServerPacket, ServerPacketName } from '../../../shared/protocol/registry.js';
 import type { EnterWorld } from '../../../shared/protocol/character.js';
-import type { EntitySpawn } from '../../../shared/protocol/entity.js';
+import type { EntityRecord, MoveRecord, PathRecord, SpawnRecord } from '../../../shared/protocol/records.js';
 import type { SpellBook } from '../../../shared/protocol/spell.js';
 import { EntityTrack, SnapshotClock } from './interpolation-buffer.js';
 import { Predictor } from './prediction.js';
@@ -137,32 +137,13 @@ export class ClientWorld {
       case 'EnterWorld':
         this.enter(p.value, localNow);
         break;
-      case 'WorldTick':
+      case 'WorldUpdate':
         this.serverTick = p.value.tick;
-        this.batchTime = p.value.serverTime;
+        this.batchTime = p.value.time;
         this.batchLocal = localNow;
-        this.clock.observe(p.value.serverTime, localNow);
+        this.clock.observe(p.value.time, localNow);
+        this.applyRecords(p.value.records, p.value.time, localNow);
         break;
-      case 'EntitySpawn':
-        this.spawn(p.value, localNow);
-        break;
-      case 'EntityDespawn':
-        this.entities.delete(p.value.id);
-        this.casts.delete(p.value.id);
-        if (this.targetId === p.value.id) this.targetId = undefined;
-        break;
-      case 'EntityMove': {
-        const e = this.entities.get(p.value.id);
-        if (!e || e.id === this.self?.id) break;
-        e.track.push(this.packetTime(localNow), p.value.x, p.value.y, p.value.facing);
-        break;
-      }
-      case 'MobPath': {
-        const e = this.entities.get(p.value.id);
-        if (!e) break;
-        e.track.pushPath(p.value.startTime, p.value.speed, p.value.waypoints);
-        break;
-      }
       case 'MoveAck':
         this.self?.predictor.ack(p.value.seq);
         break;
@@ -171,36 +152,6 @@ export class ClientWorld {
         if (!pr) break;
         pr.correct(p.value);
         this.selfEntity()?.track.reset(this.packetTime(localNow), pr.x, pr.y, pr.facing);
-        break;
-      }
-      case 'HealthUpdate': {
-        const e = this.entities.get(p.value.id);
-        if (e) {
-          e.health = p.value.health;
-          e.maxHealth = p.value.maxHealth;
-        }
-        break;
-      }
-      case 'Death': {
-        const e = this.entities.get(p.value.id);
-        if (e) {
-          e.alive = false;
-          e.health = 0;
-          e.diedAt = localNow;
-        }
-        this.casts.delete(p.value.id);
-        break;
-      }
-      case 'Respawn': {
-        const e = this.entities.get(p.value.id);
-        if (e) {
-          e.alive = true;
-          e.diedAt = undefined;
-          e.health = p.value.health;
-          e.maxHealth = p.value.maxHealth;
-          e.track.reset(this.packetTime(localNow), p.value.x, p.value.y, 0);
-        }
-        if (this.self && p.value.id === this.self.id) this.self.predictor.teleport(p.value.x, p.value.y);
         break;
       }
       case 'PlayerStats':
@@ -268,6 +219,72 @@ export class ClientWorld {
         break;
       default:
         break;
+    }
+  }
+
+  /** One WorldUpdate's entity records, which happened at server time `t`. */
+  private applyRecords(records: readonly EntityRecord[], t: number, localNow: number): void {
+    for (let i = 0; i < records.length; i++) {
+      const r = records[i]!;
+      switch (r.kind) {
+        case 'spawn': {
+          // A spawn's position is the move or path record after it.
+          const next = records[i + 1];
+          const motion =
+            next && next.id === r.id && (next.kind === 'move' || next.kind === 'path') ? next : undefined;
+          if (motion) i++;
+          this.spawn(r, motion, t, localNow);
+          break;
+        }
+        case 'move': {
+          const e = this.entities.get(r.id);
+          // The own character is predicted; its corrections come as PositionCorrection.
+          if (!e || e.id === this.self?.id) break;
+          e.track.pushState(t, r.x, r.y, r.angle, r.moving, r.moving ? (r.speed ?? e.speed) : 0, r.jump);
+          break;
+        }
+        case 'path': {
+          const e = this.entities.get(r.id);
+          if (e) e.track.pushPath(t, r.speed, r.waypoints, r);
+          break;
+        }
+        case 'despawn':
+          if (r.id === this.self?.id) break;
+          this.entities.delete(r.id);
+          this.casts.delete(r.id);
+          if (this.targetId === r.id) this.targetId = undefined;
+          break;
+        case 'health': {
+          const e = this.entities.get(r.id);
+          if (e) {
+            e.health = r.health;
+            e.maxHealth = r.maxHealth;
+          }
+          break;
+        }
+        case 'death': {
+          const e = this.entities.get(r.id);
+          if (e) {
+            e.alive = false;
+            e.health = 0;
+            e.diedAt = localNow;
+          }
+          this.casts.delete(r.id);
+          break;
+        }
+        case 'respawn': {
+          const e = this.entities.get(r.id);
+          if (e) {
+            e.alive = true;
+            e.diedAt = undefined;
+            e.health = r.health;
+            e.maxHealth = r.maxHealth;
+            e.track.reset(t, r.x, r.y, 0);
+          }
+          if (this.self && r.id === this.self.id) this.self.predictor.teleport(r.x, r.y);
+          break;
+        }
+      }
     }
   }
 
@@ -393,13 +410,20 @@ export class ClientWorld {
     });
   }
 
-  private spawn(v: PayloadOf<typeof EntitySpawn>, localNow: number): void {
-    const t = this.packetTime(localNow);
-    const existing = this.entities.get(v.id);
-    const isSelf = this.self?.id === v.id;
-    this.entities.set(v.id, {
+  private spawn(
+    v: SpawnRecord,
+    motion: MoveRecord | PathRecord | undefined,
+    t: number,
+    localNow: number,
+  ): void {
+    // The own character is never spawned: it entered with EnterWorld and is predicted.
+    if (this.self?.id === v.id) return;
+    const x = motion?.x ?? 0;
+    const y = motion?.y ?? 0;
+    const facing = motion?.kind === 'move' ? motion.angle : 0;
+    const e: EntityState = {
       id: v.id,
-      kind: v.kind,
+      kind: v.entity,
       template: v.template,
       name: v.name,
       level: v.level,
@@ -408,15 +432,19 @@ export class ClientWorld {
       alive: v.alive,
       appearance: v.appearance,
       speed: v.speed,
-      track: isSelf && existing ? existing.track : new EntityTrack(v.x, v.y, v.facing, t),
+      track: new EntityTrack(x, y, facing, t),
       diedAt: v.alive ? undefined : localNow,
-    });
+    };
+    this.entities.set(v.id, e);
+    if (motion?.kind === 'move') {
+      e.track.pushState(t, x, y, facing, motion.moving, motion.moving ? (motion.speed ?? v.speed) : 0, true);
+    } else if (motion?.kind === 'path') e.track.pushPath(t, motion.speed, motion.waypoints, motion);
   }
 
   /** The server time the packet being applied describes: its batch's tick time. */
   private packetTime(localNow: number): number {
     const estimate = this.clock.serverNow(localNow);
-    // A WorldTick is droppable: if this batch had none, the clock's estimate stands in.
+    // A batch split across reads may come without its WorldUpdate: the clock's estimate stands in.
     if (this.batchTime === undefined || localNow - this.batchLocal > 200) return estimate;
     return this.batchTime;
   }
