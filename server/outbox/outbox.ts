@@ -198,6 +198,7 @@ export class Outbox {
           if (r.behind) {
             r.resync = true;
             this.resyncing.add(r);
+            r.conn.skipped(WORLD_UPDATE, blocks.motEnd - blocks.mot);
             stats.dropped += blocks.motEnd - blocks.mot;
           } else this.append(r, this.scratch.buf, blocks.mot, blocks.motEnd);
         }

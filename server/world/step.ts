@@ -136,14 +136,20 @@ function applyMove(w: World, p: Player, m: Extract<WorldInput, { type: 'move' }>
   const elapsed = Math.max(0, w.now - p.lastMoveAt);
   p.lastMoveAt = w.now;
   p.timeBank = Math.min(w.rules.moveBurstMs, p.timeBank + elapsed);
+  // The first move has no earlier client time to go by: it may claim what the bank holds.
   const claimed =
-    p.lastClientTime === undefined || !Number.isFinite(m.clientTime)
-      ? elapsed
-      : Math.max(0, m.clientTime - p.lastClientTime);
+    p.lastClientTime === undefined
+      ? p.timeBank
+      : Number.isFinite(m.clientTime)
+        ? Math.max(0, m.clientTime - p.lastClientTime)
+        : elapsed;
   const allowed = Math.min(claimed, p.timeBank);
   const d = distance(p, to);
   if (d > (p.speed * MOVE_TOLERANCE * allowed) / 1000 + MOVE_SLACK_UNITS) return correct('speed');
-  p.timeBank -= allowed;
+  // The first move has no client time to go by: it spends only the walking its distance
+  // needed, so a start that arrived late leaves the bank to the inputs queued behind it.
+  const needed = d <= MOVE_SLACK_UNITS ? 0 : ((d - MOVE_SLACK_UNITS) * 1000) / (p.speed * MOVE_TOLERANCE);
+  p.timeBank -= p.lastClientTime === undefined ? Math.min(allowed, needed) : allowed;
   p.lastSeq = m.seq;
   if (Number.isFinite(m.clientTime)) p.lastClientTime = m.clientTime;
   w.acks.add(p);
