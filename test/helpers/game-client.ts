@@ -14,6 +14,8 @@ import { startWyvern, type WyvernHandle } from '../../server/main.js';
 import { WyvernClient, type AnyServerDef, type EnterWorldResult } from '../../shared/client/client.js';
 import { WebSocketTransport, type WebSocketLike } from '../../shared/client/websocket-transport.js';
 import type { PayloadOf } from '../../shared/protocol/define.js';
+import { WorldUpdate } from '../../shared/protocol/entity.js';
+import type { EntityRecord } from '../../shared/protocol/records.js';
 import { MoveAck, PositionCorrection } from '../../shared/protocol/movement.js';
 import { TcpTransport } from '../../tools/net/tcp-transport.js';
 
@@ -67,9 +69,13 @@ export async function startWorldServer(env: Record<string, string> = {}, seed = 
 }
 
 export interface LoggedPacket {
+  /** A packet's name, or `@kind` for one entity record of a WorldUpdate. */
   readonly name: string;
   readonly payload: unknown;
 }
+
+type RecordKind = EntityRecord['kind'];
+type RecordOf<K extends RecordKind> = Extract<EntityRecord, { kind: K }>;
 
 interface Waiter {
   readonly name: string;
@@ -94,6 +100,14 @@ export class PacketLog {
   constructor(private readonly label: string) {}
 
   record(name: string, payload: unknown): void {
+    this.add(name, payload);
+    // A WorldUpdate's records are logged one by one after it, so tests wait for records.
+    if (name === WorldUpdate.name) {
+      for (const r of (payload as PayloadOf<typeof WorldUpdate>).records) this.add(`@${r.kind}`, r);
+    }
+  }
+
+  private add(name: string, payload: unknown): void {
     this.entries.push({ name, payload });
     for (const w of this.waiters) {
       if (w.name === name && w.predicate(payload)) {
@@ -119,38 +133,63 @@ export class PacketLog {
     predicate: (p: PayloadOf<P>) => boolean = () => true,
     since = 0,
   ): PayloadOf<P>[] {
-    const out: PayloadOf<P>[] = [];
+    return this.named(def.name, predicate, since);
+  }
+
+  /** Every received entity record of `kind` (since `since`) that passes `predicate`. */
+  records<K extends RecordKind>(
+    kind: K,
+    predicate: (r: RecordOf<K>) => boolean = () => true,
+    since = 0,
+  ): RecordOf<K>[] {
+    return this.named(`@${kind}`, predicate, since);
+  }
+
+  private named<T>(name: string, predicate: (p: T) => boolean, since: number): T[] {
+    const out: T[] = [];
     for (let i = since; i < this.entries.length; i++) {
       const e = this.entries[i]!;
-      if (e.name === def.name && predicate(e.payload as PayloadOf<P>)) out.push(e.payload as PayloadOf<P>);
+      if (e.name === name && predicate(e.payload as T)) out.push(e.payload as T);
     }
     return out;
   }
 
-  /** Log position of the first `def` packet (since `since`) that passes `predicate`; -1 when none. */
-  indexOf<P extends AnyServerDef>(def: P, predicate: (p: PayloadOf<P>) => boolean, since = 0): number {
+  /** Log position of the first entity record of `kind` (since `since`) that passes `predicate`; -1 when none. */
+  indexOfRecord<K extends RecordKind>(kind: K, predicate: (r: RecordOf<K>) => boolean, since = 0): number {
     for (let i = since; i < this.entries.length; i++) {
       const e = this.entries[i]!;
-      if (e.name === def.name && predicate(e.payload as PayloadOf<P>)) return i;
+      if (e.name === `@${kind}` && predicate(e.payload as RecordOf<K>)) return i;
     }
     return -1;
   }
 
   /** The first `def` packet (since `since`) that passes `predicate`, received already or later. */
   expect<P extends AnyServerDef>(def: P, options: ExpectOptions<PayloadOf<P>> = {}): Promise<PayloadOf<P>> {
+    return this.wait(def.name, options);
+  }
+
+  /** The first entity record of `kind` (since `since`) that passes `predicate`, received already or later. */
+  expectRecord<K extends RecordKind>(
+    kind: K,
+    options: ExpectOptions<RecordOf<K>> = {},
+  ): Promise<RecordOf<K>> {
+    return this.wait(`@${kind}`, options);
+  }
+
+  private wait<T>(name: string, options: ExpectOptions<T>): Promise<T> {
     const predicate = options.predicate ?? (() => true);
     const since = options.since ?? 0;
-    const found = this.all(def, predicate, since)[0];
+    const found = this.named(name, predicate, since)[0];
     if (found !== undefined) return Promise.resolve(found);
     const timeoutMs = options.timeoutMs ?? 10_000;
     return new Promise((resolve, reject) => {
       const waiter: Waiter = {
-        name: def.name,
+        name,
         since,
         predicate: predicate as (p: unknown) => boolean,
         resolve: (p) => {
           clearTimeout(timer);
-          resolve(p as PayloadOf<P>);
+          resolve(p as T);
         },
       };
       const timer = setTimeout(() => {
@@ -161,7 +200,7 @@ export class PacketLog {
           .join(', ');
         const closed = this.closedReason ? ` (closed: ${this.closedReason})` : '';
         reject(
-          new Error(`${this.label}: no matching ${def.name} within ${timeoutMs} ms${closed}; last: ${tail}`),
+          new Error(`${this.label}: no matching ${name} within ${timeoutMs} ms${closed}; last: ${tail}`),
         );
       }, timeoutMs);
       this.waiters.add(waiter);
@@ -276,9 +315,10 @@ export interface WalkOptions {
 }
 
 /**
- * Walks the own character in a straight line to `to`, as a real client does: one MoveInput
- * per interval, each within walking speed, each waiting for its MoveAck so inputs never bunch
- * up on a busy machine. Throws if the server corrects a step.
+ * Walks the own character in a straight line to `to`: one movement state per interval
+ * (walking, at the speed the steps make), each within walking speed, each waiting for its
+ * MoveAck so inputs never bunch up on a busy machine, and a stop at `to`. Throws if the
+ * server corrects a step.
  */
 export async function walkTo(
   game: GameClient,
@@ -298,7 +338,9 @@ export async function walkTo(
     if (left < 1e-6) return;
     const f = Math.min(1, step / left);
     const facing = Math.atan2(dy, dx);
-    const seq = client.sendMove(self.x + dx * f, self.y + dy * f, facing < 0 ? facing + 2 * Math.PI : facing);
+    const heading = facing < 0 ? facing + 2 * Math.PI : facing;
+    // The last step arrives: the character stands there.
+    const seq = client.sendMove(self.x + dx * f, self.y + dy * f, heading, f < 1, (step * 1000) / intervalMs);
     await Promise.all([sleep(intervalMs), log.expect(MoveAck, { predicate: (a) => a.seq >= seq, since })]);
     const corrected = log.all(PositionCorrection, () => true, since)[0];
     if (corrected)

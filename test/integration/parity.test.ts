@@ -4,6 +4,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ListCharacters } from '../../shared/protocol/character.js';
+import { PROTOCOL_VERSION } from '../../shared/protocol/common.js';
 import { Hello, Ping } from '../../shared/protocol/session.js';
 import type { ServerHandle } from '../../server/main.js';
 import { loadNativeUws } from '../../server/transport/web.js';
@@ -90,7 +91,7 @@ describe('transport parity', () => {
       {
         name: 'Welcome',
         payload: {
-          protocolVersion: 1,
+          protocolVersion: PROTOCOL_VERSION,
           serverName: 'Wyvern',
           tickRate: 20,
           serverTime: 'TIME',

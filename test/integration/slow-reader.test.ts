@@ -2,7 +2,7 @@
  * A client that stops reading in a busy area. Thirty clients (TCP and WebSocket) walk in small
  * circles around the spawn, all in view of each other; one more TCP client enters the world
  * and pauses its socket for good. With small send limits (4 KiB soft, 64 KiB hard) the server
- * must skip that client's EntityMove frames once it is behind, cut it at the hard limit
+ * must skip that client's motion records once it is behind, cut it at the hard limit
  * ('slow consumer'), and meanwhile keep answering and updating everyone else.
  *
  * On loopback the kernel's socket buffers absorb megabytes before the server's own queue
@@ -13,8 +13,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Who } from '../../shared/protocol/chat.js';
-import { EntityDespawn } from '../../shared/protocol/entity.js';
-import { EntityMove, PositionCorrection } from '../../shared/protocol/movement.js';
+import { PositionCorrection } from '../../shared/protocol/movement.js';
 import type { TcpTransport } from '../../tools/net/tcp-transport.js';
 import { droppedPackets, framesIn } from '../../server/metrics/index.js';
 import type { Session } from '../../server/session/connection.js';
@@ -60,10 +59,13 @@ function walkInCircles(game: GameClient, index: number, stop: { done: boolean })
     for (let k = 1; !stop.done && !game.client.isClosed; k++) {
       const angle = phase + Math.PI + k * STEP_ANGLE;
       const facing = (angle + Math.PI / 2) % (2 * Math.PI);
+      // Walking a circle turns all the time: every step is a new movement state.
       game.client.sendMove(
         cx + CIRCLE_RADIUS * Math.cos(angle),
         cy + CIRCLE_RADIUS * Math.sin(angle),
         facing,
+        true,
+        (CIRCLE_RADIUS * STEP_ANGLE * 1000) / STEP_MS,
       );
       await sleep(STEP_MS);
     }
@@ -85,7 +87,7 @@ async function expectWalkersServed(walkers: readonly GameClient[]): Promise<void
     walkers.map(async (w) => {
       const since = w.log.mark();
       await w.client.ping();
-      await w.log.expect(EntityMove, { since, predicate: (m) => m.id !== w.entityId });
+      await w.log.expectRecord('move', { since, predicate: (m) => m.id !== w.entityId });
     }),
   );
 }
@@ -131,7 +133,7 @@ describe('a client that stops reading', () => {
     await world?.stop();
   });
 
-  it('drops its moves over the soft limit, cuts it at the hard limit, and serves everyone else', async () => {
+  it('skips its motion over the soft limit, cuts it at the hard limit, and serves everyone else', async () => {
     const server = world.server;
     slow = await startGameClient(
       { tcpPort: server.tcpPort, httpPort: server.httpPort },
@@ -141,7 +143,7 @@ describe('a client that stops reading', () => {
     const session = [...server.dispatcher.sessions.values()].find((s) => s.entityId === slowId) as Session;
     expect(session).toBeDefined();
     // It sees the walkers move before it stops reading.
-    await slow.log.expect(EntityMove);
+    await slow.log.expectRecord('move', { predicate: (m) => m.id !== slowId });
 
     const slowSocket = (slow.client.transport as TcpTransport).socket;
     slowSocket.pause();
@@ -163,11 +165,11 @@ describe('a client that stops reading', () => {
     await waitUntil('the paused client is over the soft limit', behind, 20_000, () => {
       if (!behind()) ask();
     });
-    // ...where its moves are skipped while it stays behind (topped up only if it drained).
-    const movesDropped = droppedPackets.get('EntityMove');
+    // ...where its motion is skipped while it stays behind (topped up only if it drained).
+    const movesDropped = droppedPackets.get('WorldUpdate');
     await waitUntil(
-      'moves to the paused client are dropped',
-      () => droppedPackets.get('EntityMove') > movesDropped,
+      'motion for the paused client is skipped',
+      () => droppedPackets.get('WorldUpdate') > movesDropped,
       10_000,
       () => {
         if (!behind()) ask();
@@ -183,19 +185,19 @@ describe('a client that stops reading', () => {
     await waitUntil('the session is gone', () => !server.dispatcher.sessions.has(session.id), 10_000);
     await Promise.all(
       walkers.map((w) =>
-        w.log.expect(EntityDespawn, { predicate: (d) => d.id === slowId && d.reason === 'left' }),
+        w.log.expectRecord('despawn', { predicate: (d) => d.id === slowId && d.reason === 'left' }),
       ),
     );
 
     const metrics = await (await fetch(`http://127.0.0.1:${server.httpPort}/metrics`)).text();
     expect(metricValue(metrics, 'wyvern_disconnects_total', 'reason="slow consumer"')).toBe(1);
-    expect(metricValue(metrics, 'wyvern_dropped_packets_total', 'packet="EntityMove"')).toBeGreaterThan(0);
+    expect(metricValue(metrics, 'wyvern_dropped_packets_total', 'packet="WorldUpdate"')).toBeGreaterThan(0);
 
     // Nobody else was cut, corrected or starved.
     await expectWalkersServed(walkers);
     for (const w of walkers) {
       expect(w.client.isClosed).toBe(false);
-      expect(w.log.all(EntityDespawn, (d) => d.id !== slowId && d.reason === 'left')).toEqual([]);
+      expect(w.log.records('despawn', (d) => d.id !== slowId && d.reason === 'left')).toEqual([]);
       expect(w.log.all(PositionCorrection)).toEqual([]);
     }
   });

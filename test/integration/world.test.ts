@@ -8,8 +8,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ChatMessage, Whisper } from '../../shared/protocol/chat.js';
-import { Death, EntityDespawn, EntitySpawn, HealthUpdate } from '../../shared/protocol/entity.js';
-import { EntityMove, MoveAck, PositionCorrection } from '../../shared/protocol/movement.js';
+import { MoveAck, PositionCorrection } from '../../shared/protocol/movement.js';
 import { ErrorPacket } from '../../shared/protocol/session.js';
 import { CombatEvent, SpellFailed, SpellGo, SpellStart } from '../../shared/protocol/spell.js';
 import type { ViewEntity } from '../../shared/client/world-view.js';
@@ -64,24 +63,24 @@ describe('the world over TCP and WebSocket', () => {
       expect(c.entered.enter.x).toBe(PLAYER_SPAWN.x);
       expect(c.entered.enter.y).toBe(PLAYER_SPAWN.y);
     }
-    const bSeenByA = await a.log.expect(EntitySpawn, { predicate: (s) => s.id === b.entityId });
-    const aSeenByB = await b.log.expect(EntitySpawn, { predicate: (s) => s.id === a.entityId });
-    expect(bSeenByA).toMatchObject({ kind: 'player', name: 'Wsbria', alive: true });
-    expect(aSeenByB).toMatchObject({ kind: 'player', name: 'Tcpaldo', alive: true });
+    const bSeenByA = await a.log.expectRecord('spawn', { predicate: (s) => s.id === b.entityId });
+    const aSeenByB = await b.log.expectRecord('spawn', { predicate: (s) => s.id === a.entityId });
+    expect(bSeenByA).toMatchObject({ entity: 'player', name: 'Wsbria', alive: true });
+    expect(aSeenByB).toMatchObject({ entity: 'player', name: 'Tcpaldo', alive: true });
   });
 
   it('acknowledges walking steps and shows the walker to its observer where it stopped', async () => {
     const bSince = b.log.mark();
     await walkTo(a, { x: 150, y: 100 });
-    const end = await b.log.expect(EntityMove, {
+    // Movement is state: the walk's end is an explicit stop where A stopped.
+    const end = await b.log.expectRecord('move', {
       since: bSince,
-      predicate: (m) => m.id === a.entityId && near(m.x, 150) && near(m.y, 100),
+      predicate: (m) => m.id === a.entityId && !m.moving && near(m.x, 150) && near(m.y, 100),
     });
     expect(end.id).toBe(a.entityId);
-    expect(a.log.all(MoveAck).length).toBeGreaterThanOrEqual(5);
+    expect(a.log.all(MoveAck).length).toBeGreaterThanOrEqual(1);
     expect(a.log.all(PositionCorrection)).toEqual([]);
-    // Nobody is told about their own moves.
-    expect(a.log.all(EntityMove, (m) => m.id === a.entityId)).toEqual([]);
+    expect(b.client.world.get(a.entityId)).toMatchObject({ x: end.x, y: end.y });
   });
 
   it('corrects a teleport and never shows the walker at the teleported place', async () => {
@@ -95,23 +94,23 @@ describe('the world over TCP and WebSocket', () => {
 
     // A legal step after it: once B sees that, every tick since the teleport has reached B.
     await walkTo(a, { x: 150, y: 110 });
-    await b.log.expect(EntityMove, {
+    await b.log.expectRecord('move', {
       since: bSince,
-      predicate: (m) => m.id === a.entityId && near(m.y, 110),
+      predicate: (m) => m.id === a.entityId && !m.moving && near(m.y, 110),
     });
-    expect(b.log.all(EntityMove, (m) => m.id === a.entityId && m.y > 200, bSince)).toEqual([]);
+    expect(b.log.records('move', (m) => m.id === a.entityId && m.y > 200, bSince)).toEqual([]);
   });
 
   it('despawns both ways out of range and spawns both ways on the way back', async () => {
     let aSince = a.log.mark();
     let bSince = b.log.mark();
-    // 149 units from B, beyond 100 × 1.15.
-    await walkTo(a, { x: 150, y: 240 });
-    await a.log.expect(EntityDespawn, {
+    // Views are whole 64-unit cells: here no part of either's cell is within 100 × 1.15 of the other.
+    await walkTo(a, { x: 150, y: 330 });
+    await a.log.expectRecord('despawn', {
       since: aSince,
       predicate: (d) => d.id === b.entityId && d.reason === 'outOfRange',
     });
-    await b.log.expect(EntityDespawn, {
+    await b.log.expectRecord('despawn', {
       since: bSince,
       predicate: (d) => d.id === a.entityId && d.reason === 'outOfRange',
     });
@@ -120,8 +119,14 @@ describe('the world over TCP and WebSocket', () => {
     aSince = a.log.mark();
     bSince = b.log.mark();
     await walkTo(a, { x: 110, y: 100 });
-    const bAgain = await a.log.expect(EntitySpawn, { since: aSince, predicate: (s) => s.id === b.entityId });
-    const aAgain = await b.log.expect(EntitySpawn, { since: bSince, predicate: (s) => s.id === a.entityId });
+    const bAgain = await a.log.expectRecord('spawn', {
+      since: aSince,
+      predicate: (s) => s.id === b.entityId,
+    });
+    const aAgain = await b.log.expectRecord('spawn', {
+      since: bSince,
+      predicate: (s) => s.id === a.entityId,
+    });
     expect(bAgain.name).toBe('Wsbria');
     expect(aAgain.name).toBe('Tcpaldo');
   });
@@ -169,7 +174,7 @@ describe('the world over TCP and WebSocket', () => {
     expect(who.players.every((p) => p.zone === 'Testvale')).toBe(true);
 
     c.close();
-    await a.log.expect(EntityDespawn, { predicate: (d) => d.id === c.entityId && d.reason === 'left' });
+    await a.log.expectRecord('despawn', { predicate: (d) => d.id === c.entityId && d.reason === 'left' });
   });
 
   it('logs out to the character screen, despawning for observers, and enters again', async () => {
@@ -177,7 +182,7 @@ describe('the world over TCP and WebSocket', () => {
     const oldId = a.entityId;
     await a.client.logout();
     expect(a.client.state).toBe('authenticated');
-    await b.log.expect(EntityDespawn, {
+    await b.log.expectRecord('despawn', {
       since: bSince,
       predicate: (d) => d.id === oldId && d.reason === 'left',
     });
@@ -188,11 +193,11 @@ describe('the world over TCP and WebSocket', () => {
     // Back where it logged out (the save was written before the character could re-enter).
     expect(Math.abs(again.enter.x - 110)).toBeLessThan(1);
     expect(Math.abs(again.enter.y - 100)).toBeLessThan(1);
-    await b.log.expect(EntitySpawn, {
+    await b.log.expectRecord('spawn', {
       since: bSince,
       predicate: (s) => s.id === a.entityId && s.name === 'Tcpaldo',
     });
-    await a.log.expect(EntitySpawn, { since: aSince, predicate: (s) => s.id === b.entityId });
+    await a.log.expectRecord('spawn', { since: aSince, predicate: (s) => s.id === b.entityId });
   });
 
   it('hands a character to a new login of its account where the old connection left it', async () => {
@@ -208,9 +213,9 @@ describe('the world over TCP and WebSocket', () => {
     expect(Math.abs(second.entered.enter.x - 100)).toBeLessThan(1);
     expect(Math.abs(second.entered.enter.y - 140)).toBeLessThan(1);
     // Observers see the old entity go and the new one come, never two of it at once.
-    await b.log.expect(EntityDespawn, { since: bSince, predicate: (d) => d.id === first.entityId });
-    await b.log.expect(EntitySpawn, { since: bSince, predicate: (s) => s.id === second.entityId });
-    expect(b.log.all(EntityDespawn, (d) => d.id === first.entityId, bSince)[0]?.reason).toBe('left');
+    await b.log.expectRecord('despawn', { since: bSince, predicate: (d) => d.id === first.entityId });
+    await b.log.expectRecord('spawn', { since: bSince, predicate: (s) => s.id === second.entityId });
+    expect(b.log.records('despawn', (d) => d.id === first.entityId, bSince)[0]?.reason).toBe('left');
     second.close();
   });
 
@@ -225,7 +230,7 @@ describe('the world over TCP and WebSocket', () => {
 
     // Cast until it dies: a mob may step out of range, and a cast may be cut short.
     let casts = 0;
-    const dead = () => a.log.all(Death, (d) => d.id === mobId, aSince).length > 0;
+    const dead = () => a.log.records('death', (d) => d.id === mobId, aSince).length > 0;
     while (!dead()) {
       if (++casts > 12) throw new Error(`mob ${mobId} still alive after ${casts - 1} casts`);
       const since = a.log.mark();
@@ -237,15 +242,15 @@ describe('the world over TCP and WebSocket', () => {
         a.log
           .expect(SpellFailed, { since, predicate: (f) => f.casterId === a.entityId })
           .then((f) => f.reason),
-        a.log.expect(Death, { since, predicate: (d) => d.id === mobId }).then(() => 'dead' as const),
+        a.log.expectRecord('death', { since, predicate: (d) => d.id === mobId }).then(() => 'dead' as const),
       ]);
       if (outcome === 'badTarget') break;
       if (outcome !== 'go' && outcome !== 'dead') await sleep(200);
     }
 
-    const death = await a.log.expect(Death, { since: aSince, predicate: (d) => d.id === mobId });
+    const death = await a.log.expectRecord('death', { since: aSince, predicate: (d) => d.id === mobId });
     expect(death.killerId).toBe(a.entityId);
-    await b.log.expect(Death, {
+    await b.log.expectRecord('death', {
       since: bSince,
       predicate: (d) => d.id === mobId && d.killerId === a.entityId,
     });
@@ -259,7 +264,7 @@ describe('the world over TCP and WebSocket', () => {
     const hits = b.log.all(CombatEvent, (e) => e.sourceId === a.entityId && e.targetId === mobId, bSince);
     expect(hits.length).toBeGreaterThan(0);
     expect(hits.every((h) => h.kind === 'damage' && h.amount > 0)).toBe(true);
-    const health = b.log.all(HealthUpdate, (h) => h.id === mobId, bSince);
+    const health = b.log.records('health', (h) => h.id === mobId, bSince);
     expect(health.length).toBeGreaterThan(0);
     expect(health.at(-1)!.health).toBe(0);
 
@@ -267,20 +272,24 @@ describe('the world over TCP and WebSocket', () => {
     for (const g of [a, b]) {
       const since = g === a ? aSince : bSince;
       const corpse = (d: { id: number; reason: string }) => d.id === mobId && d.reason === 'corpse';
-      await g.log.expect(EntityDespawn, { since, predicate: corpse });
-      const back = await g.log.expect(EntitySpawn, {
-        since: g.log.indexOf(EntityDespawn, corpse, since),
-        predicate: (s) => s.id === mobId,
-      });
-      expect(back).toMatchObject({ kind: 'mob', alive: true, health: back.maxHealth });
-      expect(near(back.x, WOLF_HOME.x) && near(back.y, WOLF_HOME.y)).toBe(true);
+      await g.log.expectRecord('despawn', { since, predicate: corpse });
+      const gone = g.log.indexOfRecord('despawn', corpse, since);
+      const back = await g.log.expectRecord('spawn', { since: gone, predicate: (s) => s.id === mobId });
+      expect(back).toMatchObject({ entity: 'mob', alive: true, health: back.maxHealth });
+      // A spawn's position is the motion record after it: the wolf stands at home.
+      const at = g.log.records(
+        'move',
+        (m) => m.id === mobId,
+        g.log.indexOfRecord('spawn', (s) => s === back, gone),
+      )[0];
+      expect(at && near(at.x, WOLF_HOME.x) && near(at.y, WOLF_HOME.y)).toBe(true);
     }
   });
 
   it('despawns a player whose socket dies', async () => {
     const aSince = a.log.mark();
     b.kill();
-    await a.log.expect(EntityDespawn, {
+    await a.log.expectRecord('despawn', {
       since: aSince,
       predicate: (d) => d.id === b.entityId && d.reason === 'left',
     });
