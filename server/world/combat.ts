@@ -227,6 +227,7 @@ export function respawnPlayers(w: World): void {
     p.timeBank = w.rules.moveBurstMs;
     // The respawn record tells everyone where it stands: no motion record for the jump.
     p.sent = { x: g.x, y: g.y, t: w.now, moving: false, angle: p.facing, speed: 0 };
+    p.inputAt = p.sentInputAt = w.now;
     emit(w, { type: 'respawned', entity: p });
     refilePlayer(w, p);
     w.viewDirty.add(p);

@@ -151,7 +151,13 @@ function applyMove(w: World, p: Player, m: Extract<WorldInput, { type: 'move' }>
   const needed = d <= MOVE_SLACK_UNITS ? 0 : ((d - MOVE_SLACK_UNITS) * 1000) / (p.speed * MOVE_TOLERANCE);
   p.timeBank -= p.lastClientTime === undefined ? Math.min(allowed, needed) : allowed;
   p.lastSeq = m.seq;
-  if (Number.isFinite(m.clientTime)) p.lastClientTime = m.clientTime;
+  if (Number.isFinite(m.clientTime)) {
+    p.lastClientTime = m.clientTime;
+    // The least delayed input gives the clocks' offset; let it creep up slowly (1 ms a
+    // second) so a clock that drifts, or a route that got slower for good, is followed.
+    p.clockOffset = Math.min(w.now - m.clientTime, p.clockOffset + elapsed / 1000);
+    p.inputAt = Math.min(w.now, m.clientTime + p.clockOffset);
+  } else p.inputAt = w.now;
   w.acks.add(p);
   if (d > 0) {
     p.x = m.x;
@@ -192,17 +198,21 @@ function updateMotion(w: World): void {
     let send: boolean;
     if (p.moving !== s.moving) send = true;
     else if (p.moving) {
+      // Positions compared at the times they held (each input's own time on the server's
+      // clock), so the jitter of when inputs arrive is not taken for a change of course.
+      const since = p.inputAt - p.sentInputAt;
       send =
         quantizeAngle(p.facing) !== quantizeAngle(s.angle) ||
         quantizeSpeed(p.moveSpeed) !== quantizeSpeed(s.speed) ||
         now - s.t >= MOTION_HEARTBEAT_MS ||
-        distance(deadReckon(s, now), p) > MOTION_ERROR_UNITS;
+        distance(deadReckon(s, s.t + since), p) > MOTION_ERROR_UNITS;
     } else {
       send = s.x !== p.x || s.y !== p.y || quantizeAngle(p.facing) !== quantizeAngle(s.angle);
     }
     if (!send) continue;
     const jump = distance(deadReckon(s, now), p) > JUMP_UNITS;
     p.sent = { x: p.x, y: p.y, t: now, moving: p.moving, angle: p.facing, speed: p.moveSpeed };
+    p.sentInputAt = p.inputAt;
     emit(w, { type: 'motion', entity: p, jump });
   }
   for (const p of w.acks) toPlayer(w, p.id, { packet: 'MoveAck', data: { seq: p.lastSeq } });

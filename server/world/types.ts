@@ -212,6 +212,15 @@ export interface Player extends EntityBase {
   moveSpeed: number;
   /** The motion state observers were last sent; they dead-reckon from it. */
   sent: MotionState;
+  /**
+   * Server ms minus client ms, the smallest seen (the least delayed input): maps a MoveInput's
+   * clientTime onto the server's clock. Infinity before the first move.
+   */
+  clockOffset: number;
+  /** Server time the newest accepted position held at (its clientTime on the server's clock). */
+  inputAt: number;
+  /** inputAt of the position in `sent`. */
+  sentInputAt: number;
   cast: Cast | null;
   /** spell id -> time it is ready again */
   cooldowns: Map<number, number>;
