@@ -59,8 +59,8 @@ interface Recipient {
   resync: boolean;
   /** Entering the world this tick: its own messages (ZoneInfo, EnterWorld...) go before its first WorldUpdate. */
   entering: boolean;
-  /** This tick's view changes in order: an entity seen, or the id of one no longer seen. */
-  readonly ops: (Entity | number)[];
+  /** This tick's view changes in order: an entity seen, the id of one no longer seen, or one gone. */
+  readonly ops: (Entity | number | Removal)[];
 }
 
 /** A cell's encoded blocks this tick: [reliable start, end, motion start, end] in the scratch buffer. */
@@ -178,9 +178,15 @@ export class Outbox {
           this.mark(e.entity, RESPAWNED);
           break;
         case 'removed': {
+          const removal = { entity: e.entity, reason: e.reason };
           let list = this.removals.get(e.cell);
           if (!list) this.removals.set(e.cell, (list = []));
-          list.push({ entity: e.entity, reason: e.reason });
+          list.push(removal);
+          // Those who saw it but whose view let go of the cell this tick miss the cell's block.
+          for (const id of e.observers) {
+            const r = this.recipients[id];
+            if (r && !r.player.viewCells.has(e.cell)) this.touch(id)?.ops.push(removal);
+          }
           break;
         }
         default:
@@ -424,7 +430,7 @@ export class Outbox {
     const w = this.scratch;
     for (let i = 0; i < ops.length;) {
       const op = ops[i]!;
-      if (typeof op !== 'number') {
+      if (isEntity(op)) {
         const block = this.spawnBlock(op);
         this.append(r, w.buf, block.start, block.end);
         i++;
@@ -432,14 +438,20 @@ export class Outbox {
       }
       // A run of despawns: one block, ids ascending, encoded for this recipient alone.
       let j = i;
-      while (j < ops.length && typeof ops[j] === 'number') j++;
-      const ids = (ops.slice(i, j) as number[]).sort((a, b) => a - b);
+      while (j < ops.length && !isEntity(ops[j]!)) j++;
+      const gone = (ops.slice(i, j) as (number | Removal)[])
+        .map((g) =>
+          typeof g === 'number'
+            ? { id: g, reason: 'outOfRange' as const }
+            : { id: g.entity.id, reason: g.reason },
+        )
+        .sort((a, b) => a.id - b.id);
       const start = w.pos;
-      w.varint(ids.length);
+      w.varint(gone.length);
       let prev = 0;
-      for (const id of ids) {
-        writeRecordBody.despawn(w, id - prev, 'outOfRange');
-        prev = id;
+      for (const g of gone) {
+        writeRecordBody.despawn(w, g.id - prev, g.reason);
+        prev = g.id;
       }
       this.append(r, w.buf, start, w.pos);
       i = j;
@@ -491,6 +503,10 @@ export class Outbox {
     out.buf.set(frame, out.pos);
     out.pos += frame.length;
   }
+}
+
+function isEntity(op: Entity | number | Removal): op is Entity {
+  return typeof op !== 'number' && 'kind' in op;
 }
 
 function byId(a: Entity, b: Entity): number {

@@ -331,8 +331,12 @@ export type WorldEvent =
   | { type: 'died'; entity: Entity; killerId: number }
   /** A dead player stands up at (x, y) with its health. */
   | { type: 'respawned'; entity: Player }
-  /** The entity left cell `cell` for good: it left the world, or its corpse decayed. */
-  | { type: 'removed'; entity: Entity; cell: number; reason: 'left' | 'corpse' }
+  /**
+   * The entity left cell `cell` for good: it left the world, or its corpse decayed.
+   * `observers` saw it then (a frozen snapshot): those whose view no longer holds the cell
+   * by the end of the step are told too.
+   */
+  | { type: 'removed'; entity: Entity; cell: number; reason: 'left' | 'corpse'; observers: readonly number[] }
   /** A join input became this player entity: bind the session to it before later events. */
   | { type: 'joined'; sessionId: number; playerId: number }
   /** A plain copy of a player's persistent state, to store. */

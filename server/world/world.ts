@@ -257,7 +257,7 @@ function crossed(w: World, e: Entity, from: number): void {
 /** Takes an entity out of the grid for good; those who saw it get a despawn with `reason`. */
 function removeFromCell(w: World, e: Entity, reason: 'left' | 'corpse'): void {
   if (e.cell < 0) return;
-  emit(w, { type: 'removed', entity: e, cell: e.cell, reason });
+  emit(w, { type: 'removed', entity: e, cell: e.cell, reason, observers: observerList(e) });
   for (const oid of e.observers) w.players.get(oid)?.visible.delete(e.id);
   e.observers.clear();
   e.observerList = null;

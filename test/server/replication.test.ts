@@ -133,6 +133,21 @@ describe('replication writer', () => {
     expect(resync[0]).toMatchObject({ moving: true });
   });
 
+  it('tells a client that an entity left even when its view let go of that cell in the same tick', () => {
+    const { w, clients, step } = setup([
+      [455, 300],
+      [705, 300],
+    ]);
+    const [a, b] = clients as [Client, Client];
+    expect(a.p.visible.has(b.p.id)).toBe(true);
+    const before = a.conn.writes.length;
+    step([walk(a.p, 410, 300, 1, 1000), { type: 'leave', entityId: b.p.id, reason: 'disconnected' }]);
+    const cell = w.playerGrid.cellOf(705, 300);
+    expect(a.p.viewCells.has(cell)).toBe(false);
+    const got = a.conn.writes.slice(before).flatMap((bytes) => frames(bytes).flatMap((f) => f.records ?? []));
+    expect(got).toContainEqual(expect.objectContaining({ kind: 'despawn', id: b.p.id, reason: 'left' }));
+  });
+
   it('gives each observer exactly the entities its view holds', () => {
     fc.assert(
       fc.property(

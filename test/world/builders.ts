@@ -1,6 +1,7 @@
 /**
  * Small builders for world tests: a 1000 × 1000 zone with one wall, short timers, no crits,
- * mobs that stay put unless a test lets them wander, and helpers to read events by recipient.
+ * mobs that stay put unless a test lets them wander, movement states as an honest client
+ * sends them, and helpers to read events: messages by recipient, domain events by type.
  */
 import { MOB_ID_BASE } from '../../shared/protocol/index.js';
 import {
@@ -19,6 +20,7 @@ import {
   type World,
   type WorldData,
   type WorldEvent,
+  type WorldEventType,
   type WorldInput,
   type WorldRules,
   type ZoneData,
@@ -34,8 +36,7 @@ export function rules(over: Partial<WorldRules> = {}): WorldRules {
     cellSize: 100,
     interestRadius: 250,
     interestMargin: 1.15,
-    interestRefreshTicks: 4,
-    moveBurstMs: 300,
+    moveBurstMs: 1000,
     sayRange: 150,
     chatBurst: 3,
     chatPerSecond: 1,
@@ -188,11 +189,72 @@ export function runUntil(w: World, until: number, dt = 50): WorldEvent[] {
   return out;
 }
 
-export function move(p: Player, x: number, y: number, seq = 1, facing = 0): WorldInput {
-  return { type: 'move', entityId: p.id, seq, x, y, facing, clientTime: 0 };
+export interface MoveOptions {
+  /** The client's clock when it made the input (ms); a client in step with the server sends the step's time. */
+  t: number;
+  /** Counts up by itself unless given. */
+  seq?: number;
+  facing?: number;
+  /** Standing unless told. */
+  moving?: boolean;
+  /** Units per second while moving; the character's speed unless told. */
+  speed?: number;
 }
 
-/** Who receives an event: player ids, or 'zone' for everyone in the zone. */
+let nextSeq = 1;
+
+/** A movement state: `p` is at (x, y) at client time `t`, standing unless `moving`. */
+export function move(p: Player, x: number, y: number, o: MoveOptions): WorldInput {
+  const moving = o.moving ?? false;
+  return {
+    type: 'move',
+    entityId: p.id,
+    seq: o.seq ?? nextSeq++,
+    x,
+    y,
+    facing: o.facing ?? 0,
+    moving,
+    speed: o.speed ?? (moving ? p.speed : 0),
+    clientTime: o.t,
+  };
+}
+
+/**
+ * An honest client walking `p` in a straight line along `angle` at `speed`, from where it
+ * stands at client time `t0`: `at(t)` is its movement state at client time t (a start, a
+ * heartbeat or, with `moving` false, a stop), positions exactly where its walk puts it.
+ */
+export function walker(
+  p: Player,
+  angle: number,
+  t0: number,
+  speed = p.speed,
+): { at: (t: number, moving?: boolean) => WorldInput } {
+  const x0 = p.x;
+  const y0 = p.y;
+  return {
+    at: (t, moving = true) => {
+      const d = (speed * (t - t0)) / 1000;
+      return {
+        type: 'move',
+        entityId: p.id,
+        seq: nextSeq++,
+        x: x0 + Math.cos(angle) * d,
+        y: y0 + Math.sin(angle) * d,
+        facing: angle,
+        moving,
+        speed: moving ? speed : 0,
+        clientTime: t,
+      };
+    },
+  };
+}
+
+/**
+ * Who receives a message or a view change: player ids, or 'zone' for everyone in the zone.
+ * Entity state (motion, path, health, died, respawned, removed) goes to whoever views the
+ * entity's cell when the step ends, which the replication writer works out: read it with `ofType`.
+ */
 export function recipients(e: WorldEvent): readonly number[] | 'zone' {
   switch (e.type) {
     case 'toPlayer':
@@ -203,8 +265,8 @@ export function recipients(e: WorldEvent): readonly number[] | 'zone' {
       return e.playerIds;
     case 'toZone':
       return 'zone';
-    case 'spawn':
-    case 'despawn':
+    case 'seen':
+    case 'unseen':
       return [e.observerId];
     default:
       return [];
@@ -235,4 +297,30 @@ export function received<N extends PacketName>(
     const to = recipients(e);
     return to === 'zone' || to.includes(playerId) ? [m.data as MessageOf<N>['data']] : [];
   });
+}
+
+/** The domain events of one type, in order. */
+export function ofType<T extends WorldEventType>(
+  events: WorldEvent[],
+  type: T,
+): Extract<WorldEvent, { type: T }>[] {
+  return events.filter((e): e is Extract<WorldEvent, { type: T }> => e.type === type);
+}
+
+/** Ids of the entities `observerId` started seeing, in order. */
+export function seenBy(events: WorldEvent[], observerId: number): number[] {
+  return ofType(events, 'seen').flatMap((e) => (e.observerId === observerId ? [e.entity.id] : []));
+}
+
+/** Ids of the entities `observerId` stopped seeing, in order. */
+export function unseenBy(events: WorldEvent[], observerId: number): number[] {
+  return ofType(events, 'unseen').flatMap((e) => (e.observerId === observerId ? [e.entityId] : []));
+}
+
+/**
+ * Steps like runUntil, calling `each` after every step with its events while the world is as
+ * that step left it (domain events carry live entities: read their state there).
+ */
+export function runEach(w: World, until: number, each: (events: WorldEvent[]) => void, dt = 50): void {
+  for (let t = w.now + dt; t <= until; t += dt) each(tick(w, [], t));
 }

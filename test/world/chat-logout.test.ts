@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { findPlayerByName } from '../../server/world/index.js';
-import { join, move, player, received, runUntil, tick, world } from './builders.js';
+import { join, move, ofType, player, received, runUntil, tick, world } from './builders.js';
 
 describe('chat', () => {
   it('say reaches the speaker and observers within say range; zone reaches everyone', () => {
@@ -52,10 +52,11 @@ describe('chat', () => {
 });
 
 describe('logout', () => {
-  it('starts a timer, then saves, completes and despawns the player with reason left', () => {
+  it('starts a timer, then saves, completes and removes the player with reason left', () => {
     const w = world({ rules: { logoutDelay: 1000 } });
     const a = join(w, player({ x: 100, y: 500, kills: 3 }));
     const b = join(w, player({ x: 150, y: 500 }));
+    const cell = a.cell;
     const started = tick(w, [{ type: 'logout', entityId: a.id }], 100);
     expect(received(started, a.id, 'LogoutStarted')).toEqual([{ delay: 1000 }]);
     expect(runUntil(w, 1050).filter((e) => e.type === 'save')).toEqual([]);
@@ -63,7 +64,11 @@ describe('logout', () => {
     const save = done.find((e) => e.type === 'save');
     expect(save).toMatchObject({ playerId: a.id, character: { x: 100, y: 500, kills: 3, health: 100 } });
     expect(received(done, a.id, 'LogoutComplete')).toEqual([{}]);
-    expect(received(done, b.id, 'EntityDespawn')).toEqual([{ id: a.id, reason: 'left' }]);
+    expect(ofType(done, 'removed')).toEqual([
+      { type: 'removed', entity: a, cell, reason: 'left', observers: [b.id] },
+    ]);
+    expect(b.viewCells.has(cell)).toBe(true);
+    expect(b.visible.has(a.id)).toBe(false);
     expect(done.at(-1)).toMatchObject({ type: 'leftWorld', playerId: a.id, reason: 'logout' });
     expect(w.players.has(a.id)).toBe(false);
   });
@@ -72,7 +77,7 @@ describe('logout', () => {
     const w = world();
     const a = join(w, player({ x: 100, y: 500 }));
     tick(w, [{ type: 'logout', entityId: a.id }], 100);
-    const ev = tick(w, [move(a, 105, 500, 1)], 300);
+    const ev = tick(w, [move(a, 105, 500, { t: 300 })], 300);
     expect(received(ev, a.id, 'LogoutCancelled')).toEqual([{}]);
     expect(runUntil(w, 3000).some((e) => e.type === 'save')).toBe(false);
     expect(w.players.has(a.id)).toBe(true);
@@ -87,13 +92,14 @@ describe('logout', () => {
     expect(runUntil(w, 3000).some((e) => e.type === 'save')).toBe(false);
   });
 
-  it('a dropped connection saves at once and despawns the player', () => {
+  it('a dropped connection saves at once and removes the player', () => {
     const w = world();
     const a = join(w, player({ x: 100, y: 500 }));
     const b = join(w, player({ x: 150, y: 500 }));
     const ev = tick(w, [{ type: 'leave', entityId: a.id, reason: 'disconnected' }], 100);
     expect(ev.find((e) => e.type === 'save')).toMatchObject({ playerId: a.id });
-    expect(received(ev, b.id, 'EntityDespawn')).toEqual([{ id: a.id, reason: 'left' }]);
+    expect(ofType(ev, 'removed')).toEqual([expect.objectContaining({ entity: a, reason: 'left' })]);
+    expect(b.visible.has(a.id)).toBe(false);
     expect(received(ev, a.id, 'LogoutComplete')).toEqual([]);
     expect(ev.find((e) => e.type === 'leftWorld')).toMatchObject({ reason: 'disconnected' });
   });

@@ -1,36 +1,46 @@
 import { describe, expect, it } from 'vitest';
 import { distance, positionAlongPath } from '../../shared/game/movement.js';
+import type { MobRoute, WorldEvent } from '../../server/world/index.js';
 import {
   INSTANT,
   join,
   mobAt,
   mobId,
   move,
+  ofType,
   player,
   received,
+  runEach,
   runUntil,
-  sent,
+  seenBy,
   spell,
+  template,
   tick,
   world,
 } from './builders.js';
 
+/** Copies of the routes the `path` events set, in order (the events carry the live mob). */
+function routes(events: WorldEvent[], id = mobId(0)): (MobRoute | null)[] {
+  return ofType(events, 'path')
+    .filter((e) => e.entity.id === id)
+    .map((e) => (e.entity.route ? structuredClone(e.entity.route) : null));
+}
+
 describe('mob wander', () => {
-  it('walks a route of several waypoints announced by one MobPath, with no per-tick moves', () => {
+  it('walks a route of several waypoints announced by one path event, with no per-step events', () => {
     const w = world({ mobs: [mobAt(200, 600)], rules: { wanderPauseMin: 100, wanderPauseMax: 100 } });
     const p = join(w, player({ x: 100, y: 800 }));
     const m = w.mobs.get(mobId(0))!;
-    const events = runUntil(w, 150);
-    const paths = received(events, p.id, 'MobPath');
+    expect(p.visible.has(m.id)).toBe(true);
+    const paths = routes(runUntil(w, 150));
     expect(paths).toHaveLength(1);
-    const path = paths[0]!;
-    expect(path.id).toBe(m.id);
-    expect(path.waypoints.length).toBeGreaterThan(1);
-    for (const wp of path.waypoints) expect(distance(wp, m.home)).toBeLessThanOrEqual(60 + 0.1);
-    const later = runUntil(w, path.startTime + 300);
-    expect(sent(later, 'MobPath')).toEqual([]);
-    expect(sent(later, 'EntityMove')).toEqual([]);
-    const expected = positionAlongPath(m.home, path.waypoints, path.speed, w.now - path.startTime);
+    const route = paths[0]!;
+    expect(route.start).toEqual(m.home);
+    expect(route.waypoints.length).toBeGreaterThan(1);
+    for (const wp of route.waypoints) expect(distance(wp, m.home)).toBeLessThanOrEqual(60 + 0.1);
+    const later = runUntil(w, route.startTime + 300);
+    expect(later).toEqual([]);
+    const expected = positionAlongPath(m.home, route.waypoints, route.speed, w.now - route.startTime);
     expect(m.x).toBeCloseTo(expected.x, 5);
     expect(m.y).toBeCloseTo(expected.y, 5);
   });
@@ -42,11 +52,11 @@ describe('mob combat', () => {
     const p = join(w, player({ x: 200, y: 600 }));
     const m = w.mobs.get(mobId(0))!;
     expect(m.state).toBe('idle');
-    const events = [...tick(w, [move(p, 245, 600, 1)], 1000), ...tick(w, [], 1050)];
+    const events = [...tick(w, [move(p, 245, 600, { t: 1000 })], 1000), ...tick(w, [], 1050)];
     expect(m.state).toBe('chase');
     expect(m.targetId).toBe(p.id);
-    const path = received(events, p.id, 'MobPath')[0]!;
-    expect(distance(path.waypoints.at(-1)!, p)).toBeLessThanOrEqual(22);
+    const route = routes(events)[0]!;
+    expect(distance(route.waypoints.at(-1)!, p)).toBeLessThanOrEqual(22);
   });
 
   it('re-paths only when the target moved meaningfully away', () => {
@@ -56,21 +66,41 @@ describe('mob combat', () => {
     runUntil(w, 100);
     expect(m.state).toBe('chase');
     // a few units of shuffling: no new path
-    let ev = tick(w, [move(p, 248, 602, 1)], 150);
-    expect(sent(ev, 'MobPath')).toEqual([]);
+    let ev = tick(w, [move(p, 248, 602, { t: 150 })], 150);
+    expect(routes(ev)).toEqual([]);
     runUntil(w, 1000);
-    // walks off 40 units: one new path
-    ev = [...tick(w, [move(p, 210, 600, 2)], 1050), ...runUntil(w, 1200)];
-    expect(sent(ev, 'MobPath').length).toBeGreaterThanOrEqual(1);
+    // walks off 40 units: a new path
+    ev = [...tick(w, [move(p, 210, 600, { t: 1050 })], 1050), ...runUntil(w, 1200)];
+    expect(routes(ev).length).toBeGreaterThanOrEqual(1);
   });
 
-  it('swings in melee range on its swing timer: CombatEvent spell 0 and HealthUpdate to the player', () => {
+  it('stops where it stands, with a one-point path, when its target comes within reach before its route ends', () => {
+    const w = world({ mobs: [mobAt(300, 600)], templates: [template({ speed: 10 })] });
+    const p = join(w, player({ x: 250, y: 600 }));
+    const m = w.mobs.get(mobId(0))!;
+    expect(m.state).toBe('chase');
+    expect(m.route!.waypoints.at(-1)!.x).toBeLessThan(270);
+    runUntil(w, 950);
+    // The player steps round to the mob's far side: in reach, 37 units from where its route ends.
+    const ev = tick(w, [move(p, 300, 615, { t: 1000 })], 1000);
+    const stop = routes(ev);
+    expect(stop).toHaveLength(1);
+    expect(stop[0]!.waypoints).toHaveLength(1);
+    expect(distance(stop[0]!.waypoints[0]!, m)).toBeLessThan(0.1);
+    expect(received(ev, p.id, 'CombatEvent')).toHaveLength(1);
+  });
+
+  it('swings in melee range on its swing timer: CombatEvent spell 0 to the player and a health event', () => {
     const w = world({ mobs: [mobAt(300, 600)] });
     const p = join(w, player({ x: 285, y: 600 }));
     // The first swing landed in the join step (t = 0); then one per second.
     expect(p.health).toBe(95);
-    const events = runUntil(w, 2100);
-    const swings = received(events, p.id, 'CombatEvent');
+    const swings: unknown[] = [];
+    const healths: number[] = [];
+    runEach(w, 2100, (events) => {
+      swings.push(...received(events, p.id, 'CombatEvent'));
+      for (const e of ofType(events, 'health')) if (e.entity === p) healths.push(p.health);
+    });
     expect(swings.length).toBe(2);
     expect(swings[0]).toEqual({
       sourceId: mobId(0),
@@ -80,7 +110,7 @@ describe('mob combat', () => {
       amount: 5,
       crit: false,
     });
-    expect(received(events, p.id, 'HealthUpdate').map((h) => h.health)).toEqual([90, 85]);
+    expect(healths).toEqual([90, 85]);
     expect(p.health).toBe(85);
   });
 
@@ -91,20 +121,20 @@ describe('mob combat', () => {
     m.health = 20;
     let t = 0;
     let x = 250;
-    let leashed: ReturnType<typeof tick> = [];
+    let leashed: WorldEvent[] = [];
     while (m.state !== 'return' && t < 10_000) {
       t += 50;
       x = Math.min(900, x + 5);
-      leashed = tick(w, [move(p, x, 600, t)], t);
+      leashed = tick(w, [move(p, x, 600, { t, moving: true, speed: 100 })], t);
     }
     expect(m.state).toBe('return');
     expect(m.targetId).toBe(0);
     expect(m.health).toBe(50);
-    const home = sent(leashed, 'MobPath').at(-1)!;
+    const home = routes(leashed).at(-1)!;
     expect(home.waypoints.at(-1)).toEqual(
       expect.objectContaining({ x: expect.closeTo(300, 1), y: expect.closeTo(600, 1) }),
     );
-    expect(sent(leashed, 'HealthUpdate')).toContainEqual({ id: m.id, health: 50, maxHealth: 50 });
+    expect(ofType(leashed, 'health').map((e) => e.entity)).toContain(m);
     runUntil(w, t + 3000);
     expect(m.state).toBe('idle');
     expect(distance(m, m.home)).toBeLessThan(1);
@@ -115,7 +145,7 @@ describe('mob combat', () => {
     const p = join(w, player({ x: 285, y: 600, health: 8 }));
     const m = w.mobs.get(mobId(0))!;
     const events = runUntil(w, 1100);
-    expect(received(events, p.id, 'Death')).toEqual([{ id: p.id, killerId: m.id }]);
+    expect(ofType(events, 'died')).toEqual([{ type: 'died', entity: p, killerId: m.id }]);
     expect(p.alive).toBe(false);
     expect(m.state).not.toBe('chase');
   });
@@ -129,20 +159,29 @@ describe('mob death, corpse and respawn', () => {
     const p = join(w, player({ x: 250, y: 700 }));
     const m = w.mobs.get(mobId(0))!;
     const kill = tick(w, [{ type: 'cast', entityId: p.id, spellId: INSTANT, targetId: m.id }], 100);
-    expect(received(kill, p.id, 'Death')).toEqual([{ id: m.id, killerId: p.id }]);
-    expect(received(kill, p.id, 'HealthUpdate')).toEqual([{ id: m.id, health: 0, maxHealth: 50 }]);
+    expect(ofType(kill, 'died')).toEqual([{ type: 'died', entity: m, killerId: p.id }]);
+    expect(ofType(kill, 'health').map((e) => e.entity)).toEqual([m]);
+    expect(m.health).toBe(0);
     expect(received(kill, p.id, 'PlayerStats').at(-1)).toMatchObject({ kills: 1 });
     expect(p.kills).toBe(1);
     expect(m.alive).toBe(false);
+    // The corpse stays where the player sees it until it decays.
+    expect(p.visible.has(m.id)).toBe(true);
 
+    const cell = m.cell;
     const decay = runUntil(w, 600);
-    expect(received(decay, p.id, 'EntityDespawn')).toEqual([{ id: m.id, reason: 'corpse' }]);
+    expect(ofType(decay, 'removed')).toEqual([
+      { type: 'removed', entity: m, cell, reason: 'corpse', observers: [p.id] },
+    ]);
+    expect(p.viewCells.has(cell)).toBe(true);
     expect(p.visible.has(m.id)).toBe(false);
+    expect(m.observers.size).toBe(0);
 
-    const back = runUntil(w, 2100);
-    const spawns = received(back, p.id, 'EntitySpawn');
-    expect(spawns).toHaveLength(1);
-    expect(spawns[0]).toMatchObject({ id: m.id, alive: true, health: 50, x: 400, y: 700 });
-    expect(m.alive).toBe(true);
+    let back: { alive: boolean; health: number; x: number; y: number } | undefined;
+    runEach(w, 2100, (events) => {
+      if (seenBy(events, p.id).includes(m.id)) back = { alive: m.alive, health: m.health, x: m.x, y: m.y };
+    });
+    expect(back).toEqual({ alive: true, health: 50, x: 400, y: 700 });
+    expect(p.visible.get(m.id)).toBe(m);
   });
 });

@@ -1,43 +1,114 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { maxMoveDistance, positionAlongPath, segmentBlocked } from '../../shared/game/movement.js';
-import { join, move, player, received, sent, tick, world } from './builders.js';
+import { INPUT_SILENCE_MS, MOTION_ERROR_UNITS, MOTION_HEARTBEAT_MS } from '../../shared/game/motion.js';
+import {
+  distance,
+  maxMoveDistance,
+  MOVE_SLACK_UNITS,
+  MOVE_TOLERANCE,
+  positionAlongPath,
+  segmentBlocked,
+} from '../../shared/game/movement.js';
+import { quantizeAngle, quantizeSpeed } from '../../shared/protocol/records.js';
+import type { Player, World, WorldEvent, WorldInput } from '../../server/world/index.js';
+import { join, move, ofType, player, received, runUntil, sent, tick, walker, world } from './builders.js';
+
+/** An input and the server time it arrives at. */
+interface Send {
+  input: WorldInput;
+  arrives: number;
+}
+
+/** One step's time and events. */
+interface Stepped {
+  t: number;
+  events: WorldEvent[];
+}
+
+/**
+ * Steps every `dt` ms up to `until`, handing each step the inputs that arrived since the
+ * last; `after` sees each step with the world as that step left it.
+ */
+function play(
+  w: World,
+  sends: readonly Send[],
+  until: number,
+  after: (s: Stepped) => void = () => {},
+  dt = 50,
+): Stepped[] {
+  const out: Stepped[] = [];
+  let next = 0;
+  const queue = [...sends].sort((a, b) => a.arrives - b.arrives);
+  for (let t = w.now + dt; t <= until; t += dt) {
+    const inputs: WorldInput[] = [];
+    while (next < queue.length && queue[next]!.arrives <= t) inputs.push(queue[next++]!.input);
+    const stepped = { t, events: tick(w, inputs, t) };
+    after(stepped);
+    out.push(stepped);
+  }
+  return out;
+}
+
+function corrections(steps: readonly Stepped[], p: Player): string[] {
+  return steps.flatMap((s) => received(s.events, p.id, 'PositionCorrection').map((c) => c.reason));
+}
+
+/** Server times of the steps that emitted a motion event for `p`. */
+function motionTimes(steps: readonly Stepped[], p: Player): number[] {
+  return steps.filter((s) => ofType(s.events, 'motion').some((e) => e.entity === p)).map((s) => s.t);
+}
 
 describe('move validation', () => {
   it('acknowledges a move at walking speed and updates the position', () => {
     const w = world();
     const p = join(w, player({ x: 100, y: 100 }));
-    const events = tick(w, [move(p, 106, 100, 7)], 50);
+    const events = tick(w, [move(p, 106, 100, { t: 50, seq: 7 })], 50);
     expect(received(events, p.id, 'MoveAck')).toEqual([{ seq: 7 }]);
     expect(sent(events, 'PositionCorrection')).toEqual([]);
     expect([p.x, p.y]).toEqual([106, 100]);
   });
 
-  it('accepts a steady walk of 20 moves per second for several seconds', () => {
+  it('accepts a steady walk with a state every step for several seconds', () => {
     const w = world();
     const p = join(w, player({ x: 100, y: 300 }));
-    let corrections = 0;
-    for (let i = 1; i <= 60; i++) {
-      const events = tick(w, [move(p, 100 + i * 6, 300, i)], i * 50);
-      corrections += sent(events, 'PositionCorrection').length;
-    }
-    expect(corrections).toBe(0);
-    expect(p.x).toBe(460);
+    const walk = walker(p, 0, 0);
+    const sends = Array.from({ length: 60 }, (_, i) => ({
+      input: walk.at((i + 1) * 50),
+      arrives: (i + 1) * 50,
+    }));
+    const steps = play(w, sends, 3000);
+    expect(corrections(steps, p)).toEqual([]);
+    expect(p.x).toBeCloseTo(460, 6);
   });
 
-  it('accepts moves that bunch up into one tick after an empty one', () => {
+  it('answers the moves of one step with one MoveAck, for the newest accepted', () => {
     const w = world();
     const p = join(w, player({ x: 100, y: 300 }));
-    tick(w, [move(p, 106, 300, 1)], 50);
-    tick(w, [], 100);
-    const events = tick(w, [move(p, 112, 300, 2), move(p, 118, 300, 3)], 150);
-    expect(received(events, p.id, 'MoveAck')).toEqual([{ seq: 2 }, { seq: 3 }]);
+    const events = tick(
+      w,
+      [
+        move(p, 106, 300, { t: 1000, seq: 1 }),
+        move(p, 112, 300, { t: 1050, seq: 2 }),
+        move(p, 118, 300, { t: 1100, seq: 3 }),
+      ],
+      1100,
+    );
+    expect(received(events, p.id, 'MoveAck')).toEqual([{ seq: 3 }]);
+    // The newest refused: the ack names the newest accepted, the correction the refused one.
+    const mixed = tick(
+      w,
+      [move(p, 124, 300, { t: 1150, seq: 4 }), move(p, 400, 300, { t: 1200, seq: 5 })],
+      1200,
+    );
+    expect(received(mixed, p.id, 'MoveAck')).toEqual([{ seq: 4 }]);
+    expect(received(mixed, p.id, 'PositionCorrection').map((c) => c.seq)).toEqual([5]);
   });
 
   it('corrects a move beyond speed × tolerance and keeps the last valid position', () => {
     const w = world();
     const p = join(w, player({ x: 100, y: 300 }));
     const far = 100 + maxMoveDistance(120, 1000) + 20;
-    const events = tick(w, [move(p, far, 300, 9)], 1000);
+    const events = tick(w, [move(p, far, 300, { t: 1000, seq: 9 })], 1000);
     expect(received(events, p.id, 'PositionCorrection')).toEqual([
       { seq: 9, x: 100, y: 300, facing: 0, reason: 'speed' },
     ]);
@@ -52,7 +123,7 @@ describe('move validation', () => {
     let x = 100;
     for (let i = 1; i <= 40; i++) {
       x += 12; // 240 units/s, twice the walking speed
-      const events = tick(w, [move(p, x, 300, i)], i * 50);
+      const events = tick(w, [move(p, x, 300, { t: i * 50, moving: true })], i * 50);
       for (const c of received(events, p.id, 'PositionCorrection')) {
         reasons.push(c.reason);
         x = c.x;
@@ -65,7 +136,7 @@ describe('move validation', () => {
   it('corrects a move outside the zone with reason bounds', () => {
     const w = world();
     const p = join(w, player({ x: 12, y: 300 }));
-    const events = tick(w, [move(p, 2, 300, 1)], 50);
+    const events = tick(w, [move(p, 2, 300, { t: 50 })], 50);
     expect(received(events, p.id, 'PositionCorrection')[0]?.reason).toBe('bounds');
     expect(p.x).toBe(12);
   });
@@ -73,7 +144,7 @@ describe('move validation', () => {
   it('corrects a move into a wall with reason obstacle', () => {
     const w = world();
     const p = join(w, player({ x: 485, y: 200 }));
-    const events = tick(w, [move(p, 495, 200, 1)], 100);
+    const events = tick(w, [move(p, 495, 200, { t: 100 })], 100);
     expect(received(events, p.id, 'PositionCorrection')[0]?.reason).toBe('obstacle');
     expect(p.x).toBe(485);
   });
@@ -81,7 +152,7 @@ describe('move validation', () => {
   it('corrects a hop across a thin wall even when both ends are clear', () => {
     const w = world({ zone: { obstacles: [{ x: 500, y: 0, w: 2, h: 400 }] } });
     const p = join(w, player({ x: 490, y: 200 }));
-    const events = tick(w, [move(p, 512, 200, 1)], 1000);
+    const events = tick(w, [move(p, 512, 200, { t: 1000 })], 1000);
     expect(received(events, p.id, 'PositionCorrection')[0]?.reason).toBe('obstacle');
   });
 
@@ -89,19 +160,227 @@ describe('move validation', () => {
     const w = world();
     const p = join(w, player({ x: 100, y: 300 }));
     p.alive = false;
-    const events = tick(w, [move(p, 101, 300, 1)], 50);
+    const events = tick(w, [move(p, 101, 300, { t: 50 })], 50);
     expect(received(events, p.id, 'PositionCorrection')[0]?.reason).toBe('dead');
   });
 });
 
-describe('move broadcast', () => {
-  it('sends observers one EntityMove per tick with only the newest position', () => {
+describe('the client clock and the time bank', () => {
+  it('never corrects an honest client whose heartbeats stall 600 ms mid-walk and arrive in one step', () => {
+    const w = world({ zone: { obstacles: [] } });
+    const p = join(w, player({ x: 100, y: 300 }));
+    const walk = walker(p, 0, 1000);
+    const sends: Send[] = [];
+    for (let t = 1000; t <= 4000; t += 250) {
+      // Everything sent from 2000 until the link wakes at 2600 arrives in the 2600 step.
+      sends.push({ input: walk.at(t, t < 4000), arrives: t >= 2000 && t < 2600 ? 2600 : t });
+    }
+    const steps = play(w, sends, 4500);
+    const burst = steps.find((s) => s.t === 2600)!;
+    expect(received(burst.events, p.id, 'MoveAck')).toHaveLength(1);
+    expect(corrections(steps, p)).toEqual([]);
+    expect(p.x).toBeCloseTo(100 + 120 * 3, 6);
+    expect(p.moving).toBe(false);
+  });
+
+  it('never corrects an honest client whose walk starts in a stall (start and heartbeats in one step)', () => {
+    const w = world({ zone: { obstacles: [] } });
+    const p = join(w, player({ x: 100, y: 300 }));
+    runUntil(w, 2000); // standing for a while first
+    const walk = walker(p, 0, 2000);
+    const sends: Send[] = [];
+    for (let t = 2000; t <= 4000; t += 250) sends.push({ input: walk.at(t), arrives: t < 2600 ? 2600 : t });
+    const steps = play(w, sends, 4000);
+    expect(corrections(steps, p)).toEqual([]);
+    expect(p.x).toBeCloseTo(100 + 120 * 2, 6);
+  });
+
+  it('corrects a client whose clock runs fast: it claims more walking than time allows', () => {
+    const w = world({ zone: { obstacles: [] } });
+    const p = join(w, player({ x: 100, y: 300 }));
+    // Its clock runs twice as fast as the server's: it walks at 120 a second of its time, 240 of ours.
+    const walk = walker(p, 0, 2000);
+    const sends: Send[] = [];
+    for (let t = 1000; t <= 3000; t += 125) sends.push({ input: walk.at(2 * t), arrives: t });
+    const steps = play(w, sends, 3000);
+    const reasons = corrections(steps, p);
+    expect(reasons.length).toBeGreaterThan(0);
+    expect(new Set(reasons)).toEqual(new Set(['speed']));
+    // Never further than walking allows in the server time that passed, plus the burst.
+    const limit =
+      (p.speed * MOVE_TOLERANCE * (2000 + w.rules.moveBurstMs)) / 1000 + MOVE_SLACK_UNITS * sends.length;
+    expect(p.x - 100).toBeLessThanOrEqual(limit);
+  });
+
+  it('corrects one move that claims seconds of walking when a fraction of one passed', () => {
+    const w = world({ zone: { obstacles: [] } });
+    const p = join(w, player({ x: 100, y: 300 }));
+    tick(w, [move(p, 100, 300, { t: 1000 })], 1000);
+    // 2 s claimed (300 units is within 2 s of walking), 100 ms passed: the bank holds at most 1 s.
+    const events = tick(w, [move(p, 400, 300, { t: 3000, moving: true })], 1100);
+    expect(received(events, p.id, 'PositionCorrection')[0]?.reason).toBe('speed');
+    expect(p.x).toBe(100);
+  });
+});
+
+describe('motion', () => {
+  it('starting, turning and stopping each emit one motion event with the new state', () => {
+    const w = world({ zone: { obstacles: [] } });
+    const p = join(w, player({ x: 100, y: 300 }));
+    const start = tick(w, [move(p, 100, 300, { t: 1000, moving: true, facing: 0 })], 1000);
+    expect(ofType(start, 'motion')).toEqual([{ type: 'motion', entity: p, jump: false }]);
+    expect(p.sent).toEqual({ x: 100, y: 300, t: 1000, moving: true, angle: 0, speed: 120 });
+
+    const turn = tick(w, [move(p, 130, 300, { t: 1250, moving: true, facing: Math.PI / 2 })], 1250);
+    expect(ofType(turn, 'motion')).toHaveLength(1);
+    expect(p.sent).toMatchObject({ x: 130, y: 300, t: 1250, moving: true, angle: Math.PI / 2 });
+
+    const stop = tick(w, [move(p, 130, 330, { t: 1500, facing: Math.PI / 2 })], 1500);
+    expect(ofType(stop, 'motion')).toHaveLength(1);
+    expect(p.sent).toMatchObject({ x: 130, y: 330, t: 1500, moving: false, speed: 0 });
+  });
+
+  it('a change of speed emits motion; a heartbeat on course emits none', () => {
+    const w = world({ zone: { obstacles: [] } });
+    const p = join(w, player({ x: 100, y: 300 }));
+    tick(w, [move(p, 100, 300, { t: 1000, moving: true })], 1000);
+    expect(ofType(tick(w, [move(p, 130, 300, { t: 1250, moving: true })], 1250), 'motion')).toEqual([]);
+    const slower = tick(w, [move(p, 160, 300, { t: 1500, moving: true, speed: 60 })], 1500);
+    expect(ofType(slower, 'motion')).toHaveLength(1);
+    expect(p.sent).toMatchObject({ moving: true, speed: 60 });
+  });
+
+  it('a standing player emits motion when it turns on the spot, none when its state is unchanged', () => {
+    const w = world();
+    const p = join(w, player({ x: 100, y: 300 }));
+    expect(ofType(tick(w, [move(p, 100, 300, { t: 1000 })], 1000), 'motion')).toEqual([]);
+    expect(ofType(tick(w, [move(p, 100, 300, { t: 1100, facing: 2 })], 1100), 'motion')).toHaveLength(1);
+    expect(p.sent).toMatchObject({ moving: false, angle: 2 });
+  });
+
+  it('several states in one step emit one motion event, with the newest', () => {
     const w = world();
     const a = join(w, player({ x: 100, y: 300 }));
-    const b = join(w, player({ x: 150, y: 300 }));
-    const events = tick(w, [move(a, 104, 300, 1), move(a, 108, 300, 2), move(a, 112, 300, 3)], 200);
-    expect(received(events, b.id, 'EntityMove')).toEqual([{ id: a.id, x: 112, y: 300, facing: 0 }]);
-    expect(received(events, a.id, 'EntityMove')).toEqual([]);
+    const events = tick(
+      w,
+      [move(a, 104, 300, { t: 150 }), move(a, 108, 300, { t: 175 }), move(a, 112, 300, { t: 200 })],
+      200,
+    );
+    expect(ofType(events, 'motion')).toHaveLength(1);
+    expect(a.sent).toMatchObject({ x: 112, y: 300, moving: false });
+  });
+
+  it('a straight walk with a state every 250 ms emits motion at most once per heartbeat, plus start and stop', () => {
+    const w = world({ zone: { obstacles: [] } });
+    const p = join(w, player({ x: 100, y: 300 }));
+    const walk = walker(p, 0, 1000);
+    const sends: Send[] = [];
+    for (let t = 1000; t <= 6000; t += 250) sends.push({ input: walk.at(t, t < 6000), arrives: t });
+    const times = motionTimes(play(w, sends, 6500), p);
+    expect(times[0]).toBe(1000);
+    expect(times.at(-1)).toBe(6000);
+    const walking = times.slice(0, -1);
+    expect(times.length).toBeLessThanOrEqual(2 + 5000 / MOTION_HEARTBEAT_MS);
+    for (let i = 1; i < walking.length; i++) {
+      const gap = walking[i]! - walking[i - 1]!;
+      expect(gap).toBeGreaterThanOrEqual(MOTION_HEARTBEAT_MS);
+      // ...and no less often: a heartbeat is due at the first state past it.
+      expect(gap).toBeLessThanOrEqual(MOTION_HEARTBEAT_MS + 250);
+    }
+  });
+
+  it('re-sends the state when observers would stray more than MOTION_ERROR_UNITS, not before', () => {
+    const w = world({ zone: { obstacles: [] } });
+    const p = join(w, player({ x: 100, y: 300 }));
+    tick(w, [move(p, 100, 300, { t: 1000, moving: true })], 1000);
+    // It falls behind where its state puts it (sliding along something), a little, then more.
+    const near = tick(w, [move(p, 130 - (MOTION_ERROR_UNITS - 1), 300, { t: 1250, moving: true })], 1250);
+    expect(ofType(near, 'motion')).toEqual([]);
+    const far = tick(w, [move(p, 160 - (MOTION_ERROR_UNITS + 6), 300, { t: 1500, moving: true })], 1500);
+    expect(ofType(far, 'motion')).toHaveLength(1);
+    expect(p.sent).toMatchObject({ x: 160 - (MOTION_ERROR_UNITS + 6), t: 1500, moving: true });
+  });
+
+  it('stops a walker whose inputs fall silent, where its last state put it', () => {
+    const w = world({ zone: { obstacles: [] } });
+    const p = join(w, player({ x: 100, y: 300 }));
+    const walk = walker(p, 0, 1000);
+    tick(w, [walk.at(1000)], 1000);
+    tick(w, [walk.at(1250)], 1250);
+    const before = runUntil(w, 1250 + INPUT_SILENCE_MS - 50);
+    expect(ofType(before, 'motion')).toEqual([]);
+    expect(p.moving).toBe(true);
+    const stop = tick(w, [], 1250 + INPUT_SILENCE_MS);
+    expect(ofType(stop, 'motion')).toHaveLength(1);
+    expect(p.moving).toBe(false);
+    expect(p.sent).toMatchObject({ x: 130, y: 300, moving: false, t: 1250 + INPUT_SILENCE_MS });
+    expect(runUntil(w, 4000)).toEqual([]);
+  });
+
+  it('a corrected walker stands for its observers', () => {
+    const w = world({ zone: { obstacles: [] } });
+    const p = join(w, player({ x: 100, y: 300 }));
+    tick(w, [move(p, 100, 300, { t: 1000, moving: true })], 1000);
+    const events = tick(w, [move(p, 400, 300, { t: 1050, moving: true })], 1050);
+    expect(received(events, p.id, 'PositionCorrection')).toHaveLength(1);
+    expect(ofType(events, 'motion')).toHaveLength(1);
+    expect(p.sent).toMatchObject({ x: 100, y: 300, moving: false });
+  });
+
+  it('an honest client under random latency is never corrected, and observers always have its current course', () => {
+    const segment = fc.record({
+      ms: fc.integer({ min: 50, max: 400 }),
+      turn: fc.oneof(fc.constant(0), fc.double({ min: -1.5, max: 1.5, noNaN: true })),
+      speed: fc.constantFrom(120, 120, 90, 60),
+      moving: fc.oneof(
+        { arbitrary: fc.constant(true), weight: 4 },
+        { arbitrary: fc.constant(false), weight: 1 },
+      ),
+      latency: fc.integer({ min: 0, max: 600 }),
+    });
+    fc.assert(
+      fc.property(fc.array(segment, { minLength: 1, maxLength: 40 }), (segments) => {
+        const w = world({ zone: { obstacles: [] } });
+        const p = join(w, player({ x: 500, y: 500 }));
+        // The client's own walk: a state at each change, positions exactly where it walked.
+        const sends: Send[] = [];
+        let t = 1000;
+        let x = 500;
+        let y = 500;
+        let heading = 0;
+        let arrives = 0;
+        for (const s of segments) {
+          heading = Math.hypot(x - 500, y - 500) > 300 ? Math.atan2(500 - y, 500 - x) : heading + s.turn;
+          arrives = Math.max(arrives, t + s.latency); // in order, as over TCP
+          sends.push({
+            input: move(p, x, y, { t, facing: heading, moving: s.moving, speed: s.speed }),
+            arrives,
+          });
+          if (s.moving) {
+            x += (Math.cos(heading) * s.speed * s.ms) / 1000;
+            y += (Math.sin(heading) * s.speed * s.ms) / 1000;
+          }
+          t += s.ms;
+        }
+        arrives = Math.max(arrives, t);
+        sends.push({ input: move(p, x, y, { t, facing: heading }), arrives });
+        let accepted = 0;
+        const steps = play(w, sends, arrives + 100, (s) => {
+          if (received(s.events, p.id, 'MoveAck').length === 0) return;
+          accepted++;
+          // Whatever the newest state changed (start, stop, heading, speed) went out in this step.
+          expect(p.sent.moving).toBe(p.moving);
+          if (p.moving) {
+            expect(quantizeAngle(p.sent.angle)).toBe(quantizeAngle(p.facing));
+            expect(quantizeSpeed(p.sent.speed)).toBe(quantizeSpeed(p.moveSpeed));
+          } else expect([p.sent.x, p.sent.y]).toEqual([p.x, p.y]);
+        });
+        expect(corrections(steps, p)).toEqual([]);
+        expect(accepted).toBeGreaterThan(0);
+        expect(distance(p, { x, y })).toBeLessThan(1e-6);
+      }),
+      { numRuns: 150 },
+    );
   });
 });
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { WorldInput } from '../../server/world/index.js';
+import type { WorldEvent, WorldInput } from '../../server/world/index.js';
 import {
   FIREBALL,
   HEAL,
@@ -8,11 +8,14 @@ import {
   mobAt,
   mobId,
   move,
+  ofType,
   player,
   received,
+  runEach,
   runUntil,
   SLOW_CD,
   tick,
+  unseenBy,
   world,
 } from './builders.js';
 
@@ -46,7 +49,8 @@ describe('casting', () => {
     expect(received(hit, p.id, 'CombatEvent')).toEqual([
       { sourceId: p.id, targetId: m.id, spellId: FIREBALL, kind: 'damage', amount: 30, crit: false },
     ]);
-    expect(received(hit, p.id, 'HealthUpdate')).toContainEqual({ id: m.id, health: 20, maxHealth: 50 });
+    expect(ofType(hit, 'health').map((e) => e.entity)).toContain(m);
+    expect(m.health).toBe(20);
     expect(m.state).toBe('chase'); // a hit mob turns on its attacker
   });
 
@@ -88,7 +92,7 @@ describe('casting', () => {
     const p = join(w, player({ x: 100, y: 700 }));
     const q = join(w, player({ x: 100, y: 650 }));
     tick(w, [cast(p.id, FIREBALL, mobId(0))], 100);
-    const ev = tick(w, [move(p, 104, 700, 1)], 300);
+    const ev = tick(w, [move(p, 104, 700, { t: 300 })], 300);
     const fail = { casterId: p.id, spellId: FIREBALL, reason: 'interrupted' };
     expect(received(ev, p.id, 'SpellFailed')).toEqual([fail]);
     expect(received(ev, q.id, 'SpellFailed')).toEqual([fail]);
@@ -100,7 +104,7 @@ describe('casting', () => {
     const w = world({ mobs: [mobAt(250, 700)] });
     const p = join(w, player({ x: 100, y: 700 }));
     tick(w, [cast(p.id, FIREBALL, mobId(0))], 100);
-    tick(w, [move(p, 100, 700, 1, 1.5)], 300);
+    tick(w, [move(p, 100, 700, { t: 300, facing: 1.5 })], 300);
     expect(received(runUntil(w, 1200), p.id, 'SpellGo')).toHaveLength(1);
   });
 
@@ -150,7 +154,10 @@ describe('casting', () => {
     expect(p.health).toBe(70);
     ev = tick(w, [cast(p.id, HEAL, q.id)], 200);
     expect(q.health).toBe(100);
-    expect(received(ev, q.id, 'HealthUpdate')).toEqual([{ id: q.id, health: 100, maxHealth: 100 }]);
+    expect(received(ev, q.id, 'CombatEvent')).toEqual([
+      { sourceId: p.id, targetId: q.id, spellId: HEAL, kind: 'heal', amount: 20, crit: false },
+    ]);
+    expect(ofType(ev, 'health').map((e) => e.entity)).toEqual([q]);
   });
 
   it('regenerates mana slowly', () => {
@@ -167,19 +174,32 @@ describe('player death', () => {
     const w = world({ mobs: [mobAt(300, 600)], rules: { playerRespawnDelay: 1000 } });
     const p = join(w, player({ x: 285, y: 600, health: 8 }));
     const q = join(w, player({ x: 200, y: 600 }));
+    expect(q.visible.has(p.id)).toBe(true);
     const death = runUntil(w, 1100);
-    expect(received(death, q.id, 'Death')).toEqual([{ id: p.id, killerId: mobId(0) }]);
-    expect(received(death, p.id, 'Death')).toEqual([{ id: p.id, killerId: mobId(0) }]);
-    expect(received(tick(w, [move(p, 280, 600, 5)], 1150), p.id, 'PositionCorrection')[0]?.reason).toBe(
-      'dead',
-    );
-    const back = runUntil(w, 2200);
-    expect(received(back, p.id, 'Respawn')).toEqual([
-      { id: p.id, x: 50, y: 900, health: 100, maxHealth: 100 },
-    ]);
-    expect(received(back, q.id, 'Respawn')).toHaveLength(1);
-    expect(received(back, q.id, 'EntityDespawn')).toEqual([{ id: p.id, reason: 'outOfRange' }]);
+    expect(ofType(death, 'died')).toEqual([{ type: 'died', entity: p, killerId: mobId(0) }]);
+    expect(p.alive).toBe(false);
+    // The dead stay where they fell, seen by those around.
+    expect(q.visible.has(p.id)).toBe(true);
+    expect(
+      received(tick(w, [move(p, 280, 600, { t: 1150 })], 1150), p.id, 'PositionCorrection')[0]?.reason,
+    ).toBe('dead');
+
+    let respawn: WorldEvent[] = [];
+    runEach(w, 2200, (events) => {
+      if (ofType(events, 'respawned').length > 0) respawn = events;
+    });
+    expect(ofType(respawn, 'respawned')).toEqual([{ type: 'respawned', entity: p }]);
     expect([p.x, p.y, p.alive, p.health]).toEqual([50, 900, true, 100]);
-    expect(received(tick(w, [move(p, 55, 900, 6)], 2300), p.id, 'MoveAck')).toEqual([{ seq: 6 }]);
+    expect(p.sent).toMatchObject({ x: 50, y: 900, moving: false });
+    // q, far from the graveyard, stops seeing it in the same step; p's view moves with it
+    // (the mob's cell is out of it now, q's is still in it: views are cells, not symmetric).
+    expect(unseenBy(respawn, q.id)).toEqual([p.id]);
+    expect(unseenBy(respawn, p.id)).toEqual([mobId(0)]);
+    expect(q.visible.has(p.id)).toBe(false);
+    expect(p.visible.has(q.id)).toBe(true);
+    expect(p.viewCells.has(p.cell)).toBe(true);
+    expect(received(tick(w, [move(p, 55, 900, { t: 2300, seq: 6 })], 2300), p.id, 'MoveAck')).toEqual([
+      { seq: 6 },
+    ]);
   });
 });
