@@ -166,7 +166,7 @@ function heal(
   emit(w, { type: 'health', entity: target });
 }
 
-/** Damage from `source` (a mob's swing is spellId 0): CombatEvent, HealthUpdate, maybe Death. */
+/** Damage from `source` (a mob's swing is spellId 0): CombatEvent, a health change, maybe a death. */
 export function applyDamage(
   w: World,
   source: Entity | null,

@@ -173,7 +173,7 @@ describe.skipIf(skip)('two players in the browser against the live server', () =
     expect(vb.entities.some((e) => e.id === va.self?.id && e.kind === 'player')).toBe(true);
     expect(va.entities.some((e) => e.id === vb.self?.id && e.kind === 'player')).toBe(true);
     const zone = [...world.server.realm.zones.values()][0]!.world;
-    // Mobs walk MobPaths: B's idea of where each one is now agrees with the world's.
+    // Mobs walk path records: B's idea of where each one is now agrees with the world's.
     await until('every mob on B stands where the server has it', async () => {
       const seen = (await view(b.page)).entities.filter((e) => e.kind === 'mob');
       const observed = [...zone.mobs.values()].filter((m) => m.observers.has(vb.self!.id));

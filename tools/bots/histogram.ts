@@ -1,6 +1,6 @@
 /**
  * A fixed-bucket latency histogram: 0.1 ms buckets up to 2 s, one overflow bucket. Recording
- * is one array increment (the bots record a sample per EntityMove they receive, hundreds of
+ * is one array increment (the bots record a sample per movement record they match, hundreds of
  * thousands a second), and percentiles come from the cumulative counts.
  */
 

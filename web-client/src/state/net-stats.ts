@@ -69,7 +69,7 @@ export class NetStats {
     this.prune(dir, now);
   }
 
-  /** A WorldTick arrived. */
+  /** A WorldUpdate arrived (its tick and server time). */
   recordTick(tick: number, serverTime: number): void {
     this.ticks.push({ tick, serverTime });
     const cutoff = serverTime - 2 * WINDOW_MS;
