@@ -96,7 +96,7 @@ export function headingTo(from: Vec2, to: Vec2): number {
 
 /**
  * Where a walker that left `start` at `speed` units per second through `waypoints` (straight
- * segments) is after `elapsedMs`. The server advances mobs with it and  the client draws path records
+ * segments) is after `elapsedMs`. The server advances mobs with it and the client draws path records
  * with it, so both agree on a mob's position without per-tick moves.
  */
 export function positionAlongPath(
