@@ -8,22 +8,21 @@ import {
   ChatMessage,
   ChatSend,
   DeleteCharacter,
-  EntityMove,
-  EntitySpawn,
   ErrorPacket,
   Hello,
   ListCharacters,
   MOB_ID_BASE,
   MoveInput,
   Pong,
+  PROTOCOL_VERSION,
   SpellBook,
   Welcome,
   Whisper,
-  WorldTick,
+  WorldUpdate,
   EnterWorld,
   EnterWorldRequest,
 } from '../../shared/protocol/index.js';
-import { enterWorld, FakeServer } from './fake-server.js';
+import { enterWorld, FakeServer, moveRecord, spawnRecord } from './fake-server.js';
 
 const clients: WyvernClient[] = [];
 
@@ -52,7 +51,7 @@ describe('WyvernClient requests', () => {
     expect(client.state).toBe('login');
     expect(server.received[0]).toEqual({
       name: 'Hello',
-      payload: { protocolVersion: 1, clientKind: 'bot', clientName: 'unit' },
+      payload: { protocolVersion: PROTOCOL_VERSION, clientKind: 'bot', clientName: 'unit' },
     });
   });
 
@@ -187,13 +186,13 @@ describe('WyvernClient receiving', () => {
     const { client, server } = setup();
     const seen: string[] = [];
     client.onPacket = (name) => seen.push(name);
-    const a = WorldTick.encode({ tick: 1, serverTime: 10 });
+    const a = WorldUpdate.encode({ tick: 1, time: 10, records: [] });
     const b = ChatMessage.encode({ channel: 'say', fromId: 2, from: 'Bo', to: '', text: 'hello' });
-    const c = WorldTick.encode({ tick: 2, serverTime: 20 });
+    const c = WorldUpdate.encode({ tick: 2, time: 20, records: [] });
     const all = new Uint8Array([...a, ...b, ...c]);
     for (let i = 0; i < all.length; i += 3) server.sendRaw(all.subarray(i, i + 3));
     await flush();
-    expect(seen).toEqual(['WorldTick', 'ChatMessage', 'WorldTick']);
+    expect(seen).toEqual(['WorldUpdate', 'ChatMessage', 'WorldUpdate']);
     expect(client.lastTick).toEqual({ tick: 2, serverTime: 20 });
   });
 
@@ -213,7 +212,7 @@ describe('WyvernClient receiving', () => {
     const { client, server } = setup();
     client.send(ChatSend, { channel: 'say', text: 'hi' });
     server.send(Welcome, {
-      protocolVersion: 1,
+      protocolVersion: PROTOCOL_VERSION,
       serverName: 's',
       tickRate: 20,
       serverTime: 0,
@@ -236,16 +235,16 @@ describe('WyvernClient receiving', () => {
     client.onPacket = (name) => seen.push(name);
     const unknown = ChatSend.encode({ channel: 'say', text: 'x' }); // a client packet, never sent by servers
     server.sendRaw(unknown);
-    server.send(WorldTick, { tick: 1, serverTime: 1 });
+    server.update([], 1);
     await flush();
-    expect(seen).toEqual(['WorldTick']);
+    expect(seen).toEqual(['WorldUpdate']);
     expect(client.stats.packets.get('unknown')?.framesIn).toBe(1);
   });
 
   it('closes with a protocol error on a frame that fails its checksum', async () => {
     const { client, server } = setup();
     const pending = client.listCharacters();
-    const bad = WorldTick.encode({ tick: 1, serverTime: 1 });
+    const bad = WorldUpdate.encode({ tick: 1, time: 1, records: [] });
     bad[bad.length - 1]! ^= 0xff;
     server.sendRaw(bad);
     await expect(pending).rejects.toMatchObject({
@@ -255,53 +254,64 @@ describe('WyvernClient receiving', () => {
     expect(client.state).toBe('closed');
   });
 
-  it('keeps the world view current and stamps moves with the tick time', async () => {
+  it('keeps the world view current from WorldUpdate records stamped with the update time', async () => {
     const { client, server } = setup();
     server.speakCharacters([{ id: 4, name: 'Ayla', level: 1, zone: 'meadow', appearance: 0 }]);
     await client.enterWorld(4);
     const id = MOB_ID_BASE + 1;
-    server.send(EntitySpawn, {
-      id,
-      kind: 'mob',
-      template: 1,
-      name: 'Grey Wolf',
-      level: 5,
-      health: 50,
-      maxHealth: 50,
-      x: 10,
-      y: 10,
-      facing: 0,
-      speed: 80,
-      appearance: 0,
-      alive: true,
-    });
-    server.sendRaw(
-      new Uint8Array([
-        ...WorldTick.encode({ tick: 9, serverTime: 777 }),
-        ...EntityMove.encode({ id, x: 12, y: 14, facing: 0 }),
-      ]),
+    server.update([spawnRecord({ id, speed: 80, health: 50, maxHealth: 50 }), moveRecord(id, 10, 10)], 700);
+    await flush();
+    expect(client.lastTick).toEqual({ tick: 1, serverTime: 700 });
+    expect(client.world.get(id)).toMatchObject({ name: 'Grey Wolf', speed: 80, health: 50, updatedAt: 700 });
+    server.update(
+      [
+        moveRecord(id, 12, 14, { moving: true, angle: Math.PI / 2 }),
+        { kind: 'health', id, health: 30, maxHealth: 50 },
+      ],
+      777,
     );
     await flush();
     const wolf = client.world.get(id)!;
     expect(wolf.updatedAt).toBe(777);
-    // Moves travel quantized to 1/16 unit.
+    expect(wolf.health).toBe(30);
+    // Moves travel quantized to 1/16 unit, angles to 2π/256.
     expect(wolf.x).toBeCloseTo(12, 1);
     expect(wolf.y).toBeCloseTo(14, 1);
+    // Walking north at the spawn's speed from the update's time.
+    const later = client.world.positionAt(wolf, 777 + 500);
+    expect(later.x).toBeCloseTo(12, 1);
+    expect(later.y).toBeCloseTo(14 + 40, 1);
+    server.update([{ kind: 'despawn', id, reason: 'outOfRange' }], 800);
+    await flush();
+    expect(client.world.get(id)).toBeUndefined();
   });
 
   it('stamps MoveInput with a rising seq and the client clock', async () => {
     const { client, server } = setup({ now: () => 1234 });
     server.speakCharacters([{ id: 4, name: 'Ayla', level: 1, zone: 'meadow', appearance: 0 }]);
     await client.enterWorld(4);
-    expect(client.sendMove(101, 100, 0)).toBe(1);
+    expect(client.sendMove(101, 100, 0, true, 120)).toBe(1);
     expect(client.sendMove(102, 100, 0)).toBe(2);
     await flush();
     const moves = server.received.filter((r) => r.name === MoveInput.name).map((r) => r.payload);
     expect(moves).toEqual([
-      { seq: 1, x: 101, y: 100, facing: 0, clientTime: 1234 },
-      { seq: 2, x: 102, y: 100, facing: 0, clientTime: 1234 },
+      { seq: 1, x: 101, y: 100, facing: 0, moving: true, speed: 120, clientTime: 1234 },
+      { seq: 2, x: 102, y: 100, facing: 0, moving: false, speed: 0, clientTime: 1234 },
     ]);
     expect(client.world.self?.x).toBe(102);
+  });
+
+  it('keeps the predicted own position through a WorldUpdate about itself, but takes its health', async () => {
+    const { client, server } = setup();
+    server.speakCharacters([{ id: 4, name: 'Ayla', level: 1, zone: 'meadow', appearance: 0 }]);
+    await client.enterWorld(4);
+    client.sendMove(130, 100, 0, true, 120);
+    server.update([
+      moveRecord(4, 100, 100, { moving: true }),
+      { kind: 'health', id: 4, health: 60, maxHealth: 100 },
+    ]);
+    await flush();
+    expect(client.world.self).toMatchObject({ x: 130, y: 100, health: 60 });
   });
 
   it('passes a handler exception to onHandlerError and keeps going', async () => {
@@ -311,12 +321,12 @@ describe('WyvernClient receiving', () => {
     clients.push(client);
     const server = new FakeServer(pair.server);
     const ticks: number[] = [];
-    client.on(WorldTick, () => {
+    client.on(WorldUpdate, () => {
       throw new Error('boom');
     });
-    client.on(WorldTick, (t) => ticks.push(t.tick));
-    server.send(WorldTick, { tick: 1, serverTime: 1 });
-    server.send(WorldTick, { tick: 2, serverTime: 2 });
+    client.on(WorldUpdate, (t) => ticks.push(t.tick));
+    server.update([], 1);
+    server.update([], 2);
     await flush();
     expect(ticks).toEqual([1, 2]);
     expect(errors).toHaveLength(2);

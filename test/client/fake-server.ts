@@ -2,6 +2,7 @@
  * A scripted server for SDK tests: it speaks real frames over any ByteTransport (the
  * in-memory pair, a TCP socket, a WebSocket), answers with handlers the test installs, and
  * can run real SRP (tssrp6a's SRPServerSession) so the client's wire bytes are proven.
+ * Entity news goes out as the real server sends it: WorldUpdate frames of entity records.
  */
 import {
   arrayBufferToBigInt,
@@ -38,10 +39,14 @@ import {
   Registered,
   SpellBook,
   Welcome,
+  WorldUpdate,
   ZoneInfo,
   type ClientPacket,
+  type EntityRecord,
+  type MoveRecord,
   type PayloadOf,
   type ServerPacket,
+  type SpawnRecord,
 } from '../../shared/protocol/index.js';
 
 export interface Received {
@@ -57,6 +62,8 @@ export class FakeServer {
   private readonly handlers = new Map<number, Handler>();
   private readonly waiters: { name: string; resolve: (r: Received) => void }[] = [];
   closed = false;
+  /** The tick of the newest WorldUpdate sent. */
+  tick = 0;
 
   constructor(
     readonly transport: ByteTransport,
@@ -83,6 +90,11 @@ export class FakeServer {
 
   send<P extends ServerPacket<string, any>>(def: P, value: PayloadOf<P>): void {
     this.transport.send(def.encode(value));
+  }
+
+  /** One tick's WorldUpdate: `records` happened at server time `time` (now by default). */
+  update(records: EntityRecord[], time = this.now()): void {
+    this.send(WorldUpdate, { tick: ++this.tick, time, records });
   }
 
   sendRaw(bytes: Uint8Array): void {
@@ -237,6 +249,33 @@ export const heal: PayloadOf<typeof SpellBook>['spells'][number] = {
   kind: 'heal',
   projectileSpeed: 0,
 };
+
+/** A spawn record (a wolf unless told otherwise); the caller follows it with a move or path. */
+export function spawnRecord(over: Partial<Omit<SpawnRecord, 'kind'>> & { id: number }): SpawnRecord {
+  return {
+    kind: 'spawn',
+    entity: 'mob',
+    template: 3,
+    name: 'Grey Wolf',
+    level: 5,
+    health: 80,
+    maxHealth: 80,
+    speed: 100,
+    appearance: 0,
+    alive: true,
+    ...over,
+  };
+}
+
+/** A movement state: standing at (x, y) facing `angle`, or walking along it with `moving`. */
+export function moveRecord(
+  id: number,
+  x: number,
+  y: number,
+  over: Partial<Omit<MoveRecord, 'kind' | 'id' | 'x' | 'y'>> = {},
+): MoveRecord {
+  return { kind: 'move', id, x, y, angle: 0, moving: false, jump: false, speed: undefined, ...over };
+}
 
 export function enterWorld(over: Partial<PayloadOf<typeof EnterWorld>> = {}): PayloadOf<typeof EnterWorld> {
   return {

@@ -8,17 +8,14 @@ import {
   ChatMessage,
   ChatSend,
   CombatEvent,
-  Death,
   EnterWorldRequest,
-  EntityMove,
-  EntitySpawn,
   MOB_ID_BASE,
   SpellGo,
   SpellStart,
   Who,
   WhoList,
 } from '../../shared/protocol/index.js';
-import { FakeServer, type SrpAccounts } from './fake-server.js';
+import { FakeServer, moveRecord, spawnRecord, type SrpAccounts } from './fake-server.js';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
 const WOLF = MOB_ID_BASE + 4;
@@ -39,23 +36,14 @@ async function worldServer(): Promise<{ port: number; connections: FakeServer[] 
     const enter = fake['handlers'].get(EnterWorldRequest.opcode)!;
     fake.handle(EnterWorldRequest, async (r) => {
       await enter(r);
-      fake.send(EntitySpawn, {
-        id: WOLF,
-        kind: 'mob',
-        template: 3,
-        name: 'Grey Wolf',
-        level: 5,
-        health: 40,
-        maxHealth: 40,
-        x: 812,
-        y: 430,
-        facing: 0,
-        speed: 90,
-        appearance: 0,
-        alive: true,
-      });
-      fake.send(EntityMove, { id: WOLF, x: 810, y: 430, facing: 0 });
-      fake.send(EntityMove, { id: WOLF, x: 808, y: 430, facing: 0 });
+      const t = fake.now();
+      fake.update(
+        [spawnRecord({ id: WOLF, health: 40, maxHealth: 40, speed: 90 }), moveRecord(WOLF, 812, 430)],
+        t,
+      );
+      // It walks west and stops: an explicit stop, where it stands from then on.
+      fake.update([moveRecord(WOLF, 810, 430, { moving: true, angle: Math.PI })], t + 1);
+      fake.update([moveRecord(WOLF, 808, 430, { angle: Math.PI })], t + 2);
     });
     fake.handle(CastSpell, (c) => {
       fake.send(SpellStart, { casterId: 1, spellId: c.spellId, targetId: c.targetId, castTime: 1500 });
@@ -68,7 +56,10 @@ async function worldServer(): Promise<{ port: number; connections: FakeServer[] 
         amount: 42,
         crit: true,
       });
-      fake.send(Death, { id: c.targetId, killerId: 1 });
+      fake.update([
+        { kind: 'health', id: c.targetId, health: 0, maxHealth: 40 },
+        { kind: 'death', id: c.targetId, killerId: 1 },
+      ]);
     });
     fake.handle(ChatSend, (c) =>
       fake.send(ChatMessage, { channel: c.channel, fromId: 1, from: 'Ayla', to: '', text: c.text }),

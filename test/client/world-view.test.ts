@@ -1,41 +1,48 @@
 import { describe, expect, it } from 'vitest';
-import { WorldView, type SpawnPayload, type WorldChange } from '../../shared/client/world-view.js';
+import { sampleMotion, WorldView, type WorldChange } from '../../shared/client/world-view.js';
+import { MAX_DEAD_RECKON_MS } from '../../shared/game/motion.js';
 import { MOB_ID_BASE } from '../../shared/protocol/common.js';
-import { enterWorld } from './fake-server.js';
+import type { EntityRecord, MoveRecord, PathRecord, SpawnRecord } from '../../shared/protocol/records.js';
+import { enterWorld, moveRecord, spawnRecord } from './fake-server.js';
 
 const WOLF = MOB_ID_BASE + 4;
+const SELF = 12;
 
-function spawn(over: Partial<SpawnPayload> = {}): SpawnPayload {
-  return {
-    id: WOLF,
-    kind: 'mob',
-    template: 3,
-    name: 'Grey Wolf',
-    level: 5,
-    health: 80,
-    maxHealth: 80,
-    x: 800,
-    y: 400,
-    facing: 0,
-    speed: 100,
-    appearance: 0,
-    alive: true,
-    ...over,
-  };
+/** A spawn record and the standing state after it, as the server sends a new entity. */
+function spawned(
+  over: Partial<Omit<SpawnRecord, 'kind'>> & { x?: number; y?: number; facing?: number } = {},
+): EntityRecord[] {
+  const { x = 800, y = 400, facing = 0, ...rest } = over;
+  const id = rest.id ?? WOLF;
+  return [spawnRecord({ id, ...rest }), moveRecord(id, x, y, { angle: facing })];
+}
+
+function path(
+  id: number,
+  x: number,
+  y: number,
+  speed: number,
+  waypoints: PathRecord['waypoints'],
+): PathRecord {
+  return { kind: 'path', id, x, y, speed, waypoints };
+}
+
+function walking(id: number, x: number, y: number, angle: number, speed?: number): MoveRecord {
+  return moveRecord(id, x, y, { moving: true, angle, speed });
 }
 
 function viewWithSelf(): { view: WorldView; changes: WorldChange[] } {
   const view = new WorldView();
   const changes: WorldChange[] = [];
   view.onChange((c) => changes.push(c));
-  view.enter(enterWorld({ entityId: 12, name: 'Ayla', x: 100, y: 100 }));
+  view.enter(enterWorld({ entityId: SELF, name: 'Ayla', x: 100, y: 100 }));
   return { view, changes };
 }
 
 describe('WorldView', () => {
   it('holds the self entity from EnterWorld', () => {
     const { view, changes } = viewWithSelf();
-    expect(view.selfId).toBe(12);
+    expect(view.selfId).toBe(SELF);
     expect(view.self).toMatchObject({
       name: 'Ayla',
       kind: 'player',
@@ -48,57 +55,92 @@ describe('WorldView', () => {
     expect(changes.map((c) => c.type)).toEqual(['enter']);
   });
 
-  it('adds a spawned entity with all its fields and reports it', () => {
+  it('adds a spawned entity with all its fields, placed by the move after it, and reports it once', () => {
     const { view, changes } = viewWithSelf();
-    view.spawn(spawn(), 5_000);
+    view.applyRecords(spawned({ facing: 1 }), 5_000);
     expect(view.get(WOLF)).toMatchObject({
       name: 'Grey Wolf',
       kind: 'mob',
+      template: 3,
       level: 5,
+      health: 80,
+      speed: 100,
       x: 800,
       y: 400,
+      facing: 1,
       updatedAt: 5_000,
     });
+    // The spawn's motion record is part of the spawn, not a move of its own.
+    expect(changes.slice(1).map((c) => c.type)).toEqual(['spawn']);
     expect(changes.at(-1)).toMatchObject({ type: 'spawn', entity: { id: WOLF } });
+  });
+
+  it('spawns a walker already walking and a pathing mob on its path', () => {
+    const { view } = viewWithSelf();
+    view.applyRecords([spawnRecord({ id: WOLF }), walking(WOLF, 0, 0, 0)], 1_000);
+    view.applyRecords([spawnRecord({ id: WOLF + 1 }), path(WOLF + 1, 0, 0, 50, [{ x: 0, y: 100 }])], 1_000);
+    expect(view.positionAt(view.get(WOLF)!, 1_500)).toMatchObject({ x: 50, y: 0 });
+    const pathing = view.positionAt(view.get(WOLF + 1)!, 2_000);
+    expect(pathing.x).toBeCloseTo(0);
+    expect(pathing.y).toBeCloseTo(50);
   });
 
   it('moves an entity and stamps the update time', () => {
     const { view } = viewWithSelf();
-    view.spawn(spawn(), 5_000);
-    view.apply('EntityMove', { id: WOLF, x: 810, y: 420, facing: 1 }, 5_050);
+    view.applyRecords(spawned(), 5_000);
+    view.applyRecords([moveRecord(WOLF, 810, 420, { angle: 1 })], 5_050);
     expect(view.get(WOLF)).toMatchObject({ x: 810, y: 420, facing: 1, updatedAt: 5_050 });
   });
 
   it('ignores updates for entities it never saw spawn', () => {
     const { view, changes } = viewWithSelf();
-    view.move({ id: 999, x: 1, y: 1, facing: 0 }, 0);
-    view.health({ id: 999, health: 1, maxHealth: 2 });
+    view.applyRecords(
+      [
+        moveRecord(999, 1, 1),
+        { kind: 'health', id: 999, health: 1, maxHealth: 2 },
+        { kind: 'death', id: 999, killerId: 0 },
+        { kind: 'despawn', id: 999, reason: 'left' },
+      ],
+      0,
+    );
     expect(view.get(999)).toBeUndefined();
     expect(changes).toHaveLength(1);
   });
 
   it('removes a despawned entity and keeps the self entity', () => {
     const { view, changes } = viewWithSelf();
-    view.spawn(spawn(), 0);
-    view.apply('EntityDespawn', { id: WOLF, reason: 'outOfRange' }, 0);
-    view.apply('EntityDespawn', { id: 12, reason: 'left' }, 0);
+    view.applyRecords(spawned(), 0);
+    view.applyRecords(
+      [
+        { kind: 'despawn', id: SELF, reason: 'left' },
+        { kind: 'despawn', id: WOLF, reason: 'outOfRange' },
+      ],
+      0,
+    );
     expect(view.get(WOLF)).toBeUndefined();
     expect(view.self).toBeDefined();
     expect(changes.at(-1)).toMatchObject({ type: 'despawn', reason: 'outOfRange' });
   });
 
+  it('despawns and spawns again in one update (a corpse replaced by a fresh mob)', () => {
+    const { view } = viewWithSelf();
+    view.applyRecords(spawned({ alive: false, health: 0 }), 0);
+    view.applyRecords([{ kind: 'despawn', id: WOLF, reason: 'corpse' }, ...spawned({ x: 10, y: 20 })], 1_000);
+    expect(view.get(WOLF)).toMatchObject({ alive: true, health: 80, x: 10, y: 20, updatedAt: 1_000 });
+  });
+
   it('places a pathing mob along its waypoints at a server time', () => {
     const { view } = viewWithSelf();
-    view.spawn(spawn({ x: 0, y: 0 }), 0);
-    view.path({
-      id: WOLF,
-      startTime: 10_000,
-      speed: 100,
-      waypoints: [
-        { x: 100, y: 0 },
-        { x: 100, y: 100 },
+    view.applyRecords(spawned({ x: 0, y: 0 }), 0);
+    view.applyRecords(
+      [
+        path(WOLF, 0, 0, 100, [
+          { x: 100, y: 0 },
+          { x: 100, y: 100 },
+        ]),
       ],
-    });
+      10_000,
+    );
     const wolf = view.get(WOLF)!;
     expect(view.positionAt(wolf, 9_000)).toMatchObject({ x: 0, y: 0 });
     expect(view.positionAt(wolf, 10_500)).toMatchObject({ x: 50, y: 0 });
@@ -109,28 +151,29 @@ describe('WorldView', () => {
     expect(view.positionAt(wolf, 60_000)).toMatchObject({ x: 100, y: 100 });
   });
 
-  it('starts a new path where the old one had brought the mob', () => {
+  it('starts a new path from the origin its record gives', () => {
     const { view } = viewWithSelf();
-    view.spawn(spawn({ x: 0, y: 0 }), 0);
-    view.path({ id: WOLF, startTime: 0, speed: 100, waypoints: [{ x: 200, y: 0 }] });
-    view.path({ id: WOLF, startTime: 1_000, speed: 50, waypoints: [{ x: 100, y: 100 }] });
+    view.applyRecords(spawned({ x: 0, y: 0 }), 0);
+    view.applyRecords([path(WOLF, 0, 0, 100, [{ x: 200, y: 0 }])], 0);
+    view.applyRecords([path(WOLF, 100, 0, 50, [{ x: 100, y: 100 }])], 1_000);
     const wolf = view.get(WOLF)!;
     expect(wolf.path?.from).toEqual({ x: 100, y: 0 });
+    expect(wolf.speed).toBe(50);
     expect(view.positionAt(wolf, 2_000)).toMatchObject({ x: 100, y: 50 });
   });
 
   it('advances walkers and drops finished paths', () => {
     const { view } = viewWithSelf();
-    view.spawn(spawn({ x: 0, y: 0 }), 0);
-    view.path({
-      id: WOLF,
-      startTime: 0,
-      speed: 100,
-      waypoints: [
-        { x: 100, y: 0 },
-        { x: 100, y: 100 },
+    view.applyRecords(spawned({ x: 0, y: 0 }), 0);
+    view.applyRecords(
+      [
+        path(WOLF, 0, 0, 100, [
+          { x: 100, y: 0 },
+          { x: 100, y: 100 },
+        ]),
       ],
-    });
+      0,
+    );
     view.advance(500);
     const wolf = view.get(WOLF)!;
     expect(wolf).toMatchObject({ x: 50, y: 0, updatedAt: 500 });
@@ -142,40 +185,62 @@ describe('WorldView', () => {
 
   it('lets a server move override a path', () => {
     const { view } = viewWithSelf();
-    view.spawn(spawn({ x: 0, y: 0 }), 0);
-    view.path({ id: WOLF, startTime: 0, speed: 100, waypoints: [{ x: 100, y: 0 }] });
-    view.move({ id: WOLF, x: 30, y: 30, facing: 0 }, 200);
-    expect(view.positionAt(view.get(WOLF)!, 5_000)).toMatchObject({ x: 30, y: 30 });
+    view.applyRecords(spawned({ x: 0, y: 0 }), 0);
+    view.applyRecords([path(WOLF, 0, 0, 100, [{ x: 100, y: 0 }])], 0);
+    view.applyRecords([moveRecord(WOLF, 30, 30)], 200);
+    const wolf = view.get(WOLF)!;
+    expect(wolf.path).toBeUndefined();
+    expect(view.positionAt(wolf, 5_000)).toMatchObject({ x: 30, y: 30 });
   });
 
   it('tracks health, death and respawn', () => {
     const { view, changes } = viewWithSelf();
-    view.spawn(spawn(), 0);
-    view.apply('HealthUpdate', { id: WOLF, health: 20, maxHealth: 80 }, 0);
+    view.applyRecords(spawned(), 0);
+    view.applyRecords([{ kind: 'health', id: WOLF, health: 20, maxHealth: 80 }], 0);
     expect(view.get(WOLF)).toMatchObject({ health: 20, alive: true });
-    view.apply('Death', { id: WOLF, killerId: 12 }, 0);
+    view.applyRecords([{ kind: 'death', id: WOLF, killerId: SELF }], 0);
     expect(view.get(WOLF)).toMatchObject({ health: 0, alive: false });
-    expect(changes.at(-1)).toMatchObject({ type: 'death', killerId: 12 });
-    view.apply('Death', { id: 12, killerId: WOLF }, 0);
-    view.apply('Respawn', { id: 12, x: 50, y: 60, health: 100, maxHealth: 100 }, 10);
-    expect(view.self).toMatchObject({ alive: true, x: 50, y: 60, health: 100 });
+    expect(changes.at(-1)).toMatchObject({ type: 'death', killerId: SELF });
+    view.applyRecords([{ kind: 'respawn', id: WOLF, x: 5, y: 6, health: 80, maxHealth: 80 }], 10);
+    expect(view.get(WOLF)).toMatchObject({ alive: true, x: 5, y: 6, health: 80 });
+    expect(view.positionAt(view.get(WOLF)!, 1_000)).toMatchObject({ x: 5, y: 6 });
+  });
+
+  it('stops a walker where it died', () => {
+    const { view } = viewWithSelf();
+    view.applyRecords([spawnRecord({ id: WOLF }), walking(WOLF, 0, 0, 0)], 1_000);
+    view.applyRecords([{ kind: 'death', id: WOLF, killerId: SELF }], 1_500);
+    const wolf = view.get(WOLF)!;
+    expect(wolf).toMatchObject({ x: 50, y: 0, alive: false });
+    expect(view.positionAt(wolf, 3_000)).toMatchObject({ x: 50, y: 0 });
   });
 
   it('finds the nearest living mob and never the self entity', () => {
     const { view } = viewWithSelf();
-    view.spawn(spawn({ id: WOLF, x: 300, y: 100 }), 0);
-    view.spawn(spawn({ id: WOLF + 1, x: 150, y: 100, alive: false }), 0);
-    view.spawn(spawn({ id: WOLF + 2, x: 200, y: 100 }), 0);
-    view.spawn(spawn({ id: 13, kind: 'player', x: 101, y: 100 }), 0);
+    view.applyRecords(
+      [
+        ...spawned({ id: SELF + 1, entity: 'player', x: 101, y: 100 }),
+        ...spawned({ id: WOLF, x: 300, y: 100 }),
+        ...spawned({ id: WOLF + 1, x: 150, y: 100, alive: false }),
+        ...spawned({ id: WOLF + 2, x: 200, y: 100 }),
+      ],
+      0,
+    );
     const near = view.nearest(view.self!, 0, (e) => e.kind === 'mob' && e.alive);
     expect(near?.id).toBe(WOLF + 2);
   });
 
   it('keeps the predicted self position when the server spawns the self entity', () => {
-    const { view } = viewWithSelf();
+    const { view, changes } = viewWithSelf();
     view.setSelfPosition(140, 100, 0, 0);
-    view.spawn(spawn({ id: 12, kind: 'player', x: 100, y: 100, name: 'Ayla' }), 0);
+    view.applyRecords(
+      [...spawned({ id: SELF, entity: 'player', name: 'Ayla', x: 100, y: 100 }), ...spawned()],
+      0,
+    );
     expect(view.self).toMatchObject({ x: 140, self: true });
+    // The self spawn's move record went with it; the wolf after it still spawned.
+    expect(changes.slice(1).map((c) => c.type)).toEqual(['spawn']);
+    expect(view.get(WOLF)).toBeDefined();
   });
 
   it('snaps the self entity on a correction and reports acks', () => {
@@ -192,5 +257,144 @@ describe('WorldView', () => {
     view.apply('PlayerStats', { mana: 10, maxMana: 60, level: 2, kills: 3 }, 0);
     expect(view.stats).toEqual({ mana: 10, maxMana: 60, level: 2, kills: 3 });
     expect(view.self?.level).toBe(2);
+  });
+});
+
+describe('WorldView movement states', () => {
+  /** A wolf spawned standing at the origin at t=0, speed 100. */
+  function wolfView() {
+    const { view, changes } = viewWithSelf();
+    view.applyRecords(spawned({ x: 0, y: 0 }), 0);
+    return { view, changes, wolf: view.get(WOLF)! };
+  }
+
+  it('walks between a walking state and an explicit stop on the line between them, never past the stop', () => {
+    const { view, wolf } = wolfView();
+    view.applyRecords([walking(WOLF, 0, 0, 0)], 1_000);
+    // The server says it stopped short of where dead reckoning had it (100 units by 2 000).
+    view.applyRecords([moveRecord(WOLF, 80, 0)], 2_000);
+    for (let t = 1_000; t <= 2_000; t += 50) {
+      const p = view.positionAt(wolf, t);
+      expect(p.x).toBeCloseTo((80 * (t - 1_000)) / 1_000);
+      expect(p.y).toBe(0);
+    }
+    expect(view.positionAt(wolf, 2_000)).toMatchObject({ x: 80, y: 0 });
+    for (let t = 1_000; t <= 10_000; t += 37) expect(view.positionAt(wolf, t).x).toBeLessThanOrEqual(80);
+    for (const t of [2_000, 2_001, 2_500, 3_000 + MAX_DEAD_RECKON_MS, 60_000]) {
+      expect(view.positionAt(wolf, t)).toMatchObject({ x: 80, y: 0 });
+    }
+  });
+
+  it('lands exactly on a stop that comes after the walker was dead-reckoned past it', () => {
+    const { view, wolf } = wolfView();
+    view.applyRecords([walking(WOLF, 0, 0, Math.PI / 2)], 1_000);
+    // Before the stop arrives the walker is dead-reckoned...
+    expect(view.positionAt(wolf, 1_600).y).toBeCloseTo(60);
+    // ...and once it arrives the history says where it really was: no overshoot anywhere.
+    view.applyRecords([moveRecord(WOLF, 0, 40, { angle: Math.PI / 2 })], 1_400);
+    expect(view.positionAt(wolf, 1_200).y).toBeCloseTo(20);
+    expect(view.positionAt(wolf, 1_400).y).toBeCloseTo(40);
+    expect(view.positionAt(wolf, 1_600).y).toBeCloseTo(40);
+    expect(view.positionAt(wolf, 1_600).facing).toBeCloseTo(Math.PI / 2);
+  });
+
+  it('dead-reckons past the newest walking state and holds once it is MAX_DEAD_RECKON_MS old', () => {
+    const { view, wolf } = wolfView();
+    view.applyRecords([walking(WOLF, 10, 20, 0)], 1_000);
+    expect(view.positionAt(wolf, 1_000)).toMatchObject({ x: 10, y: 20 });
+    expect(view.positionAt(wolf, 1_250).x).toBeCloseTo(35);
+    expect(view.positionAt(wolf, 2_000).x).toBeCloseTo(110);
+    const held = 10 + (100 * MAX_DEAD_RECKON_MS) / 1_000;
+    expect(view.positionAt(wolf, 1_000 + MAX_DEAD_RECKON_MS).x).toBeCloseTo(held);
+    expect(view.positionAt(wolf, 1_000 + MAX_DEAD_RECKON_MS + 1).x).toBeCloseTo(held);
+    expect(view.positionAt(wolf, 60_000)).toMatchObject({ y: 20 });
+    expect(view.positionAt(wolf, 60_000).x).toBeCloseTo(held);
+  });
+
+  it("dead-reckons at the record's speed when it has one, else at the spawn's", () => {
+    const { view, wolf } = wolfView();
+    view.applyRecords([walking(WOLF, 0, 0, 0, 40)], 1_000);
+    expect(view.positionAt(wolf, 1_500).x).toBeCloseTo(20);
+    view.applyRecords([walking(WOLF, 20, 0, 0)], 1_500);
+    expect(view.positionAt(wolf, 2_000).x).toBeCloseTo(70);
+  });
+
+  it('follows a heartbeat and a turn between states', () => {
+    const { view, wolf } = wolfView();
+    view.applyRecords([walking(WOLF, 0, 0, 0)], 1_000);
+    view.applyRecords([walking(WOLF, 100, 0, Math.PI / 2)], 2_000);
+    view.applyRecords([walking(WOLF, 100, 50, Math.PI / 2)], 2_500);
+    expect(view.positionAt(wolf, 1_500)).toMatchObject({ x: 50, y: 0, facing: 0 });
+    const mid = view.positionAt(wolf, 2_250);
+    expect(mid.x).toBeCloseTo(100);
+    expect(mid.y).toBeCloseTo(25);
+    expect(mid.facing).toBeCloseTo(Math.PI / 2);
+    expect(view.positionAt(wolf, 3_000).y).toBeCloseTo(100);
+  });
+
+  it('snaps on a jump instead of blending from the old state', () => {
+    const { view, wolf } = wolfView();
+    view.applyRecords([walking(WOLF, 0, 0, 0)], 1_000);
+    view.applyRecords([moveRecord(WOLF, 500, 500, { jump: true })], 1_500);
+    for (const t of [1_000, 1_250, 1_500, 5_000]) {
+      expect(view.positionAt(wolf, t)).toMatchObject({ x: 500, y: 500 });
+    }
+    // The same state without JUMP blends (the contrast the flag exists for).
+    const other = wolfView();
+    other.view.applyRecords([walking(WOLF, 0, 0, 0)], 1_000);
+    other.view.applyRecords([moveRecord(WOLF, 500, 500)], 1_500);
+    expect(other.view.positionAt(other.wolf, 1_250)).toMatchObject({ x: 250, y: 250 });
+  });
+
+  it('lets a later state of the same time replace the earlier one', () => {
+    const { view, wolf } = wolfView();
+    view.applyRecords([walking(WOLF, 0, 0, 0)], 1_000);
+    view.applyRecords([moveRecord(WOLF, 5, 0)], 1_000);
+    expect(wolf.motion).toHaveLength(2);
+    expect(view.positionAt(wolf, 3_000)).toMatchObject({ x: 5, y: 0 });
+  });
+
+  it('forgets states older than the one in force when advanced', () => {
+    const { view, wolf } = wolfView();
+    for (let i = 1; i <= 5; i++) view.applyRecords([walking(WOLF, (i - 1) * 100, 0, 0)], i * 1_000);
+    expect(wolf.motion).toHaveLength(6);
+    view.advance(5_000, 3_500);
+    expect(wolf.motion.map((s) => s.t)).toEqual([3_000, 4_000, 5_000]);
+    expect(view.positionAt(wolf, 3_500).x).toBeCloseTo(250);
+  });
+
+  it('ignores movement records about the self entity but applies its health, death and respawn', () => {
+    const { view, changes } = viewWithSelf();
+    view.setSelfPosition(140, 100, 0, 0);
+    const before = changes.length;
+    view.applyRecords(
+      [walking(SELF, 300, 300, 1), moveRecord(SELF, 400, 400, { jump: true }), path(SELF, 0, 0, 50, [])],
+      1_000,
+    );
+    expect(view.self).toMatchObject({ x: 140, y: 100, facing: 0 });
+    expect(view.self!.motion).toEqual([]);
+    expect(view.self!.path).toBeUndefined();
+    expect(changes.length).toBe(before);
+
+    view.applyRecords([{ kind: 'health', id: SELF, health: 30, maxHealth: 100 }], 1_100);
+    expect(view.self).toMatchObject({ health: 30, alive: true });
+    view.applyRecords([{ kind: 'death', id: SELF, killerId: WOLF }], 1_200);
+    expect(view.self).toMatchObject({ health: 0, alive: false, x: 140, y: 100 });
+    view.applyRecords([{ kind: 'respawn', id: SELF, x: 50, y: 60, health: 100, maxHealth: 100 }], 1_300);
+    expect(view.self).toMatchObject({ alive: true, x: 50, y: 60, health: 100 });
+    expect(changes.slice(before).map((c) => c.type)).toEqual(['health', 'death', 'respawn']);
+  });
+});
+
+describe('sampleMotion', () => {
+  it('is undefined without states and holds the first before it', () => {
+    expect(sampleMotion([], 5)).toBeUndefined();
+    const s = { x: 3, y: 4, t: 100, moving: true, angle: 0, speed: 10 };
+    expect(sampleMotion([s], 50)).toEqual({ x: 3, y: 4, facing: 0 });
+  });
+
+  it('stands still on a standing state however old it is', () => {
+    const s = { x: 3, y: 4, t: 100, moving: false, angle: 2, speed: 0 };
+    expect(sampleMotion([s], 1e9)).toEqual({ x: 3, y: 4, facing: 2 });
   });
 });

@@ -2,8 +2,14 @@ import { describe, expect, it } from 'vitest';
 import { Writer } from '../../shared/codec/writer.js';
 import { EnterWorld, ZoneInfo } from '../../shared/protocol/character.js';
 import type { PayloadOf } from '../../shared/protocol/define.js';
-import { Death, EntityDespawn, EntitySpawn } from '../../shared/protocol/entity.js';
-import { EntityMove, PositionCorrection, WorldTick } from '../../shared/protocol/movement.js';
+import { WorldUpdate } from '../../shared/protocol/entity.js';
+import { PositionCorrection } from '../../shared/protocol/movement.js';
+import {
+  dequantizeCoord,
+  quantizeCoord,
+  type EntityRecord,
+  type MoveRecord,
+} from '../../shared/protocol/records.js';
 import { CombatEvent, SpellGo, SpellStart } from '../../shared/protocol/spell.js';
 import { PacketFeed } from '../../web-client/src/net/packet-feed.js';
 import { ClientWorld, type Incoming } from '../../web-client/src/state/world.js';
@@ -32,27 +38,28 @@ function enter(overrides: Partial<PayloadOf<typeof EnterWorld>> = {}): PayloadOf
   };
 }
 
-function spawn(
-  id: number,
-  x: number,
-  y: number,
-  kind: 'player' | 'mob' = 'mob',
-): PayloadOf<typeof EntitySpawn> {
-  return {
-    id,
-    kind,
-    template: 1,
-    name: `E${id}`,
-    level: 2,
-    health: 50,
-    maxHealth: 50,
-    x,
-    y,
-    facing: 0,
-    speed: 80,
-    appearance: 0,
-    alive: true,
-  };
+/** A spawn record and the standing state after it, as the server sends a new entity. */
+function spawn(id: number, x: number, y: number, kind: 'player' | 'mob' = 'mob'): EntityRecord[] {
+  return [
+    {
+      kind: 'spawn',
+      id,
+      entity: kind,
+      template: 1,
+      name: `E${id}`,
+      level: 2,
+      health: 50,
+      maxHealth: 50,
+      speed: 80,
+      appearance: 0,
+      alive: true,
+    },
+    move(id, x, y),
+  ];
+}
+
+function move(id: number, x: number, y: number, over: Partial<MoveRecord> = {}): MoveRecord {
+  return { kind: 'move', id, x, y, angle: 0, moving: false, jump: false, speed: undefined, ...over };
 }
 
 /** Encodes packets into one message and feeds it through the page's decode path. */
@@ -62,14 +69,24 @@ function feed(world: ClientWorld, localNow: number, write: (w: Writer) => void):
   new PacketFeed((p: Incoming) => world.apply(p, localNow)).push(w.finish());
 }
 
+/** A coordinate as it arrives: records carry them in 1/16-unit steps. */
+const q = (v: number): number => dequantizeCoord(quantizeCoord(v));
+
+/** One WorldUpdate of `records` at server time T0 + localNow (a link without delay). */
+function update(world: ClientWorld, localNow: number, records: EntityRecord[]): void {
+  feed(world, localNow, (w) => WorldUpdate.write(w, { tick: localNow, time: T0 + localNow, records }));
+}
+
 function enteredWorld(): ClientWorld {
   const world = new ClientWorld();
   feed(world, 0, (w) => {
     ZoneInfo.write(w, { zone: 'Vale', width: 1000, height: 1000, obstacles: [], cellSize: 100 });
     EnterWorld.write(w, enter());
-    WorldTick.write(w, { tick: 0, serverTime: T0 });
-    EntitySpawn.write(w, spawn(2, 200, 100, 'player'));
-    EntitySpawn.write(w, spawn(1 << 20, 150, 150));
+    WorldUpdate.write(w, {
+      tick: 0,
+      time: T0,
+      records: [...spawn(2, 200, 100, 'player'), ...spawn(1 << 20, 150, 150)],
+    });
   });
   return world;
 }
@@ -82,19 +99,23 @@ describe('client world from server packets', () => {
     expect([...world.entities.keys()].sort((a, b) => a - b)).toEqual([1, 2, 1 << 20]);
   });
 
-  it('draws remote movers 100 ms behind, between the two ticks around that time', () => {
+  it('draws remote movers 100 ms behind, between the two states around that time', () => {
     const world = enteredWorld();
     for (let i = 1; i <= 4; i++) {
-      feed(world, i * 50, (w) => {
-        WorldTick.write(w, { tick: i, serverTime: T0 + i * 50 });
-        EntityMove.write(w, { id: 2, x: 200 + i * 10, y: 100, facing: 0 });
-      });
+      feed(world, i * 50, (w) =>
+        WorldUpdate.write(w, {
+          tick: i,
+          time: T0 + i * 50,
+          records: [move(2, 200 + i * 10, 100, { moving: true, speed: 200 })],
+        }),
+      );
     }
     const e = world.entities.get(2)!;
     // Local 200 ms reads server T0+200, so the mover is drawn at T0+100: tick 2.
     expect(world.drawnPosition(e, 200).x).toBeCloseTo(220, 0);
     expect(world.drawnPosition(e, 225).x).toBeCloseTo(225, 0);
-    expect(world.serverPosition(e, 225).x).toBeCloseTo(240, 0);
+    // The server has it 25 ms past its newest state (240 at T0+200), walking 200 u/s.
+    expect(world.serverPosition(e, 225).x).toBeCloseTo(245, 0);
     world.toggles.interpolation = false;
     expect(world.drawnPosition(e, 200).x).toBeCloseTo(240, 0);
   });
@@ -132,9 +153,21 @@ describe('client world from server packets', () => {
   it('greys out the dead and forgets the despawned target', () => {
     const world = enteredWorld();
     world.targetId = 1 << 20;
-    feed(world, 10, (w) => Death.write(w, { id: 1 << 20, killerId: 1 }));
+    feed(world, 10, (w) =>
+      WorldUpdate.write(w, {
+        tick: 1,
+        time: T0 + 10,
+        records: [{ kind: 'death', id: 1 << 20, killerId: 1 }],
+      }),
+    );
     expect(world.entities.get(1 << 20)).toMatchObject({ alive: false, health: 0, diedAt: 10 });
-    feed(world, 20, (w) => EntityDespawn.write(w, { id: 1 << 20, reason: 'corpse' }));
+    feed(world, 20, (w) =>
+      WorldUpdate.write(w, {
+        tick: 2,
+        time: T0 + 20,
+        records: [{ kind: 'despawn', id: 1 << 20, reason: 'corpse' }],
+      }),
+    );
     expect(world.entities.has(1 << 20)).toBe(false);
     expect(world.targetId).toBeUndefined();
   });
@@ -162,12 +195,86 @@ describe('client world from server packets', () => {
     const world = enteredWorld();
     const pr = world.self!.predictor;
     pr.step(1, 0, 500); // 60 units right of the spawn, not yet acknowledged
-    feed(world, 100, (w) => {
-      WorldTick.write(w, { tick: 2, serverTime: T0 + 100 });
-      EntityMove.write(w, { id: 1, x: 100, y: 100, facing: 0 });
-      EntitySpawn.write(w, spawn(1, 100, 100, 'player'));
-    });
+    feed(world, 100, (w) =>
+      WorldUpdate.write(w, {
+        tick: 2,
+        time: T0 + 100,
+        records: [move(1, 100, 100, { moving: true }), ...spawn(1, 100, 100, 'player')],
+      }),
+    );
     expect(world.drawnPosition(world.selfEntity()!, 100)).toMatchObject({ x: 160, y: 100 });
+    expect(world.selfEntity()!.track.snapshots).toHaveLength(1);
     expect(pr.corrections).toBe(0);
+  });
+
+  it('walks a remote player to an explicit stop and holds it there, no overshoot', () => {
+    const world = enteredWorld();
+    update(world, 100, [move(2, 200, 100, { moving: true, speed: 80 })]);
+    // It stops short of where it would have walked to (80 u/s for 500 ms: 240).
+    update(world, 600, [move(2, 230, 100)]);
+    const e = world.entities.get(2)!;
+    // Drawn 100 ms behind: at local 350 the server time is T0 + 250, halfway between the states.
+    expect(world.drawnPosition(e, 450).x).toBeCloseTo(215);
+    for (let t = 200; t <= 5_000; t += 25) expect(world.drawnPosition(e, t).x).toBeLessThanOrEqual(q(230));
+    expect(world.drawnPosition(e, 700)).toMatchObject({ x: q(230), y: q(100) });
+    expect(world.drawnPosition(e, 5_000)).toMatchObject({ x: q(230), y: q(100) });
+  });
+
+  it('spawns a walker already walking and a mob on its path from the origin the record gives', () => {
+    const world = enteredWorld();
+    const [spawnWalker] = spawn(3, 0, 0, 'player');
+    const [spawnMob] = spawn((1 << 20) + 1, 0, 0);
+    update(world, 100, [
+      spawnWalker!,
+      move(3, 300, 300, { moving: true, angle: Math.PI / 2 }),
+      spawnMob!,
+      { kind: 'path', id: (1 << 20) + 1, x: 400, y: 400, speed: 50, waypoints: [{ x: 500, y: 400 }] },
+    ]);
+    const walker = world.entities.get(3)!;
+    const mob = world.entities.get((1 << 20) + 1)!;
+    // Local 1 100 draws server T0 + 1 000: 900 ms after the spawn.
+    expect(world.drawnPosition(walker, 1_100).x).toBeCloseTo(q(300));
+    expect(world.drawnPosition(walker, 1_100).y).toBeCloseTo(q(300) + 80 * 0.9);
+    expect(world.drawnPosition(mob, 1_100).x).toBeCloseTo(q(400) + 45, 1);
+    expect(world.drawnPosition(mob, 1_100).y).toBeCloseTo(q(400));
+  });
+
+  it('shows a walker where the server has it now when interpolation is off', () => {
+    const world = enteredWorld();
+    update(world, 100, [move(2, 200, 100, { moving: true, speed: 80 })]);
+    const e = world.entities.get(2)!;
+    world.toggles.interpolation = false;
+    // Server time T0 + 600: half a second of walking at 80 u/s since the state.
+    expect(world.drawnPosition(e, 600).x).toBeCloseTo(q(200) + 40);
+    expect(world.serverPosition(e, 600).x).toBeCloseTo(q(200) + 40);
+    update(world, 700, [move(2, 245, 100)]);
+    expect(world.drawnPosition(e, 900).x).toBeCloseTo(q(245));
+  });
+
+  it('snaps a remote entity on a jump', () => {
+    const world = enteredWorld();
+    update(world, 100, [move(2, 200, 100, { moving: true, speed: 80 })]);
+    update(world, 200, [move(2, 600, 600, { jump: true })]);
+    const e = world.entities.get(2)!;
+    // Drawn at T0 + 150: between the two states, yet already at the jump's end.
+    expect(world.drawnPosition(e, 250)).toMatchObject({ x: q(600), y: q(600) });
+  });
+
+  it("applies health records, and the own character's health, death and respawn", () => {
+    const world = enteredWorld();
+    update(world, 10, [
+      { kind: 'health', id: 1 << 20, health: 12, maxHealth: 50 },
+      { kind: 'health', id: 1, health: 40, maxHealth: 100 },
+    ]);
+    expect(world.entities.get(1 << 20)).toMatchObject({ health: 12, maxHealth: 50 });
+    expect(world.selfEntity()).toMatchObject({ health: 40 });
+    update(world, 20, [{ kind: 'death', id: 1, killerId: 1 << 20 }]);
+    expect(world.selfEntity()).toMatchObject({ alive: false, health: 0 });
+    const pr = world.self!.predictor;
+    pr.step(1, 0, 100);
+    update(world, 30, [{ kind: 'respawn', id: 1, x: 500, y: 500, health: 100, maxHealth: 100 }]);
+    expect(world.selfEntity()).toMatchObject({ alive: true, health: 100, diedAt: undefined });
+    expect(world.drawnPosition(world.selfEntity()!, 30)).toMatchObject({ x: q(500), y: q(500) });
+    expect(pr.pending).toHaveLength(0);
   });
 });

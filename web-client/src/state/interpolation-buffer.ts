@@ -6,7 +6,7 @@
  * (a stop is exact) and an entity whose updates stall is held, not pulled back. A mob path is
  * turned into snapshots at each waypoint's arrival time, so all are sampled the same way.
  */
-import { deadReckon, MAX_DEAD_RECKON_MS } from '../../../shared/game/motion.js';
+import { deadReckon, MAX_DEAD_RECKON_MS, type MotionState } from '../../../shared/game/motion.js';
 import {
   INTERPOLATION_DELAY_MS,
   MAX_EXTRAPOLATION_MS,
@@ -35,6 +35,8 @@ export class EntityTrack {
   raw: Snapshot;
   /** The newest MobPath, to place the ghost where the server has the mob now. */
   path: ActivePath | undefined;
+  /** The newest movement state while it walks, to place the ghost where the server has it now. */
+  private walking: MotionState | undefined;
 
   constructor(x: number, y: number, facing: number, t: number) {
     this.raw = { t, x, y, facing };
@@ -47,6 +49,7 @@ export class EntityTrack {
     this.snapshots.push({ t, x, y, facing });
     this.raw = { t, x, y, facing };
     this.path = undefined;
+    this.walking = undefined;
     this.cap();
   }
 
@@ -70,6 +73,7 @@ export class EntityTrack {
     this.snapshots.push({ t: until + 1, x: end.x, y: end.y, facing: angle });
     this.raw = { t, x, y, facing: angle };
     this.path = undefined;
+    this.walking = moving ? { x, y, t, moving, angle, speed } : undefined;
     this.cap();
   }
 
@@ -99,6 +103,7 @@ export class EntityTrack {
     this.snapshots.push({ t: t + 1, x: from.x, y: from.y, facing });
     this.path = { start, waypoints: waypoints.map((w) => ({ x: w.x, y: w.y })), speed, startTime };
     this.raw = { t: startTime, x: start.x, y: start.y, facing: at.facing };
+    this.walking = undefined;
     this.cap();
   }
 
@@ -117,8 +122,12 @@ export class EntityTrack {
     return { ...p, t };
   }
 
-  /** Where the server has the entity at server time `now` (latest move, or along its path). */
+  /** Where the server has the entity at server time `now` (dead-reckoned walk, path, or latest state). */
   serverPosition(now: number): Snapshot {
+    if (this.walking && now >= this.walking.t) {
+      const p = deadReckon(this.walking, now);
+      return { t: now, x: p.x, y: p.y, facing: this.walking.angle };
+    }
     if (this.path && now >= this.path.startTime) {
       const p = positionAlongPath(
         this.path.start,

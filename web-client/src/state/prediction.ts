@@ -71,6 +71,8 @@ export class Predictor {
   /** The newest frame's motion: whether keys moved the character, and how fast it went. */
   private moving = false;
   private moveSpeed = 0;
+  /** A correction's replay left the character off the server's position: send it even standing. */
+  private resend = false;
   corrections = 0;
   /** Distance of the newest correction's snap, for the netcode panel. */
   lastCorrectionDistance = 0;
@@ -104,6 +106,7 @@ export class Predictor {
     this.unsent = [];
     this.moving = false;
     this.moveSpeed = 0;
+    this.resend = false;
     this.sender.reset(0, x, y, this.facing);
   }
 
@@ -132,7 +135,14 @@ export class Predictor {
    * The caller sends it; it is pending until acked.
    */
   takeInput(clientTime: number): MoveInputValue | undefined {
-    const state = this.sender.update(clientTime, this.x, this.y, this.facing, this.moving, this.moveSpeed);
+    let state = this.sender.update(clientTime, this.x, this.y, this.facing, this.moving, this.moveSpeed);
+    if (!state && this.resend) {
+      // Standing (a walk would have gone out as a start): the server has the character where
+      // the correction said, so tell it where the replay put it.
+      this.sender.reset(clientTime, this.x, this.y, this.facing);
+      state = { x: this.x, y: this.y, facing: this.facing, moving: false, speed: 0 };
+    }
+    this.resend = false;
     if (!state) return undefined;
     this.seq = (this.seq + 1) >>> 0;
     const input: PendingInput = {
@@ -181,6 +191,7 @@ export class Predictor {
     // The server has the character standing where it said: from there, the next update
     // sends the replayed position as a fresh state.
     this.sender.reset(0, c.x, c.y, c.facing);
+    this.resend = this.x !== c.x || this.y !== c.y;
     this.corrections++;
     this.lastCorrectionDistance = Math.hypot(this.x - before.x, this.y - before.y);
   }
