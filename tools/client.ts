@@ -17,6 +17,7 @@ import { MoveSender } from '../shared/client/move-sender.js';
 import type { ViewEntity, WorldChange } from '../shared/client/world-view.js';
 import { clampToZone, distance, MOVE_SEND_HZ, PLAYER_SPEED, slide } from '../shared/game/movement.js';
 import { ErrorCode } from '../shared/protocol/errors.js';
+import { PositionCorrection } from '../shared/protocol/movement.js';
 import {
   Bye,
   ChatMessage,
@@ -400,6 +401,10 @@ class Session {
     const interval = 1000 / MOVE_SEND_HZ;
     const sender = new MoveSender();
     sender.reset(performance.now(), start.x, start.y, start.facing);
+    // The server stands a corrected walker where it says: from there the walk is a new start.
+    const offCorrection = this.client.on(PositionCorrection, (c) =>
+      sender.reset(performance.now(), c.x, c.y, c.facing),
+    );
     out(`Walking to ${round(goal.x)},${round(goal.y)}`);
     let last = performance.now();
     let stuck = 0;
@@ -410,7 +415,7 @@ class Session {
       const elapsed = Math.min(now - last, 250);
       last = now;
       const self = this.client.world.self;
-      if (!self) return;
+      if (!self) break;
       if (!self.alive) {
         out('You cannot move while dead.');
         break;
@@ -445,6 +450,7 @@ class Session {
     const self = this.client.world.self;
     const stop = self && sender.update(performance.now(), self.x, self.y, self.facing, false, 0);
     if (stop && !this.client.isClosed) this.client.sendMove(stop.x, stop.y, stop.facing, false, 0);
+    offCorrection();
     if (this.walking === walk) this.walking = undefined;
   }
 }
