@@ -127,6 +127,11 @@ export interface WyvernClientOptions {
   requestTimeoutMs?: number;
   /** Called with an exception thrown by a handler; by default it is rethrown outside the receive loop. */
   onHandlerError?: (err: unknown) => void;
+  /**
+   * The world view to keep up to date (default: a new one). A page that reconnects passes the
+   * same view to each new client, so what it draws from keeps its listeners.
+   */
+  world?: WorldView;
 }
 
 export interface WaitForOptions<T> {
@@ -147,7 +152,7 @@ export const UNKNOWN_PACKET = 'unknown';
 
 export class WyvernClient {
   readonly clock: ClockSync;
-  readonly world = new WorldView();
+  readonly world: WorldView;
   readonly stats = new ClientStats();
   state: ClientState = 'handshake';
   welcome: WelcomePayload | undefined;
@@ -189,6 +194,7 @@ export class WyvernClient {
     options: WyvernClientOptions = {},
   ) {
     this.clock = new ClockSync(options.now ? { now: options.now } : {});
+    this.world = options.world ?? new WorldView();
     this.requestTimeoutMs = options.requestTimeoutMs ?? 15_000;
     this.onHandlerError =
       options.onHandlerError ??

@@ -8,27 +8,30 @@
  * Movement is state (shared/game/motion.ts): each entity keeps its newest motion states.
  * Between two states it is where a straight line between them puts it (so an explicit stop
  * is exact: no overshoot); past the newest it is dead-reckoned from it, and held once that
- * state is older than MAX_DEAD_RECKON_MS. Mobs walk paths (positionAlongPath).
+ * state is older than MAX_DEAD_RECKON_MS. A mob's path record becomes states too (one per
+ * waypoint, shared/game/interpolation.ts), so a new path or move takes over from its own
+ * time and the entity is still where it was for any earlier time a renderer draws.
  *
  * Ids: players count up from 1, mobs from MOB_ID_BASE (2^20); `kind` says which.
  */
-import { deadReckon, type MotionState } from '../game/motion.js';
-import { positionAlongPath, type Vec2 } from '../game/movement.js';
-import { lerp } from '../game/interpolation.js';
+import type { MotionState } from '../game/motion.js';
+import type { Vec2 } from '../game/movement.js';
+import { pathMotion, sampleMotion, type Placement } from '../game/interpolation.js';
 import { MOB_ID_BASE, type EntityKind } from '../protocol/common.js';
 import type { PayloadOf } from '../protocol/define.js';
 import type { PlayerStats } from '../protocol/entity.js';
 import type { EnterWorld, ZoneInfo } from '../protocol/character.js';
 import type { MoveAck, PositionCorrection } from '../protocol/movement.js';
-import type {
-  DeathRecord,
-  DespawnRecord,
-  EntityRecord,
-  HealthRecord,
-  MoveRecord,
-  PathRecord,
-  RespawnRecord,
-  SpawnRecord,
+import {
+  MAX_PATH_POINTS,
+  type DeathRecord,
+  type DespawnRecord,
+  type EntityRecord,
+  type HealthRecord,
+  type MoveRecord,
+  type PathRecord,
+  type RespawnRecord,
+  type SpawnRecord,
 } from '../protocol/records.js';
 
 export type PlayerStatsPayload = PayloadOf<typeof PlayerStats>;
@@ -57,7 +60,7 @@ export interface ViewEntity {
   health: number;
   maxHealth: number;
   alive: boolean;
-  /** Last known position, as of `updatedAt` (use positionAt for walking mobs). */
+  /** Last known position, as of `updatedAt` (use positionAt for where it is at a time). */
   x: number;
   y: number;
   /** Radians in [0, 2π). */
@@ -66,8 +69,12 @@ export interface ViewEntity {
   appearance: number;
   /** Server time of the last position update. */
   updatedAt: number;
+  /** The path it is walking (a mob), until a move, a death or its end; its states are in `motion`. */
   path: PathState | undefined;
-  /** Newest motion states, oldest first (at most MOTION_HISTORY); empty for the self entity. */
+  /**
+   * Newest motion states, oldest first; a path's run into the future (one per waypoint).
+   * Empty for the self entity, which the client predicts.
+   */
   motion: MotionState[];
   /** The client's own character. */
   readonly self: boolean;
@@ -84,7 +91,8 @@ export type WorldChange =
   | { readonly type: 'enter'; readonly entity: ViewEntity }
   | { readonly type: 'spawn'; readonly entity: ViewEntity }
   | { readonly type: 'despawn'; readonly entity: ViewEntity; readonly reason: DespawnRecord['reason'] }
-  | { readonly type: 'move'; readonly entity: ViewEntity }
+  /** A movement state; `jump` when it is a discontinuity to snap to (never blend into). */
+  | { readonly type: 'move'; readonly entity: ViewEntity; readonly jump: boolean }
   | { readonly type: 'path'; readonly entity: ViewEntity }
   | { readonly type: 'health'; readonly entity: ViewEntity }
   | { readonly type: 'death'; readonly entity: ViewEntity; readonly killerId: number }
@@ -102,8 +110,11 @@ export function isMobId(id: number): boolean {
   return id >= MOB_ID_BASE;
 }
 
-/** Motion states kept per entity: enough to interpolate a short way into the past. */
-const MOTION_HISTORY = 8;
+/**
+ * Motion states kept per entity: a path's (MAX_PATH_POINTS + 1) and a few before it, enough to
+ * draw a short way into the past; advance() forgets those no longer needed sooner.
+ */
+const MOTION_HISTORY = MAX_PATH_POINTS + 8;
 
 export class WorldView {
   readonly entities = new Map<number, ViewEntity>();
@@ -254,7 +265,7 @@ export class WorldView {
     const entity = this.entities.get(p.id);
     if (!entity || entity.self) return undefined;
     this.setMotion(entity, p, at, p.jump);
-    this.emit({ type: 'move', entity });
+    this.emit({ type: 'move', entity, jump: p.jump });
     return entity;
   }
 
@@ -282,8 +293,10 @@ export class WorldView {
     entity.path = undefined;
     entity.x = where.x;
     entity.y = where.y;
+    entity.facing = where.facing;
     entity.updatedAt = at;
-    if (!entity.self) entity.motion = [standing(where.x, where.y, where.facing, at)];
+    // It stops where it fell; what came before stays, for times drawn before the death.
+    if (!entity.self) pushState(entity.motion, standing(where.x, where.y, where.facing, at), false);
     entity.alive = false;
     entity.health = 0;
     this.emit({ type: 'death', entity, killerId: p.killerId });
@@ -319,26 +332,24 @@ export class WorldView {
     entity.y = p.y;
     entity.facing = p.angle;
     entity.updatedAt = at;
-    const motion = entity.motion;
-    // A state older than the newest (records of one update share its time) replaces it.
-    while (!snap && motion.length > 0 && motion[motion.length - 1]!.t >= at) motion.pop();
-    if (snap) motion.length = 0;
-    motion.push(state);
-    if (motion.length > MOTION_HISTORY) motion.splice(0, motion.length - MOTION_HISTORY);
+    pushState(entity.motion, state, snap);
   }
 
   private setPath(entity: ViewEntity, p: PathRecord, at: number): void {
+    const from = { x: p.x, y: p.y };
+    const waypoints = p.waypoints.map((w) => ({ x: w.x, y: w.y }));
+    const states = pathMotion(from, waypoints, p.speed, at, entity.facing);
     entity.x = p.x;
     entity.y = p.y;
+    entity.facing = states[0]!.angle;
     entity.updatedAt = at;
     entity.speed = p.speed;
-    entity.motion = [];
-    entity.path = {
-      from: { x: p.x, y: p.y },
-      waypoints: p.waypoints.map((w) => ({ x: w.x, y: w.y })),
-      speed: p.speed,
-      startTime: at,
-    };
+    entity.path = { from, waypoints, speed: p.speed, startTime: at };
+    // The path takes over from its start: what the history had from then on is void.
+    const motion = entity.motion;
+    while (motion.length > 0 && motion[motion.length - 1]!.t >= at) motion.pop();
+    motion.push(...states);
+    trimHistory(motion);
   }
 
   playerStats(p: PlayerStatsPayload): SelfStats {
@@ -400,20 +411,19 @@ export class WorldView {
     }
   }
 
-  /** Where an entity is at a server time: along its path, or from its motion states. */
-  positionAt(entity: ViewEntity, serverTime: number): { x: number; y: number; facing: number } {
-    const path = entity.path;
-    if (path) {
-      const p = positionAlongPath(path.from, path.waypoints, path.speed, serverTime - path.startTime);
-      // An empty path (no segment walked) keeps the facing the entity had.
-      return { x: p.x, y: p.y, facing: path.waypoints.length > 0 ? p.facing : entity.facing };
-    }
+  /**
+   * Where an entity is at a server time, from its motion states (a path's included): between
+   * two states on the line between them, past the newest dead-reckoned (then held). The self
+   * entity is where the client last put it.
+   */
+  positionAt(entity: ViewEntity, serverTime: number): Placement {
     return sampleMotion(entity.motion, serverTime) ?? { x: entity.x, y: entity.y, facing: entity.facing };
   }
 
   /**
-   * Moves walking entities to where they are at `serverTime`; a finished path is dropped,
-   * and motion states older than the one in force at `keepFrom` are forgotten.
+   * Moves pathing entities to where they are at `serverTime` (a finished path is dropped), and
+   * forgets motion states older than the one in force at `keepFrom`: a renderer that draws
+   * the past passes the oldest time it may still draw.
    */
   advance(serverTime: number, keepFrom = serverTime): void {
     for (const entity of this.entities.values()) {
@@ -448,18 +458,13 @@ export class WorldView {
   private settle(entity: ViewEntity, serverTime: number): void {
     const path = entity.path;
     if (!path || serverTime < path.startTime) return;
-    const p = positionAlongPath(path.from, path.waypoints, path.speed, serverTime - path.startTime);
+    const p = this.positionAt(entity, serverTime);
     entity.x = p.x;
     entity.y = p.y;
-    if (path.waypoints.length > 0) entity.facing = p.facing;
+    entity.facing = p.facing;
     entity.updatedAt = serverTime;
-    if (p.arrived) {
-      entity.path = undefined;
-    } else {
-      // Re-anchor the rest of the walk here so the path stays a pure function of time.
-      const walked = path.speed * ((serverTime - path.startTime) / 1000);
-      entity.path = { ...path, ...restOfPath(path, walked, p), startTime: serverTime };
-    }
+    const end = entity.motion[entity.motion.length - 1];
+    if (!end || (!end.moving && serverTime >= end.t)) entity.path = undefined;
   }
 
   private emit(change: WorldChange): void {
@@ -471,42 +476,20 @@ function standing(x: number, y: number, facing: number, t: number): MotionState 
   return { x, y, t, moving: false, angle: facing, speed: 0 };
 }
 
+/** Where motion states put an entity at a time (shared/game/interpolation.ts). */
+export { sampleMotion };
+
 /**
- * Where motion states put an entity at `t`: before the first, where the first has it;
- * between two, on the line between them; past the newest, dead-reckoned from it (held once
- * it is MAX_DEAD_RECKON_MS old). Undefined when there are no states.
+ * Adds the newest state. A state at or before the newest one's time replaces what the history
+ * had from then on (records of one update share its time); a snap starts the history over.
  */
-export function sampleMotion(
-  states: readonly MotionState[],
-  t: number,
-): { x: number; y: number; facing: number } | undefined {
-  const n = states.length;
-  const first = states[0];
-  if (!first) return undefined;
-  if (t <= first.t) return { x: first.x, y: first.y, facing: first.angle };
-  let i = n - 1;
-  while (i > 0 && states[i]!.t > t) i--;
-  const a = states[i]!;
-  const b = states[i + 1];
-  if (!b) {
-    const p = deadReckon(a, t);
-    return { x: p.x, y: p.y, facing: a.angle };
-  }
-  const f = b.t > a.t ? (t - a.t) / (b.t - a.t) : 1;
-  return { x: lerp(a.x, b.x, f), y: lerp(a.y, b.y, f), facing: a.moving ? a.angle : b.angle };
+function pushState(motion: MotionState[], state: MotionState, snap: boolean): void {
+  if (snap) motion.length = 0;
+  while (motion.length > 0 && motion[motion.length - 1]!.t >= state.t) motion.pop();
+  motion.push(state);
+  trimHistory(motion);
 }
 
-/** The waypoints still ahead after walking `walked` units, starting from the current point. */
-function restOfPath(path: PathState, walked: number, at: Vec2): { from: Vec2; waypoints: Vec2[] } {
-  let remaining = walked;
-  let prev = path.from;
-  let i = 0;
-  for (; i < path.waypoints.length; i++) {
-    const w = path.waypoints[i]!;
-    const segment = Math.hypot(w.x - prev.x, w.y - prev.y);
-    if (remaining < segment) break;
-    remaining -= segment;
-    prev = w;
-  }
-  return { from: { x: at.x, y: at.y }, waypoints: path.waypoints.slice(i).map((w) => ({ x: w.x, y: w.y })) };
+function trimHistory(motion: MotionState[]): void {
+  if (motion.length > MOTION_HISTORY) motion.splice(0, motion.length - MOTION_HISTORY);
 }

@@ -2,7 +2,13 @@ import { describe, expect, it } from 'vitest';
 import { sampleMotion, WorldView, type WorldChange } from '../../shared/client/world-view.js';
 import { MAX_DEAD_RECKON_MS } from '../../shared/game/motion.js';
 import { MOB_ID_BASE } from '../../shared/protocol/common.js';
-import type { EntityRecord, MoveRecord, PathRecord, SpawnRecord } from '../../shared/protocol/records.js';
+import {
+  MAX_PATH_POINTS,
+  type EntityRecord,
+  type MoveRecord,
+  type PathRecord,
+  type SpawnRecord,
+} from '../../shared/protocol/records.js';
 import { enterWorld, moveRecord, spawnRecord } from './fake-server.js';
 
 const WOLF = MOB_ID_BASE + 4;
@@ -383,6 +389,54 @@ describe('WorldView movement states', () => {
     view.applyRecords([{ kind: 'respawn', id: SELF, x: 50, y: 60, health: 100, maxHealth: 100 }], 1_300);
     expect(view.self).toMatchObject({ alive: true, x: 50, y: 60, health: 100 });
     expect(changes.slice(before).map((c) => c.type)).toEqual(['health', 'death', 'respawn']);
+  });
+
+  it('takes a new path over from its own time: earlier times still follow the old one', () => {
+    const { view, wolf } = wolfView();
+    view.applyRecords([path(WOLF, 0, 0, 100, [{ x: 200, y: 0 }])], 1_000);
+    // A chase re-plans at 2 000, where the old path had brought the wolf.
+    view.applyRecords([path(WOLF, 100, 0, 100, [{ x: 100, y: 100 }])], 2_000);
+    expect(view.positionAt(wolf, 1_500)).toMatchObject({ x: 50, y: 0, facing: 0 });
+    expect(view.positionAt(wolf, 2_000)).toMatchObject({ x: 100, y: 0 });
+    const turned = view.positionAt(wolf, 2_500);
+    expect(turned.x).toBeCloseTo(100);
+    expect(turned.y).toBeCloseTo(50);
+    expect(turned.facing).toBeCloseTo(Math.PI / 2);
+    expect(view.positionAt(wolf, 9_000)).toMatchObject({ x: 100, y: 100 });
+  });
+
+  it('stops a path where a move says, keeping the path before it', () => {
+    const { view, wolf } = wolfView();
+    view.applyRecords([path(WOLF, 0, 0, 100, [{ x: 1_000, y: 0 }])], 0);
+    view.applyRecords([moveRecord(WOLF, 50, 0)], 500);
+    expect(view.positionAt(wolf, 250).x).toBeCloseTo(25);
+    expect(view.positionAt(wolf, 5_000)).toMatchObject({ x: 50, y: 0 });
+    expect(wolf.path).toBeUndefined();
+  });
+
+  it('keeps what came before a death for times drawn before it', () => {
+    const { view, wolf } = wolfView();
+    view.applyRecords([walking(WOLF, 0, 0, 0)], 1_000);
+    view.applyRecords([{ kind: 'death', id: WOLF, killerId: SELF }], 1_500);
+    expect(view.positionAt(wolf, 1_250).x).toBeCloseTo(25);
+    expect(view.positionAt(wolf, 9_000)).toMatchObject({ x: 50, y: 0 });
+  });
+
+  it('says which moves are jumps, so a renderer knows to snap', () => {
+    const { view, changes } = wolfView();
+    view.applyRecords([walking(WOLF, 0, 0, 0)], 1_000);
+    view.applyRecords([moveRecord(WOLF, 500, 500, { jump: true })], 1_500);
+    const moves = changes.filter((c) => c.type === 'move');
+    expect(moves.map((c) => c.type === 'move' && c.jump)).toEqual([false, true]);
+  });
+
+  it('keeps a long path whole: every waypoint is a state', () => {
+    const { view, wolf } = wolfView();
+    const waypoints = Array.from({ length: MAX_PATH_POINTS }, (_, i) => ({ x: (i + 1) * 10, y: 0 }));
+    view.applyRecords([path(WOLF, 0, 0, 10, waypoints)], 0);
+    expect(view.positionAt(wolf, 500).x).toBeCloseTo(5);
+    expect(view.positionAt(wolf, 15_500).x).toBeCloseTo(155);
+    expect(view.positionAt(wolf, 99_000).x).toBeCloseTo(MAX_PATH_POINTS * 10);
   });
 });
 

@@ -2,8 +2,7 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import { MOB_ID_BASE } from '../../shared/protocol/common.js';
 import type { EntityRecord } from '../../shared/protocol/records.js';
 import { DEMO_TICK_MS, DemoServer } from '../../web-client/src/net/demo.js';
-import { PacketFeed } from '../../web-client/src/net/packet-feed.js';
-import { ClientWorld } from '../../web-client/src/state/world.js';
+import { openPage } from './page.js';
 
 const WOLF = MOB_ID_BASE + 1;
 const BOAR = MOB_ID_BASE + 2;
@@ -13,23 +12,26 @@ afterEach(() => {
   vi.useRealTimers();
 });
 
-/** The demo world fed through the page's decode path, on a fake clock. */
+/** The demo world fed through the page's path (the SDK, then the page), on a fake clock. */
 function runDemo() {
   vi.useFakeTimers();
   let now = 1_700_000_000_000;
-  const world = new ClientWorld();
   const records: EntityRecord[] = [];
   const server = new DemoServer(() => now);
-  const feed = new PacketFeed((p) => {
-    if (p.name === 'WorldUpdate') records.push(...p.value.records);
-    world.apply(p, now);
+  const page = openPage({
+    onPacket: (p) => {
+      if (p.name === 'WorldUpdate') records.push(...p.value.records);
+    },
+    toServer: (bytes) => server.send(bytes),
   });
-  server.onBytes = (bytes) => feed.push(bytes);
+  const world = page.world;
+  server.onBytes = (bytes) => page.push(now, bytes);
   server.start();
   return {
     world,
-    records,
+    page,
     server,
+    records,
     get now() {
       return now;
     },
@@ -97,6 +99,30 @@ describe('demo world', () => {
     expect(demo.records.some((r) => r.kind === 'despawn' && r.id === BOAR && r.reason === 'corpse')).toBe(
       true,
     );
+    demo.server.close();
+  });
+
+  it("acks the own character's movement states, sent through the SDK: no correction, nothing left pending", () => {
+    const demo = runDemo();
+    const world = demo.world;
+    const pr = world.self!.predictor;
+    const client = demo.page.client;
+    let t = 0;
+    const frame = (dx: number, dy: number) => {
+      t += 16;
+      pr.step(dx, dy, 16);
+      pr.takeInput(demo.now + t, (s) => client.sendMove(s.x, s.y, s.facing, s.moving, s.speed));
+    };
+    for (let i = 0; i < 60; i++) frame(1, 0);
+    for (let i = 0; i < 60; i++) frame(0, 1);
+    frame(0, 0);
+    const moves = demo.page.sent.filter((m) => m.name === 'MoveInput');
+    expect(moves.length).toBeGreaterThanOrEqual(3);
+    expect(client.lastMoveSeq).toBe(moves.length);
+    expect(pr.pending).toHaveLength(0);
+    expect(pr.corrections).toBe(0);
+    expect(world.view.lastAckedSeq).toBe(moves.length);
+    expect(pr.confirmed).toEqual({ x: pr.x, y: pr.y });
     demo.server.close();
   });
 });

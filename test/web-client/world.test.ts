@@ -3,7 +3,8 @@ import { Writer } from '../../shared/codec/writer.js';
 import { EnterWorld, ZoneInfo } from '../../shared/protocol/character.js';
 import type { PayloadOf } from '../../shared/protocol/define.js';
 import { WorldUpdate } from '../../shared/protocol/entity.js';
-import { PositionCorrection } from '../../shared/protocol/movement.js';
+import { MAX_DEAD_RECKON_MS } from '../../shared/game/motion.js';
+import { MoveAck, PositionCorrection } from '../../shared/protocol/movement.js';
 import {
   dequantizeCoord,
   quantizeCoord,
@@ -11,8 +12,9 @@ import {
   type MoveRecord,
 } from '../../shared/protocol/records.js';
 import { CombatEvent, SpellGo, SpellStart } from '../../shared/protocol/spell.js';
-import { PacketFeed } from '../../web-client/src/net/packet-feed.js';
-import { ClientWorld, type Incoming } from '../../web-client/src/state/world.js';
+import { BLEND_MS } from '../../web-client/src/state/visual-track.js';
+import type { ClientWorld } from '../../web-client/src/state/world.js';
+import { openPage, type Page } from './page.js';
 
 const T0 = 1_700_000_000_000;
 
@@ -62,11 +64,12 @@ function move(id: number, x: number, y: number, over: Partial<MoveRecord> = {}):
   return { kind: 'move', id, x, y, angle: 0, moving: false, jump: false, speed: undefined, ...over };
 }
 
-/** Encodes packets into one message and feeds it through the page's decode path. */
+/** The page behind each world a test made. */
+const pages = new WeakMap<ClientWorld, Page>();
+
+/** Encodes packets into one message and feeds it through the page's path: the SDK, then the page. */
 function feed(world: ClientWorld, localNow: number, write: (w: Writer) => void): void {
-  const w = new Writer();
-  write(w);
-  new PacketFeed((p: Incoming) => world.apply(p, localNow)).push(w.finish());
+  pages.get(world)!.feed(localNow, write);
 }
 
 /** A coordinate as it arrives: records carry them in 1/16-unit steps. */
@@ -78,7 +81,9 @@ function update(world: ClientWorld, localNow: number, records: EntityRecord[]): 
 }
 
 function enteredWorld(): ClientWorld {
-  const world = new ClientWorld();
+  const page = openPage();
+  const world = page.world;
+  pages.set(world, page);
   feed(world, 0, (w) => {
     ZoneInfo.write(w, { zone: 'Vale', width: 1000, height: 1000, obstacles: [], cellSize: 100 });
     EnterWorld.write(w, enter());
@@ -160,7 +165,8 @@ describe('client world from server packets', () => {
         records: [{ kind: 'death', id: 1 << 20, killerId: 1 }],
       }),
     );
-    expect(world.entities.get(1 << 20)).toMatchObject({ alive: false, health: 0, diedAt: 10 });
+    expect(world.entities.get(1 << 20)).toMatchObject({ alive: false, health: 0 });
+    expect(world.diedAt(1 << 20)).toBe(10);
     feed(world, 20, (w) =>
       WorldUpdate.write(w, {
         tick: 2,
@@ -203,7 +209,7 @@ describe('client world from server packets', () => {
       }),
     );
     expect(world.drawnPosition(world.selfEntity()!, 100)).toMatchObject({ x: 160, y: 100 });
-    expect(world.selfEntity()!.track.snapshots).toHaveLength(1);
+    expect(world.selfEntity()!.motion).toEqual([]);
     expect(pr.corrections).toBe(0);
   });
 
@@ -273,8 +279,153 @@ describe('client world from server packets', () => {
     const pr = world.self!.predictor;
     pr.step(1, 0, 100);
     update(world, 30, [{ kind: 'respawn', id: 1, x: 500, y: 500, health: 100, maxHealth: 100 }]);
-    expect(world.selfEntity()).toMatchObject({ alive: true, health: 100, diedAt: undefined });
+    expect(world.selfEntity()).toMatchObject({ alive: true, health: 100 });
+    expect(world.diedAt(1)).toBeUndefined();
     expect(world.drawnPosition(world.selfEntity()!, 30)).toMatchObject({ x: q(500), y: q(500) });
     expect(pr.pending).toHaveLength(0);
+  });
+});
+
+describe('the page draws from the SDK world view', () => {
+  /** Draws entity `id` every 16 ms of page time from `from` to `to`; returns the positions. */
+  function frames(world: ClientWorld, id: number, from: number, to: number, at?: (t: number) => void) {
+    const drawn: { t: number; x: number; y: number }[] = [];
+    for (let t = from; t <= to; t += 16) {
+      at?.(t);
+      const p = world.drawnPosition(world.entities.get(id)!, t);
+      drawn.push({ t, x: p.x, y: p.y });
+    }
+    return drawn;
+  }
+
+  const steps = (drawn: { x: number; y: number }[]) =>
+    drawn.slice(1).map((p, i) => Math.hypot(p.x - drawn[i]!.x, p.y - drawn[i]!.y));
+
+  it("keeps its entities in the page client's WorldView", () => {
+    const world = enteredWorld();
+    const page = pages.get(world)!;
+    expect(world.view).toBe(page.client.world);
+    expect(world.entities).toBe(page.client.world.entities);
+    expect(page.client.world.get(2)).toMatchObject({ name: 'E2', kind: 'player' });
+  });
+
+  it('glides onto a turn the dead reckoning did not know of instead of jumping', () => {
+    const world = enteredWorld();
+    update(world, 100, [move(2, 200, 100, { moving: true, speed: 100 })]);
+    const e = world.entities.get(2)!;
+    let turned = false;
+    const drawn = frames(world, 2, 100, 1_200, (t) => {
+      // It turned north at T0 + 450 (x 235); the server says so with the state at T0 + 600.
+      if (!turned && t >= 600) {
+        turned = true;
+        update(world, t, [move(2, 235, 115, { moving: true, speed: 100, angle: Math.PI / 2 })]);
+      }
+    });
+    // Drawn at T0 + 500 the new state moves it by ~16 units: glided, at most a few units a frame.
+    expect(Math.max(...steps(drawn))).toBeLessThan(4);
+    // Once the blend is over it is exactly where the view has it.
+    const settled = 600 + BLEND_MS + 16;
+    const p = world.drawnPosition(e, settled);
+    const at = world.view.positionAt(e, world.clock.renderTime(settled));
+    expect(p.x).toBeCloseTo(at.x, 6);
+    expect(p.y).toBeCloseTo(at.y, 6);
+  });
+
+  it('takes a new mob path over from its own time: no hitch where one path meets the next', () => {
+    const world = enteredWorld();
+    const mob = 1 << 20;
+    update(world, 100, [
+      { kind: 'path', id: mob, x: 150, y: 150, speed: 100, waypoints: [{ x: 450, y: 150 }] },
+    ]);
+    let repathed = false;
+    // Frames fall on 1 100, when the new path comes.
+    const drawn = frames(world, mob, 204, 1_600, (t) => {
+      if (!repathed && t >= 1_100) {
+        repathed = true;
+        // At T0 + 1 100 it is at 250 and turns south.
+        update(world, t, [
+          { kind: 'path', id: mob, x: 250, y: 150, speed: 100, waypoints: [{ x: 250, y: 450 }] },
+        ]);
+      }
+    });
+    // Never faster than it walks (give or take the 1/16-unit coordinates).
+    for (const step of steps(drawn)) expect(step).toBeLessThanOrEqual(100 * 0.016 + 0.01);
+    const e = world.entities.get(mob)!;
+    expect(world.drawnPosition(e, 1_200)).toMatchObject({ x: q(250), y: q(150) });
+    expect(world.drawnPosition(e, 1_300).y).toBeCloseTo(q(150) + 10);
+  });
+
+  it('never draws a walker past its stop, frame by frame as the states arrive', () => {
+    const world = enteredWorld();
+    update(world, 100, [move(2, 200, 100, { moving: true, speed: 80 })]);
+    let stopped = false;
+    const drawn = frames(world, 2, 100, 2_000, (t) => {
+      if (!stopped && t >= 600) {
+        stopped = true;
+        // It stopped where walking took it (80 u/s for 500 ms) as the state was made.
+        update(world, t, [move(2, 240, 100)]);
+      }
+    });
+    expect(Math.max(...drawn.map((p) => p.x))).toBeLessThanOrEqual(q(240));
+    expect(drawn.at(-1)).toMatchObject({ x: q(240), y: q(100) });
+  });
+
+  it('holds the ghost of a walker whose updates stalled where MAX_DEAD_RECKON_MS took it', () => {
+    const world = enteredWorld();
+    update(world, 100, [move(2, 200, 100, { moving: true, speed: 80 })]);
+    const e = world.entities.get(2)!;
+    const held = q(200) + (80 * MAX_DEAD_RECKON_MS) / 1000;
+    expect(world.serverPosition(e, 100 + MAX_DEAD_RECKON_MS).x).toBeCloseTo(held);
+    expect(world.serverPosition(e, 100 + MAX_DEAD_RECKON_MS + 10_000).x).toBeCloseTo(held);
+    expect(world.drawnPosition(e, 100 + MAX_DEAD_RECKON_MS + 10_000).x).toBeCloseTo(held);
+  });
+
+  it('sends its movement states through the SDK: one MoveInput sequence, acked by MoveAck', () => {
+    const world = enteredWorld();
+    const page = pages.get(world)!;
+    const pr = world.self!.predictor;
+    const send = (t: number) =>
+      pr.takeInput(T0 + t, (s) => page.client.sendMove(s.x, s.y, s.facing, s.moving, s.speed));
+    let t = 0;
+    for (; t < 1_000; t += 16) {
+      pr.step(1, 0, 16);
+      send(t);
+    }
+    pr.step(0, 0, 16);
+    send(t);
+    const moves = page.sent
+      .filter((m) => m.name === 'MoveInput')
+      .map((m) => m.payload as { seq: number; moving: boolean; x: number });
+    expect(moves.length).toBeGreaterThan(2);
+    expect(moves.map((m) => m.seq)).toEqual(moves.map((_, i) => i + 1));
+    expect(pr.pending.map((i) => i.seq)).toEqual(moves.map((m) => m.seq));
+    expect(page.client.lastMoveSeq).toBe(moves.length);
+    expect(moves[0]!.moving).toBe(true);
+    expect(moves.at(-1)!.moving).toBe(false);
+    expect(moves.at(-1)!.x).toBeCloseTo(pr.x, 3);
+    feed(world, t, (w) => MoveAck.write(w, { seq: moves.length }));
+    expect(pr.pending).toHaveLength(0);
+    expect(pr.confirmed).toEqual({ x: pr.x, y: pr.y });
+    expect(pr.corrections).toBe(0);
+    // The view's own entity follows the prediction.
+    world.prune(t);
+    expect(world.selfEntity()).toMatchObject({ x: pr.x, y: pr.y });
+  });
+
+  it('glides the own character onto a small correction and snaps a large one', () => {
+    const world = enteredWorld();
+    const me = world.selfEntity()!;
+    expect(world.drawnPosition(me, 10)).toMatchObject({ x: 100, y: 100 });
+    feed(world, 20, (w) =>
+      PositionCorrection.write(w, { seq: 0, x: 94, y: 100, facing: 0, reason: 'speed' }),
+    );
+    expect(world.drawnPosition(me, 20).x).toBeCloseTo(100);
+    expect(world.drawnPosition(me, 20 + BLEND_MS / 2).x).toBeCloseTo(97);
+    expect(world.drawnPosition(me, 20 + BLEND_MS).x).toBe(94);
+    feed(world, 500, (w) =>
+      PositionCorrection.write(w, { seq: 0, x: 400, y: 400, facing: 0, reason: 'obstacle' }),
+    );
+    expect(world.drawnPosition(me, 500)).toMatchObject({ x: 400, y: 400 });
+    expect(world.self!.predictor.corrections).toBe(2);
   });
 });

@@ -1,22 +1,18 @@
 /**
  * The page: screens (log in -> characters -> world), the frame loop (input -> prediction ->
- * MoveInput, then draw), and the wiring between the connection, the world state, the
- * renderer and the HUD. `?demo` swaps the server for the canned DemoServer behind the same
- * link lab and decode path; `?net` opens the netcode panel at start.
+ * movement states through the SDK, then draw), and the wiring between the connection, the
+ * world state, the renderer and the HUD. `?demo` swaps the server for the canned DemoServer
+ * behind the same link lab and the same WyvernClient; `?net` opens the netcode panel at start.
  *
  * window.__wyvern is a read-only view of what the page shows, for end-to-end tests and for
  * anyone curious in the console.
  */
-import type { AnyClientDef } from '../../shared/client/client.js';
 import type { WyvernClient } from '../../shared/client/client.js';
-import type { PayloadOf } from '../../shared/protocol/define.js';
-import { CastSpell, ChatSend, Whisper, Who } from '../../shared/protocol/index.js';
-import { MoveInput } from '../../shared/protocol/movement.js';
+import { CastSpell, ChatSend, Whisper } from '../../shared/protocol/index.js';
 import { byOpcode } from '../../shared/protocol/registry.js';
-import { connect, type Connection } from './net/connection.js';
+import { connect, pageClient, type Connection } from './net/connection.js';
 import { DemoServer } from './net/demo.js';
 import { LinkLabTransport, type FrameObserver } from './net/link-lab-transport.js';
-import { PacketFeed } from './net/packet-feed.js';
 import { parseChat } from './state/chat-command.js';
 import { disconnectText, type ByeValue } from './state/disconnect.js';
 import { isMovementKey, movementFromKeys } from './state/input.js';
@@ -33,8 +29,6 @@ export type Screen = 'loading' | 'login' | 'characters' | 'world';
 
 const HUD_INTERVAL_MS = 100;
 const PANEL_INTERVAL_MS = 250;
-/** Sends to the server (demo or real) wherever the page is. */
-type Sender = <P extends AnyClientDef>(def: P, value: PayloadOf<P>) => void;
 
 export async function startApp(
   canvasHost: HTMLElement,
@@ -50,6 +44,8 @@ export async function startApp(
 
   let screen: Screen = 'loading';
   let connection: Connection | undefined;
+  /** The demo world's client (no server, no login). */
+  let demoClient: WyvernClient | undefined;
   let lab: LinkLabTransport | undefined;
   /** The player asked to close the connection: its close is no news to report. */
   let loggingOut = false;
@@ -63,7 +59,11 @@ export async function startApp(
     world.apply(p, performance.now());
   };
 
-  let send: Sender = () => undefined;
+  /** The client the page talks through now: the server's, or the demo's. */
+  const live = (): WyvernClient | undefined => {
+    if (connection && !connection.client.isClosed) return connection.client;
+    return demoClient;
+  };
 
   const hud = new Hud({
     cast: (slot) => castSlot(slot),
@@ -112,6 +112,7 @@ export async function startApp(
       connection = await connect({
         link,
         observe,
+        world: world.view,
         onPacket: (name, value) => {
           if (name === 'Bye') bye = value as ByeValue;
           applyPacket({ name, value } as Incoming);
@@ -131,9 +132,6 @@ export async function startApp(
     connection.client.onError = (err) => {
       if (err.fatal) fatal = err.message;
       else if (screen === 'world') world.notice(err.message, performance.now());
-    };
-    send = (def, value) => {
-      connection?.client.send(def, value);
     };
     return connection.client;
   };
@@ -208,7 +206,7 @@ export async function startApp(
       world.notice('Select a target first (click it or press Tab).', performance.now());
       return;
     }
-    send(CastSpell, { spellId: spell.id, targetId });
+    live()?.send(CastSpell, { spellId: spell.id, targetId });
   };
 
   const chat = (line: string) => {
@@ -217,10 +215,10 @@ export async function startApp(
     switch (cmd.kind) {
       case 'say':
       case 'zone':
-        send(ChatSend, { channel: cmd.kind, text: cmd.text });
+        live()?.send(ChatSend, { channel: cmd.kind, text: cmd.text });
         break;
       case 'whisper':
-        send(Whisper, { to: cmd.to, text: cmd.text });
+        live()?.send(Whisper, { to: cmd.to, text: cmd.text });
         break;
       case 'who':
         if (connection) {
@@ -243,7 +241,7 @@ export async function startApp(
             )
             .catch((err: unknown) => world.notice(errorText(err), performance.now()));
         } else {
-          send(Who, {});
+          world.notice('Nobody else is online in the demo.', now);
         }
         break;
       case 'error':
@@ -301,13 +299,16 @@ export async function startApp(
     last = now;
     const self = world.self;
     const me = world.selfEntity();
-    if (screen === 'world' && self && me) {
+    const client = live();
+    if (screen === 'world' && self && me && client) {
       if (me.alive && document.activeElement !== hud.chatInput) {
         const dir = movementFromKeys(held);
         self.predictor.step(dir.x, dir.y, dt);
       }
-      const input = self.predictor.takeInput(clientClock());
-      if (input) send(MoveInput, input);
+      // The shared send policy decides; the SDK numbers and sends (one MoveInput sequence).
+      self.predictor.takeInput(client.clock.now(), (s) =>
+        client.sendMove(s.x, s.y, s.facing, s.moving, s.speed),
+      );
     }
     world.prune(now);
     stats.entitiesInView = Math.max(0, world.entities.size - (self ? 1 : 0));
@@ -334,19 +335,15 @@ export async function startApp(
   if (demo) {
     const server = new DemoServer();
     lab = new LinkLabTransport(server, link, observe);
-    const feed = new PacketFeed(applyPacket);
-    lab.onBytes = (bytes) => feed.push(bytes);
-    send = (def, value) => lab?.send(def.encode(value));
+    demoClient = pageClient(lab, {
+      world: world.view,
+      onPacket: (name, value) => applyPacket({ name, value } as Incoming),
+    });
     showWorld();
     server.start();
   } else {
     showLogin();
   }
-}
-
-/** The client clock the SDK uses (ms since the Unix epoch, monotonic). */
-function clientClock(): number {
-  return performance.timeOrigin + performance.now();
 }
 
 interface Live {

@@ -3,9 +3,15 @@
  * (wss:// when the page came over https), the link lab between it and the client SDK, and
  * every decoded packet handed to the world. Everything the UI asks of the server goes
  * through `client` (the SDK's WyvernClient); this file only wires the pieces.
+ *
+ * The demo world goes through the same WyvernClient (pageClient), so a demo and a real
+ * server reach the page by one path: the SDK decodes, keeps the page's WorldView up to date,
+ * then hands each packet to the page.
  */
 import { WyvernClient } from '../../../shared/client/client.js';
+import type { ByteTransport } from '../../../shared/client/transport.js';
 import { WebSocketTransport } from '../../../shared/client/websocket-transport.js';
+import type { WorldView } from '../../../shared/client/world-view.js';
 import { CLEAN_LINK, type LinkSettings } from '../state/link-lab.js';
 import { LinkLabTransport, type FrameObserver } from './link-lab-transport.js';
 
@@ -21,12 +27,32 @@ export interface Connection {
   lab: LinkLabTransport;
 }
 
-export interface ConnectOptions {
+export interface PageClientOptions {
+  /** The page's entity store: the client keeps it up to date. */
+  world: WorldView;
+  /** Every packet the SDK decoded, after its own bookkeeping (the world view is current). */
+  onPacket: (name: string, payload: unknown) => void;
+  onClose?: (reason: string) => void;
+  /** A packet handler threw (default: logged, so a bug in one does not take the page down). */
+  onHandlerError?: (err: unknown) => void;
+}
+
+/** A WyvernClient over `transport` that keeps the page's world view and reports every packet. */
+export function pageClient(transport: ByteTransport, options: PageClientOptions): WyvernClient {
+  const client = new WyvernClient(transport, {
+    world: options.world,
+    onHandlerError: options.onHandlerError ?? ((err) => console.error('packet handler failed', err)),
+  });
+  client.onPacket = (name, payload) => options.onPacket(name, payload);
+  const onClose = options.onClose;
+  if (onClose) client.onClose = (reason) => onClose(reason);
+  return client;
+}
+
+export interface ConnectOptions extends PageClientOptions {
   url?: string;
   link?: LinkSettings;
   observe: FrameObserver;
-  /** Every packet the SDK decoded, after its own bookkeeping. */
-  onPacket: (name: string, payload: unknown) => void;
   onClose: (reason: string) => void;
 }
 
@@ -35,12 +61,7 @@ export async function connect(options: ConnectOptions): Promise<Connection> {
   const url = options.url ?? gameSocketUrl(location);
   const socket = await WebSocketTransport.connect(url);
   const lab = new LinkLabTransport(socket, options.link ?? CLEAN_LINK, options.observe);
-  const client = new WyvernClient(lab, {
-    // A bug in a packet handler must not take the page down; it is logged instead.
-    onHandlerError: (err) => console.error('packet handler failed', err),
-  });
-  client.onPacket = (name, payload) => options.onPacket(name, payload);
-  client.onClose = (reason) => options.onClose(reason);
+  const client = pageClient(lab, options);
   await client.hello({ clientKind: 'browser', clientName: CLIENT_NAME });
   client.startClockSync(2000);
   return { client, lab };

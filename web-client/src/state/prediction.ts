@@ -6,13 +6,15 @@
  * when the character starts, stops or turns (sliding along a wall turns it), and as a
  * heartbeat while it walks, the steps since the last send become one MoveInput (seq, the
  * resulting position, heading, walking or not, speed, client time), kept as pending until the
- * server answers. MoveAck(seq) drops inputs up to seq: the server agreed, nothing moves.
+ * server answers. The page sends it through the client SDK (WyvernClient.sendMove), whose
+ * seq it records, so the connection has one MoveInput sequence. MoveAck(seq) drops inputs up
+ * to seq: the server agreed, nothing moves.
  * PositionCorrection(seq, x, y) snaps to the server's position and replays the steps of the
  * inputs after seq (and the unsent ones), so the character ends where the player's keys
  * put it from the server's truth. On a clean link no correction ever arrives and the drawn
  * position never jumps.
  */
-import { MoveSender } from '../../../shared/client/move-sender.js';
+import { MoveSender, type MoveState } from '../../../shared/client/move-sender.js';
 import { PLAYER_SPEED, slide, type Rect, type Vec2, type ZoneBounds } from '../../../shared/game/movement.js';
 
 export interface MoveStep {
@@ -67,6 +69,8 @@ export class Predictor {
   readonly pending: PendingInput[] = [];
   private unsent: MoveStep[] = [];
   private seq = 0;
+  /** Newest seq acknowledged (an ack may come back while its input is still being sent). */
+  private acked = 0;
   private readonly sender = new MoveSender();
   /** The newest frame's motion: whether keys moved the character, and how fast it went. */
   private moving = false;
@@ -131,10 +135,11 @@ export class Predictor {
   }
 
   /**
-   * The MoveInput to send now, when the movement state changed or a heartbeat is due.
-   * The caller sends it; it is pending until acked.
+   * The MoveInput to send now, when the movement state changed or a heartbeat is due; it is
+   * pending until acked. `send` sends the state and returns its seq (the SDK's sendMove);
+   * without it the predictor numbers its inputs itself and the caller sends the result.
    */
-  takeInput(clientTime: number): MoveInputValue | undefined {
+  takeInput(clientTime: number, send?: (state: MoveState) => number): MoveInputValue | undefined {
     let state = this.sender.update(clientTime, this.x, this.y, this.facing, this.moving, this.moveSpeed);
     if (!state && this.resend) {
       // Standing (a walk would have gone out as a start): the server has the character where
@@ -144,7 +149,7 @@ export class Predictor {
     }
     this.resend = false;
     if (!state) return undefined;
-    this.seq = (this.seq + 1) >>> 0;
+    this.seq = send ? send(state) : (this.seq + 1) >>> 0;
     const input: PendingInput = {
       seq: this.seq,
       x: state.x,
@@ -155,6 +160,8 @@ export class Predictor {
     };
     this.unsent = [];
     this.pending.push(input);
+    // A transport that answers at once (the demo world) acks inside `send`.
+    if (input.seq <= this.acked) this.ack(this.acked);
     return {
       seq: input.seq,
       x: input.x,
@@ -168,6 +175,7 @@ export class Predictor {
 
   /** The server accepted every input up to seq. */
   ack(seq: number): void {
+    if (seq > this.acked) this.acked = seq;
     let acked: PendingInput | undefined;
     while (this.pending.length > 0 && (this.pending[0] as PendingInput).seq <= seq)
       acked = this.pending.shift();

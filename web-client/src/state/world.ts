@@ -1,18 +1,31 @@
 /**
- * Everything the page knows about the world, as plain data, updated by server packets:
- * the zone, the own character (predicted), remote entities (interpolated), cast bars,
- * projectiles, floating combat texts, chat, spells and cooldowns, the selected target.
- * The renderer and the HUD only read it. `localNow` is the page clock (performance.now()).
+ * Everything the page knows about the world, as plain data. Entities live in the client SDK's
+ * WorldView (`view`): the WyvernClient the page talks through applies each WorldUpdate's
+ * records to it before the page sees the packet, and the page draws from it. What is the
+ * page's own: the zone as drawn, the own character's prediction, a visual track per entity
+ * (blending small corrections, the corpse fade), cast bars, projectiles, floating combat
+ * texts, chat, spells and cooldowns, the selected target, notices.
+ *
+ * Remote entities are drawn at the render clock's time (the newest server time seen, less the
+ * interpolation delay) through WorldView.positionAt, so a stop is never overshot; the own
+ * character is drawn where the predictor has it. The renderer and the HUD only read this.
+ * `localNow` is the page clock (performance.now()).
  */
-import { INTERPOLATION_DELAY_MS } from '../../../shared/game/interpolation.js';
+import {
+  WorldView,
+  type SelfStats,
+  type ViewEntity,
+  type WorldChange,
+} from '../../../shared/client/world-view.js';
+import { INTERPOLATION_DELAY_MS, type Placement } from '../../../shared/game/interpolation.js';
 import type { Rect } from '../../../shared/game/movement.js';
 import type { PayloadOf } from '../../../shared/protocol/define.js';
 import type { AnyServerPacket, ServerPacketName } from '../../../shared/protocol/registry.js';
 import type { EnterWorld } from '../../../shared/protocol/character.js';
-import type { EntityRecord, MoveRecord, PathRecord, SpawnRecord } from '../../../shared/protocol/records.js';
 import type { SpellBook } from '../../../shared/protocol/spell.js';
-import { EntityTrack, SnapshotClock } from './interpolation-buffer.js';
 import { Predictor } from './prediction.js';
+import { RenderClock } from './render-clock.js';
+import { VisualTrack, type Stop } from './visual-track.js';
 
 /** A decoded server packet: its name and payload, discriminated by name. */
 export type Incoming = {
@@ -29,29 +42,12 @@ export interface Zone {
   cellSize: number;
 }
 
-export interface EntityState {
-  id: number;
-  kind: 'player' | 'mob';
-  template: number;
-  name: string;
-  level: number;
-  health: number;
-  maxHealth: number;
-  alive: boolean;
-  appearance: number;
-  speed: number;
-  track: EntityTrack;
-  /** Page time of death, for the corpse fade. */
-  diedAt: number | undefined;
-}
+/** An entity as the page draws it: the SDK's view of it. */
+export type EntityState = ViewEntity;
 
 export interface SelfState {
   id: number;
   name: string;
-  level: number;
-  mana: number;
-  maxMana: number;
-  kills: number;
   interestRadius: number;
   predictor: Predictor;
 }
@@ -97,10 +93,22 @@ export interface NetToggles {
   prediction: boolean;
 }
 
+export interface ClientWorldOptions {
+  /** The entity store (default: a new one); the page gives the same view to each WyvernClient. */
+  view?: WorldView;
+  /** The page clock, for what happens as the view changes (default performance.now()). */
+  now?: () => number;
+}
+
+/** Motion states older than this behind the drawn time are forgotten. */
+const KEEP_BEHIND_MS = 1000;
+
 export class ClientWorld {
+  readonly view: WorldView;
   zone: Zone | undefined;
   self: SelfState | undefined;
-  readonly entities = new Map<number, EntityState>();
+  /** How each entity in the view is drawn, by id. */
+  readonly tracks = new Map<number, VisualTrack>();
   readonly casts = new Map<number, CastBar>();
   projectiles: Projectile[] = [];
   combatTexts: CombatText[] = [];
@@ -110,15 +118,33 @@ export class ClientWorld {
   readonly cooldowns = new Map<number, number>();
   targetId: number | undefined;
   serverTick = 0;
-  readonly clock = new SnapshotClock(INTERPOLATION_DELAY_MS);
+  readonly clock = new RenderClock(INTERPOLATION_DELAY_MS);
   readonly toggles: NetToggles = { interpolation: true, prediction: true };
   /** Messages for a person (spell failures, logout), newest last. */
   readonly notices: { text: string; at: number }[] = [];
   logoutAt: number | undefined;
-  private batchTime: number | undefined;
-  private batchLocal = 0;
+  readonly now: () => number;
 
-  /** Applies one server packet. */
+  constructor(options: ClientWorldOptions = {}) {
+    this.view = options.view ?? new WorldView();
+    this.now = options.now ?? (() => performance.now());
+    this.view.onChange((change) => this.viewChanged(change));
+  }
+
+  /** Every entity in view, the own character included. */
+  get entities(): ReadonlyMap<number, EntityState> {
+    return this.view.entities;
+  }
+
+  /** The own mana, level and kills (PlayerStats, EnterWorld). */
+  get stats(): SelfStats | undefined {
+    return this.view.stats;
+  }
+
+  /**
+   * Applies one server packet's page-side effects; the SDK has already applied it to `view`
+   * (entities, own stats, acks). Called for every packet the page's WyvernClient decodes.
+   */
   apply(p: Incoming, localNow: number): void {
     switch (p.name) {
       case 'ZoneInfo':
@@ -139,31 +165,20 @@ export class ClientWorld {
         break;
       case 'WorldUpdate':
         this.serverTick = p.value.tick;
-        this.batchTime = p.value.time;
-        this.batchLocal = localNow;
         this.clock.observe(p.value.time, localNow);
-        this.applyRecords(p.value.records, p.value.time, localNow);
         break;
       case 'MoveAck':
         this.self?.predictor.ack(p.value.seq);
         break;
       case 'PositionCorrection': {
-        const pr = this.self?.predictor;
-        if (!pr) break;
-        pr.correct(p.value);
-        this.selfEntity()?.track.reset(this.packetTime(localNow), pr.x, pr.y, pr.facing);
+        const self = this.self;
+        if (!self) break;
+        self.predictor.correct(p.value);
+        // A small correction glides onto the replayed position; a large one snaps.
+        const pr = self.predictor;
+        this.tracks.get(self.id)?.retarget({ x: pr.x, y: pr.y }, localNow);
         break;
       }
-      case 'PlayerStats':
-        if (this.self) {
-          this.self.mana = p.value.mana;
-          this.self.maxMana = p.value.maxMana;
-          this.self.level = p.value.level;
-          this.self.kills = p.value.kills;
-          const e = this.selfEntity();
-          if (e) e.level = p.value.level;
-        }
-        break;
       case 'SpellStart':
         this.casts.set(p.value.casterId, {
           casterId: p.value.casterId,
@@ -222,102 +237,110 @@ export class ClientWorld {
     }
   }
 
-  /** One WorldUpdate's entity records, which happened at server time `t`. */
-  private applyRecords(records: readonly EntityRecord[], t: number, localNow: number): void {
-    for (let i = 0; i < records.length; i++) {
-      const r = records[i]!;
-      switch (r.kind) {
-        case 'spawn': {
-          // A spawn's position is the move or path record after it.
-          const next = records[i + 1];
-          const motion =
-            next && next.id === r.id && (next.kind === 'move' || next.kind === 'path') ? next : undefined;
-          if (motion) i++;
-          this.spawn(r, motion, t, localNow);
-          break;
-        }
-        case 'move': {
-          const e = this.entities.get(r.id);
-          // The own character is predicted; its corrections come as PositionCorrection.
-          if (!e || e.id === this.self?.id) break;
-          e.track.pushState(t, r.x, r.y, r.angle, r.moving, r.moving ? (r.speed ?? e.speed) : 0, r.jump);
-          break;
-        }
-        case 'path': {
-          const e = this.entities.get(r.id);
-          if (e) e.track.pushPath(t, r.speed, r.waypoints, r);
-          break;
-        }
-        case 'despawn':
-          if (r.id === this.self?.id) break;
-          this.entities.delete(r.id);
-          this.casts.delete(r.id);
-          if (this.targetId === r.id) this.targetId = undefined;
-          break;
-        case 'health': {
-          const e = this.entities.get(r.id);
-          if (e) {
-            e.health = r.health;
-            e.maxHealth = r.maxHealth;
-          }
-          break;
-        }
-        case 'death': {
-          const e = this.entities.get(r.id);
-          if (e) {
-            e.alive = false;
-            e.health = 0;
-            e.diedAt = localNow;
-          }
-          this.casts.delete(r.id);
-          break;
-        }
-        case 'respawn': {
-          const e = this.entities.get(r.id);
-          if (e) {
-            e.alive = true;
-            e.diedAt = undefined;
-            e.health = r.health;
-            e.maxHealth = r.maxHealth;
-            e.track.reset(t, r.x, r.y, 0);
-          }
-          if (this.self && r.id === this.self.id) this.self.predictor.teleport(r.x, r.y);
-          break;
-        }
+  /** What the view's changes mean for the page: tracks, cast bars, the target, the predictor. */
+  private viewChanged(c: WorldChange): void {
+    switch (c.type) {
+      case 'enter':
+        // A new world: nothing drawn before belongs to it.
+        this.tracks.clear();
+        this.casts.clear();
+        this.targetId = undefined;
+        this.tracks.set(c.entity.id, new VisualTrack());
+        return;
+      case 'spawn': {
+        const track = new VisualTrack();
+        if (!c.entity.alive) track.diedAt = this.now();
+        this.tracks.set(c.entity.id, track);
+        return;
       }
+      case 'despawn':
+        this.tracks.delete(c.entity.id);
+        this.casts.delete(c.entity.id);
+        if (this.targetId === c.entity.id) this.targetId = undefined;
+        return;
+      case 'move':
+      case 'path':
+        this.retarget(c.entity, c.type === 'move' && c.jump);
+        return;
+      case 'death': {
+        const track = this.tracks.get(c.entity.id);
+        if (track) track.diedAt = this.now();
+        this.casts.delete(c.entity.id);
+        if (!c.entity.self) this.retarget(c.entity, false);
+        return;
+      }
+      case 'respawn': {
+        const track = this.tracks.get(c.entity.id);
+        if (track) {
+          track.diedAt = undefined;
+          track.snap();
+        }
+        if (c.entity.self) this.self?.predictor.teleport(c.entity.x, c.entity.y);
+        return;
+      }
+      case 'reset':
+        this.clearWorld();
+        return;
+      default:
+        return;
     }
   }
 
-  /** Drops finished projectiles, old combat texts and stale snapshots. */
+  /** A remote entity's motion changed: glide from what was drawn onto where it now is. */
+  private retarget(e: ViewEntity, jump: boolean): void {
+    const track = this.tracks.get(e.id);
+    if (!track) return;
+    const t = track.drawnAt;
+    track.retarget(t === undefined ? undefined : this.view.positionAt(e, t), this.now(), jump);
+  }
+
+  /** Per frame: drops finished projectiles, old combat texts and motion states no longer drawn. */
   prune(localNow: number): void {
     this.projectiles = this.projectiles.filter((p) => localNow - p.startedAt < p.travelTime + 50);
     this.combatTexts = this.combatTexts.filter((c) => localNow - c.at < COMBAT_TEXT_MS);
     for (const [id, c] of this.casts) if (localNow - c.startedAt > c.castTime + 500) this.casts.delete(id);
     const t = this.clock.renderTime(localNow);
-    for (const e of this.entities.values()) e.track.trim(t);
+    this.view.advance(t, t - KEEP_BEHIND_MS);
+    const pr = this.self?.predictor;
+    // The view's own entity is where the prediction has it (nearest(), the HUD, tests).
+    if (pr) this.view.setSelfPosition(pr.x, pr.y, pr.facing, this.clock.serverNow(localNow));
     if (this.notices.length > 0 && localNow - (this.notices[0] as { at: number }).at > 5000)
       this.notices.shift();
   }
 
-  /** Where an entity is drawn now: predicted for the own character, interpolated for others. */
-  drawnPosition(e: EntityState, localNow: number): { x: number; y: number; facing: number } {
+  /**
+   * Where an entity is drawn now: the own character where the predictor has it (the newest
+   * position the server agreed to with prediction off); others where the view has them at
+   * the render time (at the server's now with interpolation off); plus what is left of a
+   * correction's blend.
+   */
+  drawnPosition(e: EntityState, localNow: number): Placement {
+    const track = this.tracks.get(e.id);
     if (this.self && e.id === this.self.id) {
       const pr = this.self.predictor;
-      return this.toggles.prediction
+      const base = this.toggles.prediction
         ? { x: pr.x, y: pr.y, facing: pr.facing }
         : { x: pr.confirmed.x, y: pr.confirmed.y, facing: pr.facing };
+      return track ? track.place(base, localNow, localNow) : base;
     }
-    if (!this.toggles.interpolation) return e.track.serverPosition(this.clock.serverNow(localNow));
-    return e.track.sample(this.clock.renderTime(localNow));
+    const t = this.toggles.interpolation ? this.clock.renderTime(localNow) : this.clock.serverNow(localNow);
+    const base = this.view.positionAt(e, t);
+    if (!track) return base;
+    return track.place(base, t, localNow, track.blending(localNow) ? finalStop(e, t) : undefined);
   }
 
-  /** The newest position the server sent for an entity (the ghost). */
-  serverPosition(e: EntityState, localNow: number): { x: number; y: number } {
-    return e.track.serverPosition(this.clock.serverNow(localNow));
+  /** Where the server has an entity now, as far as the newest state says (the ghost). */
+  serverPosition(e: EntityState, localNow: number): Placement {
+    return this.view.positionAt(e, this.clock.serverNow(localNow));
   }
 
   selfEntity(): EntityState | undefined {
     return this.self ? this.entities.get(this.self.id) : undefined;
+  }
+
+  /** Page time the entity died (for the corpse fade), undefined while it lives. */
+  diedAt(id: number): number | undefined {
+    return this.tracks.get(id)?.diedAt;
   }
 
   /** Next living entity (not self) after the current target, nearest first. */
@@ -365,11 +388,16 @@ export class ClientWorld {
     if (this.notices.length > 5) this.notices.shift();
   }
 
-  /** Back to the character screen: forget the world. */
+  /** Back to the character screen: forget the world (the view too). */
   leave(): void {
+    this.view.reset();
+    this.clearWorld();
+  }
+
+  private clearWorld(): void {
     this.zone = undefined;
     this.self = undefined;
-    this.entities.clear();
+    this.tracks.clear();
     this.casts.clear();
     this.projectiles = [];
     this.combatTexts = [];
@@ -380,73 +408,15 @@ export class ClientWorld {
   }
 
   private enter(v: PayloadOf<typeof EnterWorld>, localNow: number): void {
-    // Entities spawned before this packet was applied stay: only leave() forgets the world.
     this.clock.observe(v.serverTime, localNow);
     this.serverTick = v.tick;
-    const predictor = new Predictor(this.predictionWorld(), v.x, v.y, v.facing, v.speed);
     this.self = {
       id: v.entityId,
       name: v.name,
-      level: v.level,
-      mana: v.mana,
-      maxMana: v.maxMana,
-      kills: 0,
       interestRadius: v.interestRadius,
-      predictor,
+      predictor: new Predictor(this.predictionWorld(), v.x, v.y, v.facing, v.speed),
     };
-    this.entities.set(v.entityId, {
-      id: v.entityId,
-      kind: 'player',
-      template: 0,
-      name: v.name,
-      level: v.level,
-      health: v.health,
-      maxHealth: v.maxHealth,
-      alive: v.health > 0,
-      appearance: 0,
-      speed: v.speed,
-      track: new EntityTrack(v.x, v.y, v.facing, v.serverTime),
-      diedAt: undefined,
-    });
-  }
-
-  private spawn(
-    v: SpawnRecord,
-    motion: MoveRecord | PathRecord | undefined,
-    t: number,
-    localNow: number,
-  ): void {
-    // The own character is never spawned: it entered with EnterWorld and is predicted.
-    if (this.self?.id === v.id) return;
-    const x = motion?.x ?? 0;
-    const y = motion?.y ?? 0;
-    const facing = motion?.kind === 'move' ? motion.angle : 0;
-    const e: EntityState = {
-      id: v.id,
-      kind: v.entity,
-      template: v.template,
-      name: v.name,
-      level: v.level,
-      health: v.health,
-      maxHealth: v.maxHealth,
-      alive: v.alive,
-      appearance: v.appearance,
-      speed: v.speed,
-      track: new EntityTrack(x, y, facing, t),
-      diedAt: v.alive ? undefined : localNow,
-    };
-    this.entities.set(v.id, e);
-    if (motion?.kind === 'move') {
-      e.track.pushState(t, x, y, facing, motion.moving, motion.moving ? (motion.speed ?? v.speed) : 0, true);
-    } else if (motion?.kind === 'path') e.track.pushPath(t, motion.speed, motion.waypoints, motion);
-  }
-
-  /** The server time the packet being applied describes: its batch's tick time. */
-  private packetTime(localNow: number): number {
-    const estimate = this.clock.serverNow(localNow);
-    // A batch split across reads may come without its WorldUpdate: the clock's estimate stands in.
-    if (this.batchTime === undefined || localNow - this.batchLocal > 200) return estimate;
-    return this.batchTime;
+    if (!this.tracks.has(v.entityId)) this.tracks.set(v.entityId, new VisualTrack());
   }
 
   private predictionWorld(): { zone: { width: number; height: number }; obstacles: Rect[] } {
@@ -459,6 +429,19 @@ export class ClientWorld {
   private spellColour(id: number): number {
     return this.spell(id)?.colour ?? 0xffd27f;
   }
+}
+
+/** The stop an entity is on its last leg to at time `t` (its newest state, standing), if any. */
+function finalStop(e: EntityState, t: number): Stop | undefined {
+  const m = e.motion;
+  const last = m[m.length - 1];
+  const prev = m[m.length - 2];
+  if (!last || !prev || last.moving || t < prev.t) return undefined;
+  const dx = last.x - prev.x;
+  const dy = last.y - prev.y;
+  const length = Math.hypot(dx, dy);
+  if (length < 1e-6) return undefined;
+  return { x: last.x, y: last.y, dx: dx / length, dy: dy / length };
 }
 
 export function spellFailText(reason: string): string {

@@ -78,13 +78,14 @@ export class Hud {
   update(world: ClientWorld, now: number): void {
     const me = world.selfEntity();
     const self = world.self;
+    const stats = world.stats;
     if (me && self) {
       fill(
         this.self,
         h('div.title', {}, `${me.name}`, h('span.level', {}, ` ${me.level}`)),
         meter('health', me.health, me.maxHealth),
-        meter('mana', self.mana, self.maxMana),
-        h('div.small', {}, `kills ${self.kills}${me.alive ? '' : ' · dead'}`),
+        meter('mana', stats?.mana ?? 0, stats?.maxMana ?? 0),
+        h('div.small', {}, `kills ${stats?.kills ?? 0}${me.alive ? '' : ' · dead'}`),
       );
     }
     const t = world.targetId !== undefined ? world.entities.get(world.targetId) : undefined;
@@ -107,7 +108,7 @@ export class Hud {
       const left = spell ? world.cooldownLeft(spell.id, now) : 0;
       slot.cd.textContent = left > 0 ? (left / 1000).toFixed(1) : '';
       slot.root.classList.toggle('cooling', left > 0);
-      slot.root.classList.toggle('no-mana', !!spell && !!self && self.mana < spell.manaCost);
+      slot.root.classList.toggle('no-mana', !!spell && !!stats && stats.mana < spell.manaCost);
       slot.root.style.setProperty(
         '--spell',
         spell ? `#${spell.colour.toString(16).padStart(6, '0')}` : '#444',
