@@ -50,6 +50,11 @@ export interface StepResult {
     bytesPerMovementUpdate: number | null;
     recordBytesPerMovementUpdate: number | null;
     bytesPerRecord: number | null;
+    movementMix?: {
+      move: { perClientPerSecond: number; bytes: number | null };
+      path: { perClientPerSecond: number; bytes: number | null };
+      spawnMotion: { perClientPerSecond: number; bytes: number | null };
+    };
     matched: number;
     unmatched: number;
     bad: number;
@@ -130,6 +135,22 @@ export function markdown(meta: Record<string, string>, runs: RunResult[]): strin
           `${f(s.inView.entities)} (${f(s.inView.players)} + ${f(s.inView.mobs)}) | ${f(s.moves.sentPerSecond, 0)} (${f(s.moves.sentRatio, 3)}) | ` +
           `${errors} | ${f(s.botCpuPercent, 0)} (${f(s.botLoopLagP99Ms)}) | ${verdict(s)} |`,
       );
+    }
+    if (run.steps.some((s) => s.updates.movementMix)) {
+      lines.push(
+        '',
+        'Movement records per client per second (average bytes, id delta included): states (players stopping, starting, turning, heartbeats; mobs standing), mob paths, and of both the motion half of spawn blocks:',
+        '',
+        '| N | states | paths | in spawn blocks |',
+        '|---:|---|---|---|',
+      );
+      for (const s of run.steps) {
+        const m = s.updates.movementMix;
+        if (!m) continue;
+        lines.push(
+          `| ${s.n} | ${f(m.move.perClientPerSecond)} (${f(m.move.bytes, 2)} B) | ${f(m.path.perClientPerSecond)} (${f(m.path.bytes, 2)} B) | ${f(m.spawnMotion.perClientPerSecond)} (${f(m.spawnMotion.bytes, 2)} B) |`,
+        );
+      }
     }
     lines.push('');
   }

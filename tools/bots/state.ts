@@ -78,6 +78,12 @@ export interface Counters {
   movementRecordBytes: number;
   /** Bytes of received records that are not movement (spawns, despawns, health, deaths, respawns). */
   otherRecordBytes: number;
+  /** Of the movement records: paths (mobs), and their bytes. */
+  pathRecords: number;
+  pathRecordBytes: number;
+  /** Of the movement records: the motion half of a spawn block, and their bytes. */
+  spawnMotionRecords: number;
+  spawnMotionBytes: number;
   /** Move records of another bot matched to its send (latency samples). */
   matched: number;
   /** Move records of another bot (not a spawn's, not a jump) whose recent sends hold no such state. */
@@ -106,6 +112,10 @@ export function zeroCounters(): Counters {
     movementRecords: 0,
     movementRecordBytes: 0,
     otherRecordBytes: 0,
+    pathRecords: 0,
+    pathRecordBytes: 0,
+    spawnMotionRecords: 0,
+    spawnMotionBytes: 0,
     matched: 0,
     unmatched: 0,
     badUpdates: 0,

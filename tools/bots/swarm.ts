@@ -70,6 +70,16 @@ export interface PhaseReport {
     recordBytesPerMovementUpdate: number | null;
     /** All WorldUpdate bytes per record (headers included). */
     bytesPerRecord: number | null;
+    /**
+     * The movement records by source, per client per second and average bytes (id delta
+     * included): players' and mobs' states (move), mobs' paths (path), and the motion half of
+     * spawn blocks (counted in move or path too).
+     */
+    movementMix: {
+      move: { perClientPerSecond: number; bytes: number | null };
+      path: { perClientPerSecond: number; bytes: number | null };
+      spawnMotion: { perClientPerSecond: number; bytes: number | null };
+    };
     /** Move records of other bots matched to their send (latency samples), and not matched. */
     matched: number;
     unmatched: number;
@@ -219,6 +229,20 @@ export class Swarm {
         bytesPerMovementUpdate: ratio(c.worldUpdateBytes - c.otherRecordBytes, c.movementRecords),
         recordBytesPerMovementUpdate: ratio(c.movementRecordBytes, c.movementRecords),
         bytesPerRecord: ratio(c.worldUpdateBytes, c.records),
+        movementMix: {
+          move: {
+            perClientPerSecond: round((c.movementRecords - c.pathRecords) / seconds / per),
+            bytes: ratio(c.movementRecordBytes - c.pathRecordBytes, c.movementRecords - c.pathRecords),
+          },
+          path: {
+            perClientPerSecond: round(c.pathRecords / seconds / per),
+            bytes: ratio(c.pathRecordBytes, c.pathRecords),
+          },
+          spawnMotion: {
+            perClientPerSecond: round(c.spawnMotionRecords / seconds / per),
+            bytes: ratio(c.spawnMotionBytes, c.spawnMotionRecords),
+          },
+        },
         matched: c.matched,
         unmatched: c.unmatched,
         bad: c.badUpdates,
