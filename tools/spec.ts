@@ -52,6 +52,8 @@ import {
   groups,
   Hello,
   JUMP,
+  AGE,
+  SAME_ANGLE,
   ListCharacters,
   LoginChallenge,
   LoginOk,
@@ -86,7 +88,6 @@ import {
   SPEED,
   SpellBook,
   Welcome,
-  WORLD_UPDATE_HEAD,
   WorldUpdate,
   writeRecord,
   ZoneInfo,
@@ -474,8 +475,17 @@ function recordKindRows(): string[][] {
     id: 1,
     x: 0,
     y: 0,
-    speed: 0,
+    speed: undefined,
     waypoints: Array.from({ length: n }, () => ({ x: 0, y: 0 })),
+  });
+  const moveBy = (d: number, angle: number | undefined): EntityRecord => ({
+    kind: 'moveBy',
+    id: 1,
+    dx: d,
+    dy: d,
+    angle,
+    moving: true,
+    speed: undefined,
   });
   const spawn = (name: string, health: number): EntityRecord => ({
     kind: 'spawn',
@@ -500,7 +510,7 @@ function recordKindRows(): string[][] {
     maxHealth: v,
   });
   const row = (kind: keyof typeof RecordKind, flags: string, fields: string, bytes: string) => [
-    code(kind.toLowerCase()),
+    code(kind[0]!.toLowerCase() + kind.slice(1)),
     code(tagHex(RecordKind[kind])),
     flags,
     fields,
@@ -509,15 +519,15 @@ function recordKindRows(): string[][] {
   return [
     row(
       'Move',
-      `${code(`MOVING ${flagHex(MOVING)}`)} walking (else standing); ${code(`JUMP ${flagHex(JUMP)}`)} a discontinuity: snap; ${code(`SPEED ${flagHex(SPEED)}`)} the speed field follows`,
-      'x coord · y coord · angle u8 [· speed u16 when SPEED]',
-      `${sizeRange(move)}; ${sizeRange({ ...move, speed: 1 })} with SPEED`,
+      `${code(`MOVING ${flagHex(MOVING)}`)} walking (else standing); ${code(`JUMP ${flagHex(JUMP)}`)} a discontinuity: snap; ${code(`SPEED ${flagHex(SPEED)}`)} the speed field follows; ${code(`AGE ${flagHex(AGE)}`)} the age field follows`,
+      'x coord · y coord · angle u8 [· speed u16 when SPEED] [· age varint when AGE: the state held this many ms before the frame’s time]',
+      `${sizeRange(move)}; +2 with SPEED; +1–5 with AGE`,
     ),
     row(
       'Path',
-      'none',
-      `x coord · y coord · speed u16 · count u8 (at most ${MAX_PATH_POINTS}) · (x coord · y coord) × count`,
-      `${sizeRange(path(0))} + 4 per waypoint (${sizeRange(path(0), path(MAX_PATH_POINTS))})`,
+      `${code(`SPEED ${flagHex(SPEED)}`)} the speed field follows (else the spawn’s speed)`,
+      `x coord · y coord [· speed u16 when SPEED] · count u8 (at most ${MAX_PATH_POINTS}) · (x coord · y coord) × count`,
+      `${sizeRange(path(0))} + 4 per waypoint (${sizeRange(path(0), path(MAX_PATH_POINTS))}); +2 with SPEED`,
     ),
     row(
       'Spawn',
@@ -544,6 +554,12 @@ function recordKindRows(): string[][] {
       'x coord · y coord · health varint · maxHealth varint',
       sizeRange(respawn(0), respawn(U32_MAX)),
     ),
+    row(
+      'MoveBy',
+      `${code(`MOVING ${flagHex(MOVING)}`)} walking (else standing); ${code(`SAME_ANGLE ${flagHex(SAME_ANGLE)}`)} the reference’s angle (no angle field); ${code(`SPEED ${flagHex(SPEED)}`)} the speed field follows`,
+      'dx zigzag · dy zigzag (coord steps from where the reference puts it) [· angle u8 unless SAME_ANGLE] [· speed u16 when SPEED]',
+      `${sizeRange(moveBy(0, undefined))} (within 4 units, same angle); ${sizeRange(moveBy(63, 0))} turning; up to ${sizeRange(moveBy(65535, 0))}`,
+    ),
   ];
 }
 
@@ -569,10 +585,28 @@ function recordMeaning(r: EntityRecord): string {
             ? ', at its spawn speed'
             : ''
           : `, speed ${code(String(quantizeSpeed(r.speed)))} (${num(r.speed)}/s)`;
-      return `move${flags.length ? ` (${flags.join(' | ')})` : ''}: ${state} x ${coordText(r.x)}, y ${coordText(r.y)}, angle ${code(String(quantizeAngle(r.angle)))} (${num(r.angle)} rad)${speed}`;
+      const age = r.age ? `, as it was ${r.age} ms before the frame's time` : '';
+      return `move${flags.length ? ` (${flags.join(' | ')})` : ''}: ${state} x ${coordText(r.x)}, y ${coordText(r.y)}, angle ${code(String(quantizeAngle(r.angle)))} (${num(r.angle)} rad)${speed}${age}`;
     }
-    case 'path':
-      return `path: from x ${coordText(r.x)}, y ${coordText(r.y)} at speed ${code(String(quantizeSpeed(r.speed)))} (${num(r.speed)}/s) through ${r.waypoints.length} waypoints: ${r.waypoints.map((p) => `(${num(p.x)}, ${num(p.y)})`).join(', ')}`;
+    case 'moveBy': {
+      const flags = [
+        r.moving && 'MOVING',
+        r.angle === undefined && 'SAME_ANGLE',
+        r.speed !== undefined && 'SPEED',
+      ].filter(Boolean);
+      const angle =
+        r.angle === undefined
+          ? 'the same angle'
+          : `angle ${code(String(quantizeAngle(r.angle)))} (${num(r.angle)} rad)`;
+      return `moveBy${flags.length ? ` (${flags.join(' | ')})` : ''}: ${r.moving ? 'walking' : 'standing'} ${r.dx} and ${r.dy} coord steps from where its reference puts it, ${angle}`;
+    }
+    case 'path': {
+      const speed =
+        r.speed === undefined
+          ? 'at its spawn speed'
+          : `at speed ${code(String(quantizeSpeed(r.speed)))} (${num(r.speed)}/s)`;
+      return `path${r.speed === undefined ? '' : ' (SPEED)'}: from x ${coordText(r.x)}, y ${coordText(r.y)} ${speed} through ${r.waypoints.length} waypoints: ${r.waypoints.map((p) => `(${num(p.x)}, ${num(p.y)})`).join(', ')}`;
+    }
     case 'spawn':
       return `spawn${r.alive ? ' (ALIVE)' : ''}: ${r.entity} ${JSON.stringify(r.name)}, template ${r.template}, level ${r.level}, health ${r.health}/${r.maxHealth}, speed ${code(String(quantizeSpeed(r.speed)))} (${num(r.speed)}/s), appearance ${r.appearance}`;
     case 'despawn':
@@ -603,7 +637,9 @@ function varintBytes(v: number): Uint8Array {
 function worldUpdateExample(): string {
   const value = samplePacket(WorldUpdate);
   const frame = goldenFrame(WorldUpdate);
-  const head = frame.subarray(0, HEADER_SIZE + WORLD_UPDATE_HEAD);
+  const tickBytes = varintBytes(value.tick);
+  const timeBytes = varintBytes(value.time);
+  const head = frame.subarray(0, HEADER_SIZE + tickBytes.length + timeBytes.length);
   const rows: string[][] = [];
   let at = 0;
   const add = (bytes: Uint8Array, meaning: string) => {
@@ -614,8 +650,8 @@ function worldUpdateExample(): string {
     head.subarray(0, HEADER_SIZE),
     `header: size ${frame.length}, opcode ${hex4(WorldUpdate.opcode)}, CRC ${hex4(crc16(frame, HEADER_SIZE))} of the payload`,
   );
-  add(head.subarray(HEADER_SIZE, HEADER_SIZE + 4), `tick ${value.tick}`);
-  add(head.subarray(HEADER_SIZE + 4), `time ${value.time} (server ms)`);
+  add(tickBytes, `tick: ${value.tick} after the previous WorldUpdate's (or EnterWorld's)`);
+  add(timeBytes, `time: ${value.time} ms after the previous WorldUpdate's (or EnterWorld's serverTime)`);
   const records = value.records;
   for (let i = 0; i < records.length;) {
     let j = i + 1;
@@ -646,7 +682,9 @@ function recordsSection(): string {
 A ${packetLink(WorldUpdate)} carries, after its \`tick\` and \`time\`, everything the client learns about the entities in its view in that tick, as **entity records**. The server encodes each interest cell's records once per tick and copies the same bytes to every client that sees the cell, so the records come in self-contained **blocks**; a client reads blocks until the payload ends.
 
 \`\`\`
-payload := tick u32 · time f64 · block*           (head: ${WORLD_UPDATE_HEAD} bytes)
+payload := tick varint · time varint · block*
+           (ticks and whole server ms since the previous WorldUpdate on the connection,
+            the first since EnterWorld's tick and serverTime; usually 2 bytes)
 block   := count varint (≥ 1) · record × count
 record  := idDelta varint · tag u8 · the fields of the tag's kind
 tag     := kind (low 4 bits) | flags (high 4 bits)
@@ -654,11 +692,12 @@ tag     := kind (low 4 bits) | flags (high 4 bits)
 
 - **Id delta coding.** A block's first record has id = idDelta; every later one has id = previous id + idDelta. Ids ascend within a block, and a delta of 0 repeats the entity (a spawn, then its motion). Every block starts again from 0, so blocks never depend on each other: concatenated blocks are a valid body, and an encoder starts a new block wherever an id goes down. An id past 2^32 − 1 is ${code(DecodeErrorCode.BadVarint)}.
 - **Empty blocks** (count 0) are ${code(DecodeErrorCode.BadEnum)}; a payload of just the head (no blocks) is a valid, empty update. A kind above ${Math.max(...Object.values(RecordKind))}, a flag a kind does not define, an entity kind or despawn reason out of range are ${code(DecodeErrorCode.BadEnum)}; a path of more than ${MAX_PATH_POINTS} waypoints is ${code(DecodeErrorCode.ListTooLong)}; a record cut short is ${code(DecodeErrorCode.Short)}.
-- **Frames.** One WorldUpdate payload holds at most ${WorldUpdate.fields.records.maxSize} bytes of records; when a tick's records do not fit, the server sends more WorldUpdate frames with the same \`tick\` and \`time\`.
+- **Frames.** One WorldUpdate payload holds at most ${WorldUpdate.fields.records.maxSize} bytes of records; when a tick's records do not fit, the server sends more WorldUpdate frames for the same tick (their head says 0 and 0).
+- **The head counts on.** The frame's tick and time are the previous WorldUpdate's plus the head's two varints; a client keeps the sum from EnterWorld on (a new EnterWorld starts it again). WorldUpdate frames are never dropped, so the sum never skips.
 
 ${table(['Kind', 'Tag', 'Flags', 'Fields after the tag', 'Bytes (1-byte id delta)'], recordKindRows())}
 
-A record with an id delta of 128 or more is 1 to 4 bytes longer (the varint). A walking or standing entity costs 7 bytes per update within a block, 9 when its speed differs from its spawn speed.
+A record with an id delta of 128 or more is 1 to 4 bytes longer (the varint). A player's movement state usually costs 4 to 5 bytes as a moveBy within a block (1-byte id delta); an absolute move 7.
 
 **Quantization.** \`coord\` is a u16: \`q = round(v × 65535 / ${COORD_MAX})\` clamped to [0, 65535], decoded \`v = q × (${COORD_MAX} / 65535)\` (the [quantized](#field-types) type over [0, ${COORD_MAX}], about 1/16 unit). \`angle\` is the angle type: a u8 of 2π/256 steps. \`speed\` is a u16 of 1/16 unit per second: \`q = round(v × 16)\` clamped to [0, 65535], decoded \`v = q / 16\`. Health values are varints; names are at most ${nameMax()} bytes of UTF-8.
 
@@ -667,18 +706,19 @@ A record with an id delta of 128 or more is 1 to 4 bytes longer (the varint). A 
 - **spawn**: an entity came into view (or into being) with its full state. In its block it is always followed by the same id's ${move} or ${code('path')} record (delta 0), which places it.
 - **despawn**: the entity left the view (\`outOfRange\`), left the world (\`left\`), or its corpse decayed (\`corpse\`). Forget it.
 - **health**, **death**, **respawn**: a change of health; a death (a dead mob stays as a corpse until its despawn, a dead player until its respawn); a dead player alive again at (x, y), the graveyard, with this health.
-- ${move} and **path**: the entity's **motion state**, below.
+- ${move}, ${code('moveBy')} and **path**: the entity's **motion state**, below.
 
 ### Motion states
 
-Movement is replicated as state, not as a stream of positions. A ${move} record says where the entity was at the frame's \`time\` and what it does from then on: without ${code('MOVING')}, it stands at (x, y) facing \`angle\`; with it, it walks from (x, y) along \`angle\` at \`speed\` units per second (the SPEED field's, else its spawn speed). A **path** record says a mob walks from (x, y) through the waypoints in order at \`speed\`, starting at \`time\`, and stops at the last one.
+Movement is replicated as state, not as a stream of positions. A ${move} record says where the entity was at the frame's \`time\` and what it does from then on: without ${code('MOVING')}, it stands at (x, y) facing \`angle\`; with it, it walks from (x, y) along \`angle\` at \`speed\` units per second (the SPEED field's, else its spawn speed). A **path** record says a mob walks from (x, y) through the waypoints in order at \`speed\` (its spawn's without SPEED), starting at \`time\`, and stops at the last one. A mob that stops where it stands gets a standing ${move}.
 
 - **Observers dead-reckon** from the newest state: a walker is at \`(x + cos(angle) · speed · dt, y + sin(angle) · speed · dt)\` with \`dt = (now − time) / 1000\` on the server's clock (see [Clock sync](#8-clock-sync)). Dead-reckon at most ${MAX_DEAD_RECKON_MS} ms past a state: a walker whose updates stall is held where it got to, not run on and pulled back.
 - A new state of the same entity replaces the old one; blend from where the entity is drawn to the new track over a short time rather than jumping. A ${code('JUMP')} state is a discontinuity (a teleport or a large correction): snap to it, do not blend. A respawn record places its entity anew, too.
+- **References and moveBy.** Each entity's **reference** is the state of its newest ${move} or ${code('moveBy')} record: position in coord steps, angle in angle steps, whether it walks, its speed in speed steps (the record's, else the spawn's) and the server time it held at (the frame's time, less ${code('age')} with AGE). A ${code('moveBy')} gives the new state relative to it: first reckon where the reference puts the entity at the frame's time, in coord steps — standing, its own position; walking, \`q + round(c · speed / 16 · dt · 65535 / ${COORD_MAX})\` for each axis with \`c\` the cosine (x) or sine (y) of \`angle · 2π / 256\`, \`dt = (time − t) / 1000\`, computed in IEEE doubles, \`round(v) = floor(v + 0.5)\`, clamped to [0, 65535] — then add \`dx\`, \`dy\` (zigzag varints: n is sent as \`2n\` when n ≥ 0, else \`−2n − 1\`) and clamp again; the angle is the record's unless SAME_ANGLE; the result becomes the reference. A spawn's motion record and a resync's records are references sent as they are (a walker's with AGE), so a client that just got an entity holds the same reference as every other. A ${code('moveBy')} for an entity with no reference (a path or nothing came last: the client's own entity, which it predicts, or one whose spawn follows in the same frame) is ignored. The server sends moveBy only for players; mobs send paths and absolute moves.
 - **The server re-sends** a player's state when it starts or stops, turns or changes speed (by a quantization step), when observers' dead reckoning of it would stray more than ${MOTION_ERROR_UNITS} units from where it is, and at least every ${MOTION_HEARTBEAT_MS} ms while it walks. A standing entity sends nothing until it moves; a quiet tick sends nothing at all.
 - **Clients send** their own ${packetLink(MoveInput)} the same way: on start, stop and turn (a heading change above ${CLIENT_TURN_EPSILON} rad), and every ${CLIENT_HEARTBEAT_MS} ms while walking. A walker whose inputs stop for ${INPUT_SILENCE_MS} ms is stopped by the server where it was.
 
-**A client that falls behind** (its connection's send buffer over the server's soft limit) may have the **motion blocks** of a tick skipped: whole blocks, never part of one, and never the other records (spawns, despawns, health, deaths, respawns). Once it has caught up, the server sends it a **resync**: a ${move} or path record for every entity in its view. Until then, keep dead-reckoning from the states you have.
+**A client that falls behind** (its connection's send buffer over the server's soft limit) may have the **motion blocks** of a tick skipped: whole blocks, never part of one, and never the other records (spawns, despawns, health, deaths, respawns). Once it has caught up, the server sends it a **resync**: a ${move} or path record for every entity in its view (references, as for a spawn), in place of that tick's motion blocks. Until then, keep dead-reckoning from the states you have.
 
 ### Worked example
 

@@ -2,7 +2,8 @@
  * The only place world events become bytes: the replication writer. Per tick and per client
  * it appends, straight into the client's connection buffer:
  *
- *   WorldUpdate frame   header · tick u32 · time f64 · blocks (shared/protocol/records.ts)
+ *   WorldUpdate frame   header · tick, time (deltas from the client's previous WorldUpdate or
+ *                       its EnterWorld) · blocks (shared/protocol/records.ts)
  *     - for each cell of the client's view that changed this tick: the cell's blocks,
  *       encoded once per tick and copied to every observer of the cell (no per-entity work
  *       per observer): a reliable block (health, deaths, respawns, departures) and a motion
@@ -10,6 +11,10 @@
  *     - the client's own view changes, in order: despawns, and spawns (each entity's spawn
  *       block, spawn record and motion record, is encoded once per tick and shared)
  *     - after skipped motion: the motion state of everything in view (a resync)
+ *   A player's movement state goes as a moveBy, relative to its motion reference (the state of
+ *   its last move record, kept here per entity exactly as clients keep it), unless it jumps;
+ *   spawns and resyncs send the reference itself (with its age), so every holder of the
+ *   entity shares it. Mobs send paths and absolute moves.
  *   its other frames       chat, spell results, acks, errors: each message encoded once
  *
  * A client whose buffer is over the soft limit at its first write of the tick is behind for
@@ -21,7 +26,16 @@ import { crc16 } from '../../shared/codec/crc16.js';
 import { HEADER_SIZE, MAX_FRAME_SIZE } from '../../shared/codec/frame.js';
 import { Writer } from '../../shared/codec/writer.js';
 import { deadReckon } from '../../shared/game/motion.js';
-import { byName, WorldUpdate, writeRecordBody } from '../../shared/protocol/index.js';
+import {
+  byName,
+  quantizeAngle,
+  quantizeCoord,
+  quantizeSpeed,
+  reckonRef,
+  WorldUpdate,
+  writeRecordBody,
+  type MotionRef,
+} from '../../shared/protocol/index.js';
 import type { ServerPacket } from '../../shared/protocol/index.js';
 import type { Connection } from '../transport/connection.js';
 import { remainingRoute } from '../world/mobs.js';
@@ -38,7 +52,8 @@ const RELIABLE = HEALTH | DIED | RESPAWNED;
 const MOVEMENT = MOTION | PATH;
 
 const WORLD_UPDATE = WorldUpdate.opcode;
-const HEAD = HEADER_SIZE + 12;
+/** Room for a frame's header and the two head varints. */
+const HEAD = HEADER_SIZE + 10;
 /** Records per resync block, so one block always fits a frame. */
 const RESYNC_BLOCK = 1024;
 
@@ -59,6 +74,9 @@ interface Recipient {
   resync: boolean;
   /** Entering the world this tick: its own messages (ZoneInfo, EnterWorld...) go before its first WorldUpdate. */
   entering: boolean;
+  /** Tick and time of its previous WorldUpdate (or EnterWorld): the next head counts from them. */
+  lastTick: number;
+  lastTime: number;
   /** This tick's view changes in order: an entity seen, the id of one no longer seen, or one gone. */
   readonly ops: (Entity | number | Removal)[];
 }
@@ -104,6 +122,9 @@ export class Outbox {
   /** Each spawned entity's block this tick: [start, end) in the scratch buffer. */
   private readonly spawns = new Map<Entity, { start: number; end: number }>();
   private readonly frames = new Map<WorldMessage, Uint8Array>();
+  /** Each player's motion reference: the state its last move record left with every holder. */
+  private readonly refs = new Map<number, MotionRef>();
+  private readonly reckoned = { qx: 0, qy: 0 };
   private tick = 0;
   private time = 0;
 
@@ -119,6 +140,8 @@ export class Outbox {
       behind: false,
       resync: false,
       entering: false,
+      lastTick: 0,
+      lastTime: 0,
       ops: [],
     };
   }
@@ -137,7 +160,8 @@ export class Outbox {
     time: number,
   ): void {
     this.tick = tick;
-    this.time = time;
+    // Heads carry whole ms (the server's clock is Date.now()).
+    this.time = Math.round(time);
     const stats = this.stats;
     stats.encoded = stats.queued = stats.dropped = stats.recipients = stats.records = 0;
     this.scratch.reset();
@@ -146,7 +170,12 @@ export class Outbox {
       switch (e.type) {
         case 'joined': {
           const r = this.recipients[e.playerId];
-          if (r) r.entering = true;
+          if (r) {
+            r.entering = true;
+            // EnterWorld carries this tick and time: the first head counts from them.
+            r.lastTick = this.tick;
+            r.lastTime = this.time;
+          }
           break;
         }
         case 'toPlayer': {
@@ -179,6 +208,7 @@ export class Outbox {
           break;
         case 'removed': {
           const removal = { entity: e.entity, reason: e.reason };
+          this.refs.delete(e.entity.id);
           let list = this.removals.get(e.cell);
           if (!list) this.removals.set(e.cell, (list = []));
           list.push(removal);
@@ -201,6 +231,8 @@ export class Outbox {
         if (!r) continue;
         if (blocks.relEnd > blocks.rel) this.append(r, this.scratch.buf, blocks.rel, blocks.relEnd);
         if (blocks.motEnd > blocks.mot) {
+          // A resync this tick sends every state in view anew, these included.
+          if (r.resync && !r.behind) continue;
           if (r.behind) {
             r.resync = true;
             this.resyncing.add(r);
@@ -323,7 +355,7 @@ export class Outbox {
         for (const e of entities) {
           const bits = this.changed.get(e)!;
           if (!(bits & MOVEMENT)) continue;
-          this.writeMotion(w, e, e.id - prev, (bits & JUMP) !== 0);
+          this.writeMotion(w, e, e.id - prev, true, (bits & JUMP) !== 0);
           prev = e.id;
         }
         blocks.motEnd = w.pos;
@@ -332,19 +364,59 @@ export class Outbox {
     }
   }
 
-  /** An entity's motion as of now: a player's sent state carried forward, a mob's path from here. */
-  private writeMotion(w: Writer, e: Entity, idDelta: number, jump: boolean): void {
-    if (e.kind === 'player') {
-      const s = e.sent;
-      const at = deadReckon(s, this.time);
-      const speed = s.moving && s.speed !== e.speed ? s.speed : undefined;
-      writeRecordBody.move(w, idDelta, at.x, at.y, s.angle, s.moving, jump, speed);
+  /**
+   * An entity's motion as of now. A player: with `fresh` (its state changed this tick), the
+   * new state, as a moveBy from its reference unless it jumped, and the new state becomes the
+   * reference; else (a spawn, a resync) the reference itself, aged, so the receiver holds the
+   * same reference as everyone else. A mob: its path from here, or where it stands.
+   */
+  private writeMotion(w: Writer, e: Entity, idDelta: number, fresh: boolean, jump = false): void {
+    if (e.kind !== 'player') {
+      const route = e.route;
+      const waypoints = route && e.alive ? remainingRoute(route, this.time) : [];
+      const speed = route && route.speed !== e.speed ? route.speed : undefined;
+      // A route that only stops the mob where it is (one point, here) is a stand.
+      const stop =
+        waypoints.length === 1 &&
+        quantizeCoord(waypoints[0]!.x) === quantizeCoord(e.x) &&
+        quantizeCoord(waypoints[0]!.y) === quantizeCoord(e.y);
+      if (route && waypoints.length > 0 && !stop)
+        writeRecordBody.path(w, idDelta, e.x, e.y, speed, waypoints);
+      else writeRecordBody.move(w, idDelta, e.x, e.y, e.facing, false, false);
       return;
     }
-    const route = e.route;
-    const waypoints = route && e.alive ? remainingRoute(route, this.time) : [];
-    if (route && waypoints.length > 0) writeRecordBody.path(w, idDelta, e.x, e.y, route.speed, waypoints);
-    else writeRecordBody.move(w, idDelta, e.x, e.y, e.facing, false, false);
+    let ref = this.refs.get(e.id);
+    if (!fresh && ref) {
+      const age = ref.moving ? this.time - ref.t : 0;
+      const qs = ref.qs === quantizeSpeed(e.speed) ? -1 : ref.qs;
+      writeRecordBody.moveSteps(w, idDelta, ref.qx, ref.qy, ref.qa, ref.moving, false, qs, age);
+      return;
+    }
+    const s = e.sent;
+    const at = deadReckon(s, this.time);
+    const qx = quantizeCoord(at.x);
+    const qy = quantizeCoord(at.y);
+    const qa = quantizeAngle(s.angle);
+    const qs = s.moving && s.speed !== e.speed ? quantizeSpeed(s.speed) : -1;
+    if (ref && !jump) {
+      reckonRef(ref, this.time, this.reckoned);
+      writeRecordBody.moveBy(
+        w,
+        idDelta,
+        qx - this.reckoned.qx,
+        qy - this.reckoned.qy,
+        qa === ref.qa ? -1 : qa,
+        s.moving,
+        qs,
+      );
+    } else writeRecordBody.moveSteps(w, idDelta, qx, qy, qa, s.moving, jump, qs, 0);
+    if (!ref) this.refs.set(e.id, (ref = { qx, qy, qa, moving: s.moving, qs: 0, t: 0 }));
+    ref.qx = qx;
+    ref.qy = qy;
+    ref.qa = qa;
+    ref.moving = s.moving;
+    ref.qs = qs >= 0 ? qs : quantizeSpeed(e.speed);
+    ref.t = this.time;
   }
 
   /** `e`'s spawn block (spawn record + motion record), encoded once per tick. */
@@ -394,8 +466,10 @@ export class Outbox {
     r.opened = true;
     out.ensure(HEAD);
     out.pos += HEADER_SIZE;
-    out.u32(this.tick);
-    out.f64(this.time);
+    out.varint(this.tick - r.lastTick);
+    out.varint(this.time - r.lastTime);
+    r.lastTick = this.tick;
+    r.lastTime = this.time;
   }
 
   private closeFrame(r: Recipient): void {

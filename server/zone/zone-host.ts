@@ -64,6 +64,8 @@ export class ZoneHost {
 
   /** One fixed tick at server time `now` (ms). */
   tick(now: number): void {
+    // Whole ms: WorldUpdate heads carry time as ms counted on from EnterWorld's.
+    now = Math.round(now);
     const inputs = this.inputs;
     this.inputs = [];
     const { events } = step(this.world, inputs, now, this.rng);

@@ -33,6 +33,7 @@ import {
 } from '../protocol/character.js';
 import { MoveInput } from '../protocol/movement.js';
 import { WorldUpdate } from '../protocol/entity.js';
+import { MotionRefs, type WorldUpdatePayload } from '../protocol/motion-refs.js';
 import { SpellBook, CastSpell, CancelCast } from '../protocol/spell.js';
 import { ChatSend, Whisper, Who, WhoList } from '../protocol/chat.js';
 import { LogoutRequest, LogoutStarted, LogoutCancelled, LogoutComplete } from '../protocol/logout.js';
@@ -153,6 +154,8 @@ export const UNKNOWN_PACKET = 'unknown';
 export class WyvernClient {
   readonly clock: ClockSync;
   readonly world: WorldView;
+  /** The references WorldUpdate heads and moveBy records count from (resolved on arrival). */
+  readonly motionRefs = new MotionRefs();
   readonly stats = new ClientStats();
   state: ClientState = 'handshake';
   welcome: WelcomePayload | undefined;
@@ -600,6 +603,8 @@ export class WyvernClient {
           continue;
         }
         const payload: unknown = def.decode(frame.payload);
+        // Its head and moveBy records are relative: everything after this sees absolute ones.
+        if (def.opcode === WorldUpdate.opcode) this.motionRefs.resolve(payload as WorldUpdatePayload);
         this.stats.countIn(def.name, frameBytes);
         this.dispatch(def, payload, frameBytes);
         if (this.isClosed) return;
@@ -666,11 +671,14 @@ export class WyvernClient {
       case 'SpellBook':
         this.spellBook = payload as SpellBookPayload;
         return;
-      case 'EnterWorld':
+      case 'EnterWorld': {
+        const enter = payload as EnterWorldPayload;
+        this.motionRefs.enter(enter.tick, enter.serverTime);
         this.state = 'inWorld';
         this.moveSeq = 0;
-        this.world.enter(payload as EnterWorldPayload, this.zone);
+        this.world.enter(enter, this.zone);
         return;
+      }
       case 'LogoutComplete':
         this.state = 'authenticated';
         this.world.reset();

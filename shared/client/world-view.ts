@@ -66,6 +66,8 @@ export interface ViewEntity {
   /** Radians in [0, 2π). */
   facing: number;
   speed: number;
+  /** The speed its spawn gave: motion records without a speed of their own walk at it. */
+  spawnSpeed: number;
   appearance: number;
   /** Server time of the last position update. */
   updatedAt: number;
@@ -166,6 +168,7 @@ export class WorldView {
       y: enter.y,
       facing: enter.facing,
       speed: enter.speed,
+      spawnSpeed: enter.speed,
       appearance: 0,
       updatedAt: enter.serverTime,
       path: undefined,
@@ -238,6 +241,7 @@ export class WorldView {
       y: motion ? motion.y : 0,
       facing: motion?.kind === 'move' ? motion.angle : 0,
       speed: p.speed,
+      spawnSpeed: p.speed,
       appearance: p.appearance,
       updatedAt: at,
       path: undefined,
@@ -325,7 +329,7 @@ export class WorldView {
       t: at,
       moving: p.moving,
       angle: p.angle,
-      speed: p.moving ? (p.speed ?? entity.speed) : 0,
+      speed: p.moving ? (p.speed ?? entity.spawnSpeed) : 0,
     };
     entity.path = undefined;
     entity.x = p.x;
@@ -338,13 +342,15 @@ export class WorldView {
   private setPath(entity: ViewEntity, p: PathRecord, at: number): void {
     const from = { x: p.x, y: p.y };
     const waypoints = p.waypoints.map((w) => ({ x: w.x, y: w.y }));
-    const states = pathMotion(from, waypoints, p.speed, at, entity.facing);
+    // A path without a speed walks at the spawn's (kept in entity.speed until one says otherwise).
+    const speed = p.speed ?? entity.spawnSpeed;
+    const states = pathMotion(from, waypoints, speed, at, entity.facing);
     entity.x = p.x;
     entity.y = p.y;
     entity.facing = states[0]!.angle;
     entity.updatedAt = at;
-    entity.speed = p.speed;
-    entity.path = { from, waypoints, speed: p.speed, startTime: at };
+    entity.speed = speed;
+    entity.path = { from, waypoints, speed, startTime: at };
     // The path takes over from its start: what the history had from then on is void.
     const motion = entity.motion;
     while (motion.length > 0 && motion[motion.length - 1]!.t >= at) motion.pop();

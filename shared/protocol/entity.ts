@@ -7,20 +7,21 @@ import { HEADER_SIZE, MAX_FRAME_SIZE } from '../codec/frame.js';
 import { definePacket } from './define.js';
 import { entityRecords } from './records.js';
 
-/** Bytes of a WorldUpdate payload before its records: tick u32 and time f64. */
-export const WORLD_UPDATE_HEAD = 12;
+/** Most bytes of a WorldUpdate payload before its records: two varints. */
+export const WORLD_UPDATE_HEAD_MAX = 10;
 
 export const WorldUpdate = definePacket({
   opcode: 0x0401,
   name: 'WorldUpdate',
   dir: 's2c',
   delivery: 'reliable',
-  doc: "One tick's entity records for this client (spawns, movement states, paths, despawns, health, deaths), first in the tick's batch; the records happened at `time`. Motion blocks may be skipped for a client that is behind, which then gets its view's full motion state once it catches up.",
+  doc: "One tick's entity records for this client (spawns, movement states, paths, despawns, health, deaths), first in the tick's batch; the records happened at its time. `tick` and `time` are counted from the previous WorldUpdate on the connection (the first from EnterWorld's `tick` and `serverTime`). Motion blocks may be skipped for a client that is behind, which then gets its view's full motion state once it catches up.",
   fields: {
-    tick: t.u32,
-    /** Server ms. */
-    time: t.f64,
-    records: entityRecords(MAX_FRAME_SIZE - HEADER_SIZE - WORLD_UPDATE_HEAD),
+    /** Ticks since the previous WorldUpdate (or EnterWorld). */
+    tick: t.varint,
+    /** Server ms since the previous WorldUpdate (or EnterWorld's serverTime). */
+    time: t.varint,
+    records: entityRecords(MAX_FRAME_SIZE - HEADER_SIZE - WORLD_UPDATE_HEAD_MAX),
   },
 });
 

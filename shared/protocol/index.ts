@@ -8,6 +8,7 @@ export * from './errors.js';
 export * from './logout.js';
 export * from './movement.js';
 export * from './records.js';
+export * from './motion-refs.js';
 export * from './session.js';
 export * from './spell.js';
 export { byName, byOpcode, clientPackets, groups, packets, serverPackets } from './registry.js';

@@ -11,12 +11,14 @@
  *              (ids ascend within a block; 0 repeats the entity: a spawn then its motion)
  *   tag     := kind (low 4 bits) | flags (high 4 bits)
  *
- *   kind 0 move     x coord · y coord · angle [· speed u16 if SPEED]
+ *   kind 0 move     x coord · y coord · angle [· speed u16 if SPEED] [· age varint if AGE]
  *                   MOVING 0x10: walking along `angle` at `speed` (the spawn's speed
- *                   unless SPEED 0x40 says otherwise) from (x, y) at the frame's time;
- *                   without it, standing at (x, y) facing `angle`.
- *                   JUMP 0x20: a discontinuity (teleport, correction): snap, do not blend.
- *   kind 1 path     x coord · y coord · speed u16 · count u8 · (x coord · y coord) × count
+ *                   unless SPEED 0x40 says otherwise) from (x, y) at the frame's time
+ *                   (`age` ms before it with AGE 0x80); without it, standing at (x, y)
+ *                   facing `angle`. JUMP 0x20: a discontinuity (teleport, correction):
+ *                   snap, do not blend.
+ *   kind 1 path     x coord · y coord [· speed u16 if SPEED 0x40] · count u8 ·
+ *                   (x coord · y coord) × count
  *                   walking from (x, y) through the waypoints from the frame's time
  *   kind 2 spawn    entity u8 (0 player, 1 mob) · template u16 · name string(16) · level u8 ·
  *                   health varint · maxHealth varint · speed u16 · appearance u8
@@ -25,9 +27,14 @@
  *   kind 4 health   health varint · maxHealth varint
  *   kind 5 death    killer varint (0: none)
  *   kind 6 respawn  x coord · y coord · health varint · maxHealth varint
+ *   kind 7 moveBy   dx zigzag · dy zigzag [· angle u8 unless SAME_ANGLE 0x20]
+ *                   [· speed u16 if SPEED 0x40]; MOVING 0x10 as for move.
+ *                   A move relative to the entity's reference: where its newest move or
+ *                   moveBy puts it at the frame's time, in coord steps (see reckonRef).
  *
  * coord: u16, value × 65535 / COORD_MAX (≈ 1/16 unit). angle: u8, 2π/256.
- * speed: u16 in 1/16 units per second.
+ * speed: u16 in 1/16 units per second. zigzag: a signed integer n as the varint
+ * (n << 1) ^ (n >> 31), so small magnitudes of either sign take one byte.
  */
 import { DecodeError, DecodeErrorCode, EncodeError } from '../codec/errors.js';
 import type { Field } from '../codec/fields.js';
@@ -43,11 +50,14 @@ export const RecordKind = {
   Health: 4,
   Death: 5,
   Respawn: 6,
+  MoveBy: 7,
 } as const;
 
 export const MOVING = 0x10;
 export const JUMP = 0x20;
 export const SPEED = 0x40;
+export const AGE = 0x80;
+export const SAME_ANGLE = 0x20;
 export const ALIVE = 0x10;
 
 export const DespawnReason = ['outOfRange', 'left', 'corpse'] as const;
@@ -69,14 +79,33 @@ export type MoveRecord = {
   jump: boolean;
   /** Units per second when it differs from the entity's spawn speed. */
   speed: number | undefined;
+  /** Ms before the frame's time at which the state held (a walker's state sent again as it was). */
+  age?: number;
 };
 export type PathRecord = {
   kind: 'path';
   id: number;
   x: number;
   y: number;
-  speed: number;
+  /** Units per second when it differs from the entity's spawn speed. */
+  speed: number | undefined;
   waypoints: { x: number; y: number }[];
+};
+/**
+ * A move relative to the entity's reference (its newest move or moveBy): `dx`, `dy` are
+ * coord steps from where the reference puts it at the frame's time. The client's
+ * MotionRefs turns it into a move record; only a client holding the reference can.
+ */
+export type MoveByRecord = {
+  kind: 'moveBy';
+  id: number;
+  dx: number;
+  dy: number;
+  /** Radians; undefined keeps the reference's angle. */
+  angle: number | undefined;
+  moving: boolean;
+  /** Units per second when it differs from the entity's spawn speed. */
+  speed: number | undefined;
 };
 export type SpawnRecord = {
   kind: 'spawn';
@@ -105,7 +134,14 @@ export type RespawnRecord = {
 };
 
 export type EntityRecord =
-  MoveRecord | PathRecord | SpawnRecord | DespawnRecord | HealthRecord | DeathRecord | RespawnRecord;
+  | MoveRecord
+  | PathRecord
+  | SpawnRecord
+  | DespawnRecord
+  | HealthRecord
+  | DeathRecord
+  | RespawnRecord
+  | MoveByRecord;
 
 // ------------------------------------------------------------------ scalar helpers
 
@@ -131,6 +167,57 @@ export function quantizeAngle(a: number): number {
 export function quantizeSpeed(s: number): number {
   const q = Math.round(s * 16);
   return q < 0 ? 0 : q > 0xffff ? 0xffff : q;
+}
+
+export function dequantizeAngle(q: number): number {
+  return q * ANGLE_STEP;
+}
+
+export function dequantizeSpeed(q: number): number {
+  return q / 16;
+}
+
+/**
+ * An entity's motion reference, in wire steps: the state of its newest move or moveBy
+ * record (position in coord steps, angle in 2π/256 steps, speed in 1/16 units per second,
+ * the spawn's when the record had none) and the server time it held at. Server and client
+ * keep the same references, so a moveBy can say how far the entity is from where its
+ * reference puts it.
+ */
+export interface MotionRef {
+  qx: number;
+  qy: number;
+  qa: number;
+  moving: boolean;
+  qs: number;
+  t: number;
+}
+
+/**
+ * Where `ref` puts its entity at server time `t`, in coord steps: standing, its position;
+ * walking, q + round(cos/sin(angle) × speed × (t − ref.t) / 1000 × 65535 / COORD_MAX),
+ * computed in IEEE doubles, rounded half up, clamped to [0, 65535]. Writes into `out`.
+ */
+export function reckonRef(ref: MotionRef, t: number, out: { qx: number; qy: number }): void {
+  if (!ref.moving || t === ref.t) {
+    out.qx = ref.qx;
+    out.qy = ref.qy;
+    return;
+  }
+  const d = ((ref.qs / 16) * (t - ref.t) * COORD_SCALE) / 1000;
+  const a = ref.qa * ANGLE_STEP;
+  const x = Math.floor(ref.qx + Math.cos(a) * d + 0.5);
+  const y = Math.floor(ref.qy + Math.sin(a) * d + 0.5);
+  out.qx = x < 0 ? 0 : x > 65535 ? 65535 : x;
+  out.qy = y < 0 ? 0 : y > 65535 ? 65535 : y;
+}
+
+export function zigzag(n: number): number {
+  return n >= 0 ? n * 2 : -n * 2 - 1;
+}
+
+export function unzigzag(z: number): number {
+  return z % 2 === 0 ? z / 2 : -(z + 1) / 2;
 }
 
 function finite(v: number, what: string): number {
@@ -163,30 +250,68 @@ export const writeRecordBody = {
     moving: boolean,
     jump: boolean,
     speed?: number,
+    age = 0,
   ) {
+    writeRecordBody.moveSteps(
+      w,
+      idDelta,
+      quantizeCoord(finite(x, 'coord')),
+      quantizeCoord(finite(y, 'coord')),
+      quantizeAngle(finite(angle, 'angle')),
+      moving,
+      jump,
+      speed === undefined ? -1 : quantizeSpeed(finite(speed, 'speed')),
+      age,
+    );
+  },
+  /** A move in wire steps (coord, angle and speed steps); `qs` -1 for the spawn's speed, `age` 0 for none. */
+  moveSteps(
+    w: Writer,
+    idDelta: number,
+    qx: number,
+    qy: number,
+    qa: number,
+    moving: boolean,
+    jump: boolean,
+    qs: number,
+    age: number,
+  ) {
+    const aged = age > 0;
     w.varint(idDelta);
-    w.u8(RecordKind.Move | (moving ? MOVING : 0) | (jump ? JUMP : 0) | (speed !== undefined ? SPEED : 0));
-    coord(w, x);
-    coord(w, y);
-    w.u8(quantizeAngle(finite(angle, 'angle')));
-    if (speed !== undefined) w.u16(quantizeSpeed(finite(speed, 'speed')));
+    w.u8(
+      RecordKind.Move | (moving ? MOVING : 0) | (jump ? JUMP : 0) | (qs >= 0 ? SPEED : 0) | (aged ? AGE : 0),
+    );
+    w.u16(qx);
+    w.u16(qy);
+    w.u8(qa);
+    if (qs >= 0) w.u16(qs);
+    if (aged) w.varint(int(age, 0, 0xffffffff, 'age'));
+  },
+  /** A move relative to the reference: coord steps (dx, dy); `qa` -1 keeps its angle, `qs` -1 the spawn's speed. */
+  moveBy(w: Writer, idDelta: number, dx: number, dy: number, qa: number, moving: boolean, qs: number) {
+    w.varint(idDelta);
+    w.u8(RecordKind.MoveBy | (moving ? MOVING : 0) | (qa < 0 ? SAME_ANGLE : 0) | (qs >= 0 ? SPEED : 0));
+    w.varint(zigzag(int(dx, -65535, 65535, 'dx')));
+    w.varint(zigzag(int(dy, -65535, 65535, 'dy')));
+    if (qa >= 0) w.u8(qa);
+    if (qs >= 0) w.u16(qs);
   },
   path(
     w: Writer,
     idDelta: number,
     x: number,
     y: number,
-    speed: number,
+    speed: number | undefined,
     waypoints: readonly { x: number; y: number }[],
   ) {
     if (waypoints.length > MAX_PATH_POINTS) {
       throw new EncodeError(`path of ${waypoints.length} waypoints exceeds ${MAX_PATH_POINTS}`);
     }
     w.varint(idDelta);
-    w.u8(RecordKind.Path);
+    w.u8(RecordKind.Path | (speed !== undefined ? SPEED : 0));
     coord(w, x);
     coord(w, y);
-    w.u16(quantizeSpeed(finite(speed, 'speed')));
+    if (speed !== undefined) w.u16(quantizeSpeed(finite(speed, 'speed')));
     w.u8(waypoints.length);
     for (const p of waypoints) {
       coord(w, p.x);
@@ -242,7 +367,17 @@ export function writeRecord(w: Writer, idDelta: number, r: EntityRecord): void {
   const b = writeRecordBody;
   switch (r.kind) {
     case 'move':
-      return b.move(w, idDelta, r.x, r.y, r.angle, r.moving, r.jump, r.speed);
+      return b.move(w, idDelta, r.x, r.y, r.angle, r.moving, r.jump, r.speed, r.age ?? 0);
+    case 'moveBy':
+      return b.moveBy(
+        w,
+        idDelta,
+        r.dx,
+        r.dy,
+        r.angle === undefined ? -1 : quantizeAngle(finite(r.angle, 'angle')),
+        r.moving,
+        r.speed === undefined ? -1 : quantizeSpeed(finite(r.speed, 'speed')),
+      );
     case 'path':
       return b.path(w, idDelta, r.x, r.y, r.speed, r.waypoints);
     case 'spawn':
@@ -295,12 +430,11 @@ function readRecord(r: Reader, id: number): EntityRecord {
   const flags = tag & 0xf0;
   switch (tag & 0x0f) {
     case RecordKind.Move: {
-      if (flags & 0x80) bad(DecodeErrorCode.BadEnum, `move record flags 0x${flags.toString(16)}`);
       const x = readCoord(r);
       const y = readCoord(r);
       const angle = r.u8() * ANGLE_STEP;
       const speed = flags & SPEED ? readSpeed(r) : undefined;
-      return {
+      const move: MoveRecord = {
         kind: 'move',
         id,
         x,
@@ -310,12 +444,22 @@ function readRecord(r: Reader, id: number): EntityRecord {
         jump: (flags & JUMP) !== 0,
         speed,
       };
+      if (flags & AGE) move.age = r.varint();
+      return move;
+    }
+    case RecordKind.MoveBy: {
+      if (flags & 0x80) bad(DecodeErrorCode.BadEnum, `moveBy record flags 0x${flags.toString(16)}`);
+      const dx = unzigzag(r.varint());
+      const dy = unzigzag(r.varint());
+      const angle = flags & SAME_ANGLE ? undefined : r.u8() * ANGLE_STEP;
+      const speed = flags & SPEED ? readSpeed(r) : undefined;
+      return { kind: 'moveBy', id, dx, dy, angle, moving: (flags & MOVING) !== 0, speed };
     }
     case RecordKind.Path: {
-      if (flags) bad(DecodeErrorCode.BadEnum, `path record flags 0x${flags.toString(16)}`);
+      if (flags & ~SPEED) bad(DecodeErrorCode.BadEnum, `path record flags 0x${flags.toString(16)}`);
       const x = readCoord(r);
       const y = readCoord(r);
-      const speed = readSpeed(r);
+      const speed = flags & SPEED ? readSpeed(r) : undefined;
       const n = r.u8();
       if (n > MAX_PATH_POINTS)
         bad(DecodeErrorCode.ListTooLong, `path of ${n} waypoints exceeds ${MAX_PATH_POINTS}`);
@@ -365,7 +509,7 @@ function readRecord(r: Reader, id: number): EntityRecord {
         maxHealth: r.varint(),
       };
     default:
-      return bad(DecodeErrorCode.BadEnum, `record kind ${tag & 0x0f} is not below 7`);
+      return bad(DecodeErrorCode.BadEnum, `record kind ${tag & 0x0f} is not below 8`);
   }
 }
 

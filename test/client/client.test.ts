@@ -188,7 +188,8 @@ describe('WyvernClient receiving', () => {
     client.onPacket = (name) => seen.push(name);
     const a = WorldUpdate.encode({ tick: 1, time: 10, records: [] });
     const b = ChatMessage.encode({ channel: 'say', fromId: 2, from: 'Bo', to: '', text: 'hello' });
-    const c = WorldUpdate.encode({ tick: 2, time: 20, records: [] });
+    // Heads count on from the previous WorldUpdate: this one is tick 2 at 20.
+    const c = WorldUpdate.encode({ tick: 1, time: 10, records: [] });
     const all = new Uint8Array([...a, ...b, ...c]);
     for (let i = 0; i < all.length; i += 3) server.sendRaw(all.subarray(i, i + 3));
     await flush();
@@ -259,29 +260,37 @@ describe('WyvernClient receiving', () => {
     server.speakCharacters([{ id: 4, name: 'Ayla', level: 1, zone: 'meadow', appearance: 0 }]);
     await client.enterWorld(4);
     const id = MOB_ID_BASE + 1;
-    server.update([spawnRecord({ id, speed: 80, health: 50, maxHealth: 50 }), moveRecord(id, 10, 10)], 700);
+    server.update(
+      [spawnRecord({ id, speed: 80, health: 50, maxHealth: 50 }), moveRecord(id, 10, 10)],
+      50_700,
+    );
     await flush();
-    expect(client.lastTick).toEqual({ tick: 1, serverTime: 700 });
-    expect(client.world.get(id)).toMatchObject({ name: 'Grey Wolf', speed: 80, health: 50, updatedAt: 700 });
+    expect(client.lastTick).toEqual({ tick: 2, serverTime: 50_700 });
+    expect(client.world.get(id)).toMatchObject({
+      name: 'Grey Wolf',
+      speed: 80,
+      health: 50,
+      updatedAt: 50_700,
+    });
     server.update(
       [
         moveRecord(id, 12, 14, { moving: true, angle: Math.PI / 2 }),
         { kind: 'health', id, health: 30, maxHealth: 50 },
       ],
-      777,
+      50_777,
     );
     await flush();
     const wolf = client.world.get(id)!;
-    expect(wolf.updatedAt).toBe(777);
+    expect(wolf.updatedAt).toBe(50_777);
     expect(wolf.health).toBe(30);
     // Moves travel quantized to 1/16 unit, angles to 2π/256.
     expect(wolf.x).toBeCloseTo(12, 1);
     expect(wolf.y).toBeCloseTo(14, 1);
     // Walking north at the spawn's speed from the update's time.
-    const later = client.world.positionAt(wolf, 777 + 500);
+    const later = client.world.positionAt(wolf, 50_777 + 500);
     expect(later.x).toBeCloseTo(12, 1);
     expect(later.y).toBeCloseTo(14 + 40, 1);
-    server.update([{ kind: 'despawn', id, reason: 'outOfRange' }], 800);
+    server.update([{ kind: 'despawn', id, reason: 'outOfRange' }], 50_800);
     await flush();
     expect(client.world.get(id)).toBeUndefined();
   });

@@ -64,6 +64,8 @@ export class FakeServer {
   closed = false;
   /** The tick of the newest WorldUpdate sent. */
   tick = 0;
+  /** The server time the client holds for the newest WorldUpdate (or EnterWorld) sent. */
+  private sentTime = 0;
 
   constructor(
     readonly transport: ByteTransport,
@@ -89,12 +91,22 @@ export class FakeServer {
   }
 
   send<P extends ServerPacket<string, any>>(def: P, value: PayloadOf<P>): void {
+    if (def.opcode === EnterWorld.opcode) {
+      // WorldUpdate heads count on from here.
+      const enter = value as PayloadOf<typeof EnterWorld>;
+      this.tick = enter.tick;
+      this.sentTime = enter.serverTime;
+    }
     this.transport.send(def.encode(value));
   }
 
-  /** One tick's WorldUpdate: `records` happened at server time `time` (now by default). */
+  /** One tick's WorldUpdate: `records` happened at server time `time` (now by default, whole ms on the wire). */
   update(records: EntityRecord[], time = this.now()): void {
-    this.send(WorldUpdate, { tick: ++this.tick, time, records });
+    // The head counts on from the previous WorldUpdate (or EnterWorld), as the server's does.
+    const dt = Math.max(0, Math.round(time - this.sentTime));
+    this.sentTime += dt;
+    this.tick++;
+    this.send(WorldUpdate, { tick: 1, time: dt, records });
   }
 
   sendRaw(bytes: Uint8Array): void {

@@ -87,7 +87,7 @@ function mixedStream(): { bytes: Uint8Array; frames: Seen[] } {
   const parts = [
     Hello.encode({ protocolVersion: 1, clientKind: 'native', clientName: 'Wyvern' }),
     ListCharacters.encode({}),
-    WorldUpdate.encode({ tick: 300, time: 1_763_000_000_000.5, records: [walking(300, 0, 4096)] }),
+    WorldUpdate.encode({ tick: 1, time: 50, records: [walking(300, 0, 4096)] }),
     ChatMessage.encode({ channel: 'say', fromId: 7, from: 'Über', to: '', text: 'héllo ✓ 🐉' }),
     LogoutComplete.encode({}),
     WhoList.encode({

@@ -110,15 +110,34 @@ const pointArb = fc.record({ x: coordArb, y: coordArb });
  * One record of any kind on the wire grid, with its keys in the order the decoder builds
  * them (golden files print values as JSON, where key order shows).
  */
+const moveArb = fc.record({
+  kind: fc.constant('move' as const),
+  id: idArb,
+  x: coordArb,
+  y: coordArb,
+  angle: angleArb,
+  moving: fc.boolean(),
+  jump: fc.boolean(),
+  speed: fc.option(speedArb, { nil: undefined }),
+});
+const stepDeltaArb = fc.oneof(
+  fc.integer({ min: -64, max: 63 }),
+  fc.integer({ min: -65535, max: 65535 }),
+  fc.constantFrom(-65535, -8192, -8193, 8191, 8192, 65535),
+);
+
 export const entityRecordArbitrary: fc.Arbitrary<EntityRecord> = fc.oneof(
+  moveArb,
+  fc
+    .tuple(moveArb, fc.integer({ min: 1, max: 0xffffffff }))
+    .map(([move, age]): EntityRecord => ({ ...move, age })),
   fc.record({
-    kind: fc.constant('move' as const),
+    kind: fc.constant('moveBy' as const),
     id: idArb,
-    x: coordArb,
-    y: coordArb,
-    angle: angleArb,
+    dx: stepDeltaArb,
+    dy: stepDeltaArb,
+    angle: fc.option(angleArb, { nil: undefined }),
     moving: fc.boolean(),
-    jump: fc.boolean(),
     speed: fc.option(speedArb, { nil: undefined }),
   }),
   fc.record({
@@ -126,7 +145,7 @@ export const entityRecordArbitrary: fc.Arbitrary<EntityRecord> = fc.oneof(
     id: idArb,
     x: coordArb,
     y: coordArb,
-    speed: speedArb,
+    speed: fc.option(speedArb, { nil: undefined }),
     waypoints: fc.array(pointArb, { maxLength: MAX_PATH_POINTS }),
   }),
   fc.record({

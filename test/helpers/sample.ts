@@ -80,8 +80,10 @@ function sample(field: Field<unknown>, v: number): unknown {
  * One tick as a client in a meadow might see it, in two blocks (the second starts where
  * the id goes down). A cell's reliable block: a player's health, another's respawn at the
  * graveyard, a wolf killed by the first player, a corpse decaying. Then the player 7 coming
- * into view (its spawn, then standing: delta 0 repeats the id), player 9 walking slower
- * than its spawn speed, and a wolf on a two-point path. Keys are in decoding order.
+ * into view (its spawn, then its motion reference: walking as it was 120 ms before the
+ * frame; delta 0 repeats the id), player 9 turning and walking slower than its spawn speed
+ * (a moveBy: 3 and -2 coord steps from where its reference puts it), player 10 walking on
+ * (a moveBy with the same angle), and a wolf on a two-point path. Keys are in decoding order.
  */
 export function sampleRecords(): EntityRecord[] {
   const wolf = MOB_ID_BASE + 2;
@@ -109,20 +111,13 @@ export function sampleRecords(): EntityRecord[] {
       x: coordStep(0x1234),
       y: coordStep(0x2345),
       angle: angleStep(64),
-      moving: false,
-      jump: false,
-      speed: undefined,
-    },
-    {
-      kind: 'move',
-      id: 9,
-      x: coordStep(0x1300),
-      y: coordStep(0x2280),
-      angle: angleStep(200),
       moving: true,
       jump: false,
-      speed: speedStep(88),
+      speed: undefined,
+      age: 120,
     },
+    { kind: 'moveBy', id: 9, dx: 3, dy: -2, angle: angleStep(200), moving: true, speed: speedStep(88) },
+    { kind: 'moveBy', id: 10, dx: 0, dy: 1, angle: undefined, moving: true, speed: undefined },
     {
       kind: 'path',
       id: wolf,

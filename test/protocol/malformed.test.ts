@@ -11,6 +11,7 @@ import {
 import type { Field } from '../../shared/codec/index.js';
 import fc from 'fast-check';
 import {
+  AGE,
   ALIVE,
   CharacterList,
   ChatSend,
@@ -27,6 +28,7 @@ import {
   Ping,
   RecordKind,
   Register,
+  SAME_ANGLE,
   SPEED,
   WorldUpdate,
   writeRecord,
@@ -52,7 +54,6 @@ function bytes(...parts: (number | readonly number[] | Uint8Array)[]): Uint8Arra
 
 const ascii = (s: string) => Array.from(new TextEncoder().encode(s));
 const u16le = (v: number) => [v & 0xff, v >>> 8];
-const u32le = (v: number) => [v & 0xff, (v >>> 8) & 0xff, (v >>> 16) & 0xff, v >>> 24];
 /** Unsigned LEB128, shortest form. */
 const varint = (v: number) => {
   const out: number[] = [];
@@ -207,19 +208,20 @@ describe('malformed payloads get specific decode errors', () => {
 // WorldUpdate's entity records (shared/protocol/records.ts): blocks to the end of the
 // payload, each `count varint · (idDelta varint · tag u8 · fields) × count`.
 
-/** tick u32 · time f64: what comes before the records. */
-const HEAD = [...u32le(7), ...f64le(1000)];
+/** tick varint · time varint: what comes before the records. */
+const HEAD = [...varint(7), ...varint(1000)];
 /** A coordinate, a speed: any u16 is valid. */
 const C = u16le(0x1234);
 /** A record of each kind with a valid body after its tag (id delta and tag not included). */
 const BODY: Record<keyof typeof RecordKind, number[]> = {
   Move: [...C, ...C, 64],
-  Path: [...C, ...C, ...C, 1, ...C, ...C],
+  Path: [...C, ...C, 1, ...C, ...C],
   Spawn: [1, ...u16le(3), 4, ...ascii('Wolf'), 5, ...varint(300), ...varint(300), ...C, 0],
   Despawn: [2],
   Health: [...varint(150), ...varint(300)],
   Death: [...varint(9)],
   Respawn: [...C, ...C, ...varint(150), ...varint(300)],
+  MoveBy: [...varint(3), ...varint(4), 64],
 };
 const KINDS = Object.keys(RecordKind) as (keyof typeof RecordKind)[];
 
@@ -241,17 +243,23 @@ describe('WorldUpdate refuses malformed entity records with specific decode erro
       expect(
         got.records.map((r) => [r.kind, r.id]),
         kind,
-      ).toEqual([[kind.toLowerCase(), 5]]);
+      ).toEqual([[kind[0]!.toLowerCase() + kind.slice(1), 5]]);
     }
   });
 
-  it.each([7, 8, 9, 10, 11, 12, 13, 14, 15])('refuses record kind %i with ERR_BAD_ENUM', (kind) => {
+  it.each([8, 9, 10, 11, 12, 13, 14, 15])('refuses record kind %i with ERR_BAD_ENUM', (kind) => {
     expect(decodeFailure(WorldUpdate, update(1, 5, kind)).code).toBe(DecodeErrorCode.BadEnum);
   });
 
-  /** Every flag bit each kind refuses: move uses three, spawn one, the rest none. */
+  /** Every flag bit each kind refuses: move uses four, moveBy three, path and spawn one, the rest none. */
+  const ALLOWED: Partial<Record<keyof typeof RecordKind, number>> = {
+    Move: MOVING | JUMP | SPEED | AGE,
+    MoveBy: MOVING | SAME_ANGLE | SPEED,
+    Path: SPEED,
+    Spawn: ALIVE,
+  };
   const badFlags = KINDS.flatMap((kind) => {
-    const allowed = kind === 'Move' ? MOVING | JUMP | SPEED : kind === 'Spawn' ? ALIVE : 0;
+    const allowed = ALLOWED[kind] ?? 0;
     return [0x10, 0x20, 0x40, 0x80]
       .filter((bit) => (bit & allowed) === 0)
       .map((bit) => [kind, `0x${bit.toString(16)}`, RecordKind[kind] | bit] as const);
@@ -265,10 +273,24 @@ describe('WorldUpdate refuses malformed entity records with specific decode erro
   );
 
   it('accepts every flag a kind defines', () => {
-    const moveTag = RecordKind.Move | MOVING | JUMP | SPEED;
-    expect(WorldUpdate.decode(update(1, 5, moveTag, BODY.Move, C)).records[0]).toMatchObject({
+    const moveTag = RecordKind.Move | MOVING | JUMP | SPEED | AGE;
+    expect(WorldUpdate.decode(update(1, 5, moveTag, BODY.Move, C, varint(300))).records[0]).toMatchObject({
       moving: true,
       jump: true,
+      speed: 0x1234 / 16,
+      age: 300,
+    });
+    const byTag = RecordKind.MoveBy | MOVING | SAME_ANGLE | SPEED;
+    expect(WorldUpdate.decode(update(1, 5, byTag, varint(5), varint(6), C)).records[0]).toEqual({
+      kind: 'moveBy',
+      id: 5,
+      dx: -3,
+      dy: 3,
+      angle: undefined,
+      moving: true,
+      speed: 0x1234 / 16,
+    });
+    expect(WorldUpdate.decode(update(1, 5, RecordKind.Path | SPEED, C, C, C, 0)).records[0]).toMatchObject({
       speed: 0x1234 / 16,
     });
     expect(WorldUpdate.decode(update(1, 5, RecordKind.Spawn | ALIVE, BODY.Spawn)).records[0]).toMatchObject({
@@ -288,11 +310,11 @@ describe('WorldUpdate refuses malformed entity records with specific decode erro
 
   it(`refuses a path of ${MAX_PATH_POINTS + 1} waypoints with ERR_LIST_TOO_LONG, before reading them`, () => {
     for (const n of [MAX_PATH_POINTS + 1, 255]) {
-      const e = decodeFailure(WorldUpdate, update(1, 5, RecordKind.Path, C, C, C, n));
+      const e = decodeFailure(WorldUpdate, update(1, 5, RecordKind.Path, C, C, n));
       expect(e.code, `${n} waypoints`).toBe(DecodeErrorCode.ListTooLong);
     }
     const full = Array.from({ length: MAX_PATH_POINTS }, () => [...C, ...C]).flat();
-    const path = WorldUpdate.decode(update(1, 5, RecordKind.Path, C, C, C, MAX_PATH_POINTS, full)).records[0];
+    const path = WorldUpdate.decode(update(1, 5, RecordKind.Path, C, C, MAX_PATH_POINTS, full)).records[0];
     expect(path).toMatchObject({ kind: 'path' });
     expect((path as Extract<EntityRecord, { kind: 'path' }>).waypoints).toHaveLength(MAX_PATH_POINTS);
   });
@@ -502,7 +524,10 @@ function hostilePayloads(def: Packet): Hostile[] {
         add(where, DecodeErrorCode.BadVarint, [0x80, 0x00]);
         add(where, DecodeErrorCode.BadVarint, varint(2 ** 32 - prev));
         add(where, DecodeErrorCode.BadEnum, [...varint(r.id - prev), 0x0f]);
-        add(where, DecodeErrorCode.BadEnum, [...varint(r.id - prev), 0x80 | RecordKind[kindName(r)]]);
+        // 0x80 is AGE on a move; every other kind refuses it.
+        if (r.kind !== 'move') {
+          add(where, DecodeErrorCode.BadEnum, [...varint(r.id - prev), 0x80 | RecordKind[kindName(r)]]);
+        }
         writeRecord(w, r.id - prev, r);
         prev = r.id;
       }

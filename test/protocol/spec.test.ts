@@ -56,7 +56,9 @@ describe('generated PROTOCOL.md', () => {
     expect(doc).toContain('## Entity records (WorldUpdate)');
     const missing = Object.entries(RecordKind).filter(
       ([kind, n]) =>
-        !doc.includes(`| \`${kind.toLowerCase()}\` | \`0x${n.toString(16).padStart(2, '0')}\` |`),
+        !doc.includes(
+          `| \`${kind[0]!.toLowerCase() + kind.slice(1)}\` | \`0x${n.toString(16).padStart(2, '0')}\` |`,
+        ),
     );
     expect(missing).toEqual([]);
   });

@@ -57,7 +57,7 @@ describe('inferred payload types', () => {
       records: EntityRecord[];
     }>();
     expectTypeOf<EntityRecord['kind']>().toEqualTypeOf<
-      'move' | 'path' | 'spawn' | 'despawn' | 'health' | 'death' | 'respawn'
+      'move' | 'path' | 'spawn' | 'despawn' | 'health' | 'death' | 'respawn' | 'moveBy'
     >();
     expectTypeOf<Extract<EntityRecord, { kind: 'spawn' }>>().toEqualTypeOf<SpawnRecord>();
     expectTypeOf<SpawnRecord['entity']>().toEqualTypeOf<'player' | 'mob'>();

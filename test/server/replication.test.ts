@@ -4,8 +4,15 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { FrameDecoder } from '../../shared/codec/frame.js';
-import { byOpcode, WorldUpdate, type EntityRecord } from '../../shared/protocol/index.js';
+import { FrameDecoder, HEADER_SIZE } from '../../shared/codec/frame.js';
+import {
+  byOpcode,
+  EnterWorld,
+  MotionRefs,
+  WorldUpdate,
+  type EntityRecord,
+} from '../../shared/protocol/index.js';
+import { MOTION_ERROR_UNITS } from '../../shared/game/motion.js';
 import { Outbox } from '../../server/outbox/outbox.js';
 import { FlushScheduler } from '../../server/transport/flush.js';
 import { MemoryConnection } from '../../server/transport/memory.js';
@@ -67,8 +74,36 @@ function lastWrite(c: Client): Uint8Array {
   return c.conn.writes.at(-1) ?? new Uint8Array();
 }
 
+type Received = { name: string; records?: EntityRecord[] }[];
+const receivedBy = new WeakMap<Client, { refs: MotionRefs; writes: Received[] }>();
+
+/** Every write a client got, decoded in order as a client does (heads and moveBy records resolved). */
+function received(c: Client): Received[] {
+  let st = receivedBy.get(c);
+  if (!st) receivedBy.set(c, (st = { refs: new MotionRefs(), writes: [] }));
+  for (let i = st.writes.length; i < c.conn.writes.length; i++) {
+    const d = new FrameDecoder();
+    d.push(c.conn.writes[i]!);
+    const out: Received = [];
+    for (let f = d.next(); f; f = d.next()) {
+      const def = byOpcode(f.opcode)!;
+      if (def === EnterWorld) {
+        const enter = EnterWorld.decodeFrame(f);
+        st.refs.enter(enter.tick, enter.serverTime);
+      }
+      if (def === WorldUpdate) {
+        const update = WorldUpdate.decodeFrame(f);
+        st.refs.resolve(update);
+        out.push({ name: def.name, records: update.records });
+      } else out.push({ name: def.name });
+    }
+    st.writes.push(out);
+  }
+  return st.writes;
+}
+
 function lastRecords(c: Client): EntityRecord[] {
-  return frames(lastWrite(c)).flatMap((f) => f.records ?? []);
+  return (received(c).at(-1) ?? []).flatMap((f) => f.records ?? []);
 }
 
 describe('replication writer', () => {
@@ -83,7 +118,7 @@ describe('replication writer', () => {
     step([walk(a.p, 306, 300, 1, 50)]);
     clients.forEach((c, i) => {
       expect(c.conn.writes.length).toBe(before[i]! + 1);
-      const fs = frames(lastWrite(c));
+      const fs = received(c).at(-1)!;
       expect(fs[0]!.name).toBe('WorldUpdate');
       expect(fs.filter((f) => f.name === 'WorldUpdate')).toHaveLength(1);
     });
@@ -93,7 +128,11 @@ describe('replication writer', () => {
         expect.objectContaining({ kind: 'move', id: a.p.id, moving: true }),
       );
     }
-    expect(frames(lastWrite(a)).map((f) => f.name)).toEqual(['WorldUpdate', 'MoveAck']);
+    expect(
+      received(a)
+        .at(-1)!
+        .map((f) => f.name),
+    ).toEqual(['WorldUpdate', 'MoveAck']);
   });
 
   it('encodes a cell once however many observe it, and gives every observer the same bytes', () => {
@@ -104,8 +143,8 @@ describe('replication writer', () => {
     expect(outbox.stats.records).toBe(1);
     const bodies = clients.slice(1).map((c) => {
       const w = lastWrite(c);
-      // Past the frame header and the tick and time: the records' bytes.
-      return Array.from(w.subarray(18, w[0]! | (w[1]! << 8)));
+      // Past the frame header: the head (the same ticks and time for all) and the records' bytes.
+      return Array.from(w.subarray(HEADER_SIZE, w[0]! | (w[1]! << 8)));
     });
     for (const b of bodies) expect(b).toEqual(bodies[0]);
   });
@@ -120,12 +159,12 @@ describe('replication writer', () => {
     );
     const [walker, slow] = clients as [Client, Client];
     slow.conn.socketBytes = 5000;
-    const before = slow.conn.writes.length;
+    const before = received(slow).length;
     step([walk(walker.p, 306, 300, 1, 50)]);
-    const meanwhile = slow.conn.writes
+    const meanwhile = received(slow)
       .slice(before)
-      .flatMap((b) => frames(b).flatMap((f) => f.records ?? []));
-    expect(meanwhile.filter((r) => r.kind === 'move')).toEqual([]);
+      .flatMap((b) => b.flatMap((f) => f.records ?? []));
+    expect(meanwhile.filter((r) => r.kind === 'move' || r.kind === 'moveBy')).toEqual([]);
     slow.conn.socketBytes = 0;
     step();
     const resync = lastRecords(slow).filter((r) => r.kind === 'move' && r.id === walker.p.id);
@@ -140,12 +179,77 @@ describe('replication writer', () => {
     ]);
     const [a, b] = clients as [Client, Client];
     expect(a.p.visible.has(b.p.id)).toBe(true);
-    const before = a.conn.writes.length;
+    const before = received(a).length;
     step([walk(a.p, 410, 300, 1, 1000), { type: 'leave', entityId: b.p.id, reason: 'disconnected' }]);
     const cell = w.playerGrid.cellOf(705, 300);
     expect(a.p.viewCells.has(cell)).toBe(false);
-    const got = a.conn.writes.slice(before).flatMap((bytes) => frames(bytes).flatMap((f) => f.records ?? []));
+    const got = received(a)
+      .slice(before)
+      .flatMap((b) => b.flatMap((f) => f.records ?? []));
     expect(got).toContainEqual(expect.objectContaining({ kind: 'despawn', id: b.p.id, reason: 'left' }));
+  });
+
+  it('sends a walker as moveBy records that every observer, early or late, resolves to where the server has it', () => {
+    const { w, outbox, clients, step } = setup([
+      [300, 300],
+      [330, 300],
+    ]);
+    const walker = clients[0]!;
+    let x = 300;
+    let y = 300;
+    let heading = 0;
+    let moveBys = 0;
+    for (let k = 1; k <= 80; k++) {
+      if (k % 9 === 0) heading += 0.6;
+      if (k === 30) {
+        // A late observer: its spawn of the walker carries the shared reference, aged.
+        const { playerId } = joinPlayer(w, 99, player({ x: 320, y: 320 }));
+        const conn = connection();
+        const p = w.players.get(playerId)!;
+        outbox.add(p, conn);
+        clients.push({ p, conn });
+      }
+      const speed = walker.p.speed * 0.8;
+      x += Math.cos(heading) * speed * 0.05;
+      y += Math.sin(heading) * speed * 0.05;
+      const facing = heading;
+      const input: WorldInput = {
+        type: 'move',
+        entityId: walker.p.id,
+        seq: k,
+        x,
+        y,
+        facing,
+        moving: k < 75,
+        speed: walker.p.speed,
+        clientTime: k * 50,
+      };
+      const writes = clients.map((c) => c.conn.writes.length);
+      step([input]);
+      clients.slice(1).forEach((c, i) => {
+        if (c.conn.writes.length === writes[i + 1]) return;
+        moveBys += c.conn.writes.slice(writes[i + 1]).reduce(
+          (n, b) =>
+            n +
+            frames(b)
+              .flatMap((f) => f.records ?? [])
+              .filter((r) => r.kind === 'moveBy').length,
+          0,
+        );
+        const records = lastRecords(c);
+        records.forEach((r, i) => {
+          if (r.id !== walker.p.id || r.kind !== 'move') return;
+          // A new state: where the server has it now, to the record's 1/16-unit step. A
+          // spawn's: its reference reckoned on, within what the server lets reckoning stray.
+          const spawned = records[i - 1]?.kind === 'spawn';
+          const within = spawned ? MOTION_ERROR_UNITS : 0.07;
+          expect(Math.abs(r.x - walker.p.x), `tick ${k}, observer ${c.p.id}`).toBeLessThan(within);
+          expect(Math.abs(r.y - walker.p.y), `tick ${k}, observer ${c.p.id}`).toBeLessThan(within);
+        });
+      });
+    }
+    expect(moveBys).toBeGreaterThan(10);
+    expect(clients[2]!.p.visible.has(walker.p.id)).toBe(true);
   });
 
   it('gives each observer exactly the entities its view holds', () => {

@@ -15,10 +15,14 @@ import {
   dequantizeCoord,
   JUMP,
   MOB_ID_BASE,
+  MotionRefs,
   MoveAck,
   MoveInput,
   MOVING,
+  quantizeAngle,
   quantizeCoord,
+  quantizeSpeed,
+  AGE,
   RecordKind,
   SPEED,
   WorldUpdate,
@@ -52,16 +56,38 @@ function logger(): RecordVisitor & { calls: Call[] } {
 function expected(records: readonly EntityRecord[]): { calls: Call[]; movement: number } {
   const calls: Call[] = [];
   let movement = 0;
+  // The references a moveBy counts from, kept as a client keeps them.
+  const refs = new MotionRefs();
+  refs.advance(1, 50);
   records.forEach((r, i) => {
     const prev = records[i - 1];
     switch (r.kind) {
+      case 'moveBy': {
+        movement++;
+        const qa = r.angle === undefined ? -1 : quantizeAngle(r.angle);
+        const qs = r.speed === undefined ? -1 : quantizeSpeed(r.speed);
+        if (refs.moveBy(r.id, r.dx, r.dy, qa, r.moving, qs)) {
+          calls.push(['move', r.id, refs.qx, refs.qy, r.moving ? MOVING : 0, false]);
+        }
+        break;
+      }
       case 'move': {
         movement++;
+        refs.setRef(
+          r.id,
+          quantizeCoord(r.x),
+          quantizeCoord(r.y),
+          quantizeAngle(r.angle),
+          r.moving,
+          r.speed === undefined ? -1 : quantizeSpeed(r.speed),
+          r.age ?? 0,
+        );
         const tag =
           RecordKind.Move |
           (r.moving ? MOVING : 0) |
           (r.jump ? JUMP : 0) |
-          (r.speed !== undefined ? SPEED : 0);
+          (r.speed !== undefined ? SPEED : 0) |
+          (r.age ? AGE : 0);
         // The motion half of a spawn: the same id right after its spawn, in the same block.
         const spawned = prev?.kind === 'spawn' && prev.id === r.id;
         calls.push(['move', r.id, quantizeCoord(r.x), quantizeCoord(r.y), tag, spawned]);
@@ -69,12 +95,15 @@ function expected(records: readonly EntityRecord[]): { calls: Call[]; movement: 
       }
       case 'path':
         movement++;
+        refs.path(r.id);
         calls.push(['path', r.id, quantizeCoord(r.x), quantizeCoord(r.y)]);
         break;
       case 'spawn':
+        refs.spawn(r.id, quantizeSpeed(r.speed));
         calls.push(['spawn', r.id, r.entity === 'mob', r.alive]);
         break;
       case 'despawn':
+        refs.forget(r.id);
         calls.push(['despawn', r.id]);
         break;
       case 'death':
@@ -100,7 +129,7 @@ function recordBytes(records: readonly EntityRecord[], movement: boolean): numbe
     const w = new Writer(64);
     writeRecord(w, r.id - prev, r);
     prev = r.id;
-    if ((r.kind === 'move' || r.kind === 'path') === movement) sum += w.pos;
+    if ((r.kind === 'move' || r.kind === 'path' || r.kind === 'moveBy') === movement) sum += w.pos;
   });
   return sum;
 }
@@ -124,8 +153,9 @@ const SAMPLE: EntityRecord[] = [
     appearance: 3,
     alive: true,
   },
-  { kind: 'move', id: 300, x: 1000, y: 2000, angle: 1, moving: true, jump: false, speed: undefined },
+  { kind: 'move', id: 300, x: 1000, y: 2000, angle: 1, moving: true, jump: false, speed: undefined, age: 80 },
   { kind: 'move', id: 301, x: 1000.5, y: 2001, angle: 2, moving: true, jump: false, speed: 88 },
+  { kind: 'moveBy', id: 302, dx: 2, dy: -1, angle: 1, moving: true, speed: undefined },
   { kind: 'death', id: wolf - 1, killerId: 9 },
   {
     kind: 'path',
@@ -144,13 +174,23 @@ const SAMPLE: EntityRecord[] = [
 ];
 
 function frame(records: readonly EntityRecord[]): Uint8Array {
-  return WorldUpdate.encode({ tick: 77, time: 1_763_000_000_000.5, records: [...records] });
+  return WorldUpdate.encode({ tick: 1, time: 50, records: [...records] });
 }
 
 function walk(bytes: Uint8Array, start = WORLD_UPDATE_BODY, end = bytes.length) {
   const v = logger();
-  const tally = { records: 0, movementRecords: 0, movementRecordBytes: 0, otherRecordBytes: 0 };
-  const ok = walkRecords(bytes, start, end, v, tally);
+  const tally = {
+    records: 0,
+    movementRecords: 0,
+    movementRecordBytes: 0,
+    otherRecordBytes: 0,
+    pathRecords: 0,
+    pathRecordBytes: 0,
+    spawnMotionRecords: 0,
+    spawnMotionBytes: 0,
+  };
+  const refs = new MotionRefs();
+  const ok = walkRecords(bytes, start, end, refs, v, tally);
   return { ok, calls: v.calls, tally };
 }
 
@@ -165,8 +205,8 @@ describe('in-place WorldUpdate record walker', () => {
     expect(tally.movementRecords).toBe(want.movement);
     expect(tally.otherRecordBytes).toBe(recordBytes(SAMPLE, false));
     expect(tally.movementRecordBytes).toBe(recordBytes(SAMPLE, true));
-    // Two blocks of fewer than 128 records: one count byte each.
-    expect(WORLD_UPDATE_BODY + 2 + tally.movementRecordBytes + tally.otherRecordBytes).toBe(bytes.length);
+    // A 2-byte head (tick 1, time 50), two blocks of fewer than 128 records: one count byte each.
+    expect(WORLD_UPDATE_BODY + 2 + 2 + tally.movementRecordBytes + tally.otherRecordBytes).toBe(bytes.length);
   });
 
   it('reads a frame in the middle of a larger buffer without touching its neighbours', () => {
@@ -178,8 +218,8 @@ describe('in-place WorldUpdate record walker', () => {
     expect(calls).toEqual(expected(SAMPLE).calls);
   });
 
-  it('starts the records after the frame header, tick and time', () => {
-    expect(WORLD_UPDATE_BODY).toBe(HEADER_SIZE + 4 + 8);
+  it('starts at the head (tick and time) after the frame header', () => {
+    expect(WORLD_UPDATE_BODY).toBe(HEADER_SIZE);
   });
 
   it('takes an empty WorldUpdate (nothing but tick and time)', () => {
@@ -195,15 +235,17 @@ describe('in-place WorldUpdate record walker', () => {
     const blockEnds = new Set<number>();
     const first = SAMPLE.findIndex((r, i) => i > 0 && r.id < SAMPLE[i - 1]!.id);
     blockEnds.add(frame(SAMPLE.slice(0, first)).length);
+    blockEnds.add(frame([]).length);
     for (let end = WORLD_UPDATE_BODY + 1; end < bytes.length; end++) {
       if (blockEnds.has(end)) continue;
       expect(walk(bytes, WORLD_UPDATE_BODY, end).ok, `cut at ${end}`).toBe(false);
     }
-    const unknownKind = Uint8Array.from([1, 5, 0x07]);
+    // Each after a head of tick 1, time 50.
+    const unknownKind = Uint8Array.from([1, 50, 1, 5, 0x08]);
     expect(walk(unknownKind, 0).ok).toBe(false);
-    const emptyBlock = Uint8Array.from([0]);
+    const emptyBlock = Uint8Array.from([1, 50, 0]);
     expect(walk(emptyBlock, 0).ok).toBe(false);
-    const longVarint = Uint8Array.from([1, 0x80, 0x80, 0x80, 0x80, 0x80, 0x01, 3, 0]);
+    const longVarint = Uint8Array.from([1, 50, 1, 0x80, 0x80, 0x80, 0x80, 0x80, 0x01, 3, 0]);
     expect(walk(longVarint, 0).ok).toBe(false);
   });
 

@@ -75,9 +75,23 @@ function feed(world: ClientWorld, localNow: number, write: (w: Writer) => void):
 /** A coordinate as it arrives: records carry them in 1/16-unit steps. */
 const q = (v: number): number => dequantizeCoord(quantizeCoord(v));
 
+/** The tick and time of each page's newest WorldUpdate: heads count on from them (EnterWorld's first). */
+const sent = new WeakMap<ClientWorld, { tick: number; time: number }>();
+
+/** Writes a WorldUpdate for absolute `tick` and `time`, as its head's deltas from the last. */
+function writeUpdate(
+  world: ClientWorld,
+  w: Writer,
+  u: { tick: number; time: number; records: EntityRecord[] },
+): void {
+  const last = sent.get(world) ?? { tick: 0, time: T0 };
+  WorldUpdate.write(w, { tick: u.tick - last.tick, time: u.time - last.time, records: u.records });
+  sent.set(world, { tick: u.tick, time: u.time });
+}
+
 /** One WorldUpdate of `records` at server time T0 + localNow (a link without delay). */
 function update(world: ClientWorld, localNow: number, records: EntityRecord[]): void {
-  feed(world, localNow, (w) => WorldUpdate.write(w, { tick: localNow, time: T0 + localNow, records }));
+  feed(world, localNow, (w) => writeUpdate(world, w, { tick: localNow, time: T0 + localNow, records }));
 }
 
 function enteredWorld(): ClientWorld {
@@ -87,7 +101,7 @@ function enteredWorld(): ClientWorld {
   feed(world, 0, (w) => {
     ZoneInfo.write(w, { zone: 'Vale', width: 1000, height: 1000, obstacles: [], cellSize: 100 });
     EnterWorld.write(w, enter());
-    WorldUpdate.write(w, {
+    writeUpdate(world, w, {
       tick: 0,
       time: T0,
       records: [...spawn(2, 200, 100, 'player'), ...spawn(1 << 20, 150, 150)],
@@ -108,7 +122,7 @@ describe('client world from server packets', () => {
     const world = enteredWorld();
     for (let i = 1; i <= 4; i++) {
       feed(world, i * 50, (w) =>
-        WorldUpdate.write(w, {
+        writeUpdate(world, w, {
           tick: i,
           time: T0 + i * 50,
           records: [move(2, 200 + i * 10, 100, { moving: true, speed: 200 })],
@@ -159,7 +173,7 @@ describe('client world from server packets', () => {
     const world = enteredWorld();
     world.targetId = 1 << 20;
     feed(world, 10, (w) =>
-      WorldUpdate.write(w, {
+      writeUpdate(world, w, {
         tick: 1,
         time: T0 + 10,
         records: [{ kind: 'death', id: 1 << 20, killerId: 1 }],
@@ -168,7 +182,7 @@ describe('client world from server packets', () => {
     expect(world.entities.get(1 << 20)).toMatchObject({ alive: false, health: 0 });
     expect(world.diedAt(1 << 20)).toBe(10);
     feed(world, 20, (w) =>
-      WorldUpdate.write(w, {
+      writeUpdate(world, w, {
         tick: 2,
         time: T0 + 20,
         records: [{ kind: 'despawn', id: 1 << 20, reason: 'corpse' }],
@@ -202,7 +216,7 @@ describe('client world from server packets', () => {
     const pr = world.self!.predictor;
     pr.step(1, 0, 500); // 60 units right of the spawn, not yet acknowledged
     feed(world, 100, (w) =>
-      WorldUpdate.write(w, {
+      writeUpdate(world, w, {
         tick: 2,
         time: T0 + 100,
         records: [move(1, 100, 100, { moving: true }), ...spawn(1, 100, 100, 'player')],

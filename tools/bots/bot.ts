@@ -33,6 +33,7 @@ import {
   LoginProof,
   LoginStart,
   MOB_ID_BASE,
+  MotionRefs,
   MoveAck,
   MoveInput,
   MOVING,
@@ -85,6 +86,8 @@ export class Bot implements RecordVisitor {
   phase: BotPhase = 'connecting';
   client: WyvernClient | undefined;
   entityId = 0;
+  /** Motion references before the client exists (a bot fed bytes directly). */
+  private readonly refs = new MotionRefs();
   x = 0;
   y = 0;
   /** Heading while walking, facing while standing. */
@@ -471,7 +474,9 @@ export class Bot implements RecordVisitor {
           c.worldUpdates++;
           c.worldUpdateBytes += size;
           this.rxAt = now;
-          if (!walkRecords(buf, p + WORLD_UPDATE_BODY, p + size, this, c)) c.badUpdates++;
+          // The client's references: its EnterWorld set where the heads count from.
+          const refs = this.client?.motionRefs ?? this.refs;
+          if (!walkRecords(buf, p + WORLD_UPDATE_BODY, p + size, refs, this, c)) c.badUpdates++;
         } else c.moveAcks++;
         p += size;
         runStart = p;

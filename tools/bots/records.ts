@@ -3,34 +3,48 @@
  * bots on one core. A record's fields are read only when the bot measures them; every other
  * field is stepped over by its length (shared/protocol/records.ts has the layout):
  *
+ *   payload := tick varint · time varint (deltas) · block*
  *   body    := block*
  *   block   := count varint (>= 1) · record × count
  *   record  := idDelta varint · tag u8 · fields of the tag's kind (low 4 bits)
  *
- *   kind 0 move     x u16 · y u16 · angle u8 [· speed u16 if SPEED]
- *   kind 1 path     x u16 · y u16 · speed u16 · count u8 · (x u16 · y u16) × count
+ *   kind 0 move     x u16 · y u16 · angle u8 [· speed u16 if SPEED] [· age varint if AGE]
+ *   kind 1 path     x u16 · y u16 [· speed u16 if SPEED] · count u8 · (x u16 · y u16) × count
  *   kind 2 spawn    entity u8 · template u16 · name (u8 length + bytes) · level u8 ·
  *                   health varint · maxHealth varint · speed u16 · appearance u8
  *   kind 3 despawn  reason u8
  *   kind 4 health   health varint · maxHealth varint
  *   kind 5 death    killer varint
  *   kind 6 respawn  x u16 · y u16 · health varint · maxHealth varint
+ *   kind 7 moveBy   dx zigzag · dy zigzag [· angle u8 unless SAME_ANGLE] [· speed u16 if SPEED]
  *
+ * The head's deltas and the moveBy records are resolved through the client's MotionRefs
+ * (shared/protocol/motion-refs.ts), which keeps each entity's motion reference: the bot
+ * measures where a moveBy puts its walker, so it keeps the references too.
  * Coordinates are handed over quantized (the u16 on the wire), as the latency match wants
  * them. Nothing is allocated; the CRC is not checked (the client's decoder checks every
  * other frame; a WorldUpdate that does not parse is reported, not trusted).
  */
 import { HEADER_SIZE } from '../../shared/codec/frame.js';
-import { ALIVE, RecordKind, SPEED, WORLD_UPDATE_HEAD } from '../../shared/protocol/index.js';
+import {
+  AGE,
+  ALIVE,
+  MOVING,
+  RecordKind,
+  SAME_ANGLE,
+  SPEED,
+  unzigzag,
+  type MotionRefs,
+} from '../../shared/protocol/index.js';
 
-/** Offset of the first record block from the start of a WorldUpdate frame. */
-export const WORLD_UPDATE_BODY = HEADER_SIZE + WORLD_UPDATE_HEAD;
+/** Offset of a WorldUpdate's head (tick and time) from the start of its frame. */
+export const WORLD_UPDATE_BODY = HEADER_SIZE;
 
 /** What a walk hands to the bot: one call per record of interest. */
 export interface RecordVisitor {
   /**
-   * A movement state (kind 0) at quantized (qx, qy); `tag` carries MOVING / JUMP / SPEED.
-   * `spawned`: it is the motion half of a spawn block (where the entity is now, not a send).
+   * A movement state (kind 0, or a resolved moveBy) at quantized (qx, qy); `tag` carries
+   * MOVING / JUMP. `spawned`: it is the motion half of a spawn block (not a send).
    */
   move(id: number, qx: number, qy: number, tag: number, spawned: boolean): void;
   /** A path (kind 1) starting at quantized (qx, qy). */
@@ -52,6 +66,12 @@ export interface RecordTally {
   movementRecordBytes: number;
   /** Bytes of the records that are not movement (spawns, despawns, health, deaths, respawns). */
   otherRecordBytes: number;
+  /** Of the movement records: paths (mobs), and their bytes. */
+  pathRecords: number;
+  pathRecordBytes: number;
+  /** Of the movement records: the motion half of a spawn block, and their bytes. */
+  spawnMotionRecords: number;
+  spawnMotionBytes: number;
 }
 
 /** Read position shared by the helpers below (one walk at a time; no allocation per varint). */
@@ -72,19 +92,28 @@ function varint(buf: Uint8Array): number {
   return -1;
 }
 
+function u16(buf: Uint8Array, q: number): number {
+  return buf[q]! | (buf[q + 1]! << 8);
+}
+
 /**
- * Walks the record blocks in buf[start, end) (a WorldUpdate payload after its tick and time),
- * calling `v` and adding to `tally`. Returns false when the body does not parse: a record
+ * Walks a WorldUpdate payload in buf[start, end): its head into `refs`, then its record
+ * blocks, calling `v` and adding to `tally`. Returns false when it does not parse: a record
  * running past `end`, an empty block, an unknown kind, a varint over 5 bytes.
  */
 export function walkRecords(
   buf: Uint8Array,
   start: number,
   end: number,
+  refs: MotionRefs,
   v: RecordVisitor,
   tally: RecordTally,
 ): boolean {
   at = start;
+  const tickDelta = varint(buf);
+  const timeDelta = varint(buf);
+  if (tickDelta < 0 || timeDelta < 0 || at > end) return false;
+  refs.advance(tickDelta, timeDelta);
   while (at < end) {
     const n = varint(buf);
     if (n <= 0 || at > end) return false;
@@ -100,19 +129,38 @@ export function walkRecords(
         case RecordKind.Move: {
           const q = at;
           at += tag & SPEED ? 7 : 5;
+          const age = tag & AGE ? varint(buf) : 0;
+          if (age < 0 || at > end) return false;
+          const qx = u16(buf, q);
+          const qy = u16(buf, q + 2);
+          refs.setRef(id, qx, qy, buf[q + 4]!, (tag & MOVING) !== 0, tag & SPEED ? u16(buf, q + 5) : -1, age);
+          tally.movementRecords++;
+          v.move(id, qx, qy, tag, spawned === id);
+          break;
+        }
+        case RecordKind.MoveBy: {
+          const dx = varint(buf);
+          const dy = varint(buf);
+          if (dx < 0 || dy < 0) return false;
+          const qa = tag & SAME_ANGLE ? -1 : buf[at++]!;
+          const qs = tag & SPEED ? u16(buf, at) : -1;
+          if (tag & SPEED) at += 2;
           if (at > end) return false;
           tally.movementRecords++;
-          v.move(id, buf[q]! | (buf[q + 1]! << 8), buf[q + 2]! | (buf[q + 3]! << 8), tag, spawned === id);
+          if (refs.moveBy(id, unzigzag(dx), unzigzag(dy), qa, (tag & MOVING) !== 0, qs)) {
+            v.move(id, refs.qx, refs.qy, tag & MOVING, false);
+          }
           break;
         }
         case RecordKind.Path: {
           const q = at;
-          at += 6;
+          at += tag & SPEED ? 6 : 4;
           if (at >= end) return false;
           at += 1 + 4 * buf[at]!;
           if (at > end) return false;
+          refs.path(id);
           tally.movementRecords++;
-          v.path(id, buf[q]! | (buf[q + 1]! << 8), buf[q + 2]! | (buf[q + 3]! << 8));
+          v.path(id, u16(buf, q), u16(buf, q + 2));
           break;
         }
         case RecordKind.Spawn: {
@@ -121,14 +169,17 @@ export function walkRecords(
           if (at >= end) return false;
           at += 1 + buf[at]! + 1;
           if (varint(buf) < 0 || varint(buf) < 0) return false;
+          const qs = u16(buf, at);
           at += 3;
           if (at > end) return false;
+          refs.spawn(id, qs);
           v.spawn(id, kind === 1, (tag & ALIVE) !== 0);
           break;
         }
         case RecordKind.Despawn:
           at += 1;
           if (at > end) return false;
+          refs.forget(id);
           v.despawn(id);
           break;
         case RecordKind.Health:
@@ -150,8 +201,18 @@ export function walkRecords(
       }
       tally.records++;
       const kind = tag & 0x0f;
-      if (kind === RecordKind.Move || kind === RecordKind.Path) tally.movementRecordBytes += at - recordStart;
-      else tally.otherRecordBytes += at - recordStart;
+      const bytes = at - recordStart;
+      if (kind === RecordKind.Move || kind === RecordKind.Path || kind === RecordKind.MoveBy) {
+        tally.movementRecordBytes += bytes;
+        if (kind === RecordKind.Path) {
+          tally.pathRecords++;
+          tally.pathRecordBytes += bytes;
+        }
+        if (spawned === id) {
+          tally.spawnMotionRecords++;
+          tally.spawnMotionBytes += bytes;
+        }
+      } else tally.otherRecordBytes += bytes;
       // A spawn's motion record comes right after it, with the same id.
       spawned = kind === RecordKind.Spawn ? id : -1;
     }

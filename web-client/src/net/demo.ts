@@ -111,6 +111,9 @@ export class DemoServer implements ByteTransport {
   private readonly out = new Writer(4096);
   private timer: ReturnType<typeof setInterval> | undefined;
   private tick = 0;
+  /** The tick and server time of the newest WorldUpdate (or EnterWorld) written. */
+  private sentTick = 0;
+  private sentTime = 0;
   private readonly t0: number;
   private boarHealth = 400;
   private borinHealth = 220;
@@ -149,6 +152,8 @@ export class DemoServer implements ByteTransport {
         tick: 0,
         interestRadius: 360,
       });
+      this.sentTick = 0;
+      this.sentTime = t;
       PlayerStats.write(w, { mana: 140, maxMana: 200, level: 7, kills: 3 });
       const spawn = (
         v: Partial<Omit<SpawnRecord, 'kind'>> & { id: number; name: string; x: number; y: number },
@@ -287,9 +292,12 @@ export class DemoServer implements ByteTransport {
     this.onBytes(this.out.finish());
   }
 
-  /** The tick's WorldUpdate with the records gathered so far. */
+  /** The tick's WorldUpdate with the records gathered so far; its head counts on from the last. */
   private writeUpdate(w: Writer, tick: number, time: number): void {
-    WorldUpdate.write(w, { tick, time, records: this.records });
+    const dt = Math.max(0, Math.round(time - this.sentTime));
+    WorldUpdate.write(w, { tick: tick - this.sentTick, time: dt, records: this.records });
+    this.sentTick = tick;
+    this.sentTime += dt;
     this.records = [];
   }
 
