@@ -19,9 +19,11 @@
  *   - `send(frame, delivery)` (session packets, errors) copies one frame into `out` and
  *     commits it.
  *   - a FlushScheduler later calls `flush()`: everything in [0, out.pos) goes to the socket in
- *     ONE write, then `out.pos = 0` and the same memory is written over next time. The tcp and
- *     ws transports copy the bytes before writing (node keeps a reference to what it is given;
- *     one allocation per flush, never per frame); uWebSockets.js copies internally.
+ *     ONE write, then `out.pos = 0` and the same memory is written over next time. TCP hands
+ *     the socket a view of the buffer, no copy: when the kernel takes it all at once (the
+ *     usual case) nothing holds it after the write; when the socket keeps it queued, the
+ *     connection leaves that memory to the socket and takes a new buffer. The ws transport
+ *     copies (ws may queue what it is given); uWebSockets.js copies internally.
  *
  * The policy, with buffered = out.pos + the socket's own unsent bytes:
  *   droppable frame (send) or section (behind()) while buffered > soft limit
@@ -174,9 +176,11 @@ export abstract class BaseConnection implements Connection {
   protected abstract socketBuffered(): number;
   /**
    * One write of one or more whole frames. `bytes` is a view of the connection's reused
-   * buffer, valid only during the call: a transport that keeps it past the call must copy it.
+   * buffer. A transport either copies what it keeps past the call and returns false, or
+   * hands the view itself to its socket and returns true when the socket still holds it:
+   * the connection then leaves that memory to the socket and appends into a new buffer.
    */
-  protected abstract write(bytes: Uint8Array): void;
+  protected abstract write(bytes: Uint8Array): boolean;
   /** Starts closing the socket; the transport calls `socketClosed` when it is gone. */
   protected abstract closeSocket(reason: string): void;
 
@@ -266,8 +270,10 @@ export abstract class BaseConnection implements Connection {
     // limit) re-enters flush through close() and must find nothing left to write.
     w.pos = 0;
     this.committed = 0;
-    this.write(w.buf.subarray(0, n));
-    if (this.writer === w && w.pos === 0 && w.buf.length > OUT_SHRINK_ABOVE && n * 4 < w.buf.length) {
+    const kept = this.write(w.buf.subarray(0, n));
+    if (this.writer !== w) return;
+    if (kept) this.resize(w, w.buf.length > OUT_SHRINK_ABOVE ? capacityFor(n) : w.buf.length);
+    else if (w.pos === 0 && w.buf.length > OUT_SHRINK_ABOVE && n * 4 < w.buf.length) {
       this.resize(w, capacityFor(n));
     }
   }
@@ -304,9 +310,12 @@ export abstract class BaseConnection implements Connection {
   }
 
   /** Gives an empty buffer a new capacity. */
+  /** New memory for the writer, keeping what it holds (usually nothing). */
   private resize(w: Writer, capacity: number): void {
-    w.buf = new Uint8Array(capacity);
-    w.view = new DataView(w.buf.buffer);
+    const next = new Uint8Array(Math.max(capacity, w.pos));
+    next.set(w.buf.subarray(0, w.pos));
+    w.buf = next;
+    w.view = new DataView(next.buffer);
   }
 
   /**

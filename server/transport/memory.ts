@@ -16,6 +16,11 @@ export class MemoryConnection extends BaseConnection {
   readonly writes: Uint8Array[] = [];
   /** What the pretend socket still holds; tests raise it to simulate a slow reader. */
   socketBytes = 0;
+  /**
+   * Take each write's view as given and keep it queued, as a TCP socket does when the kernel
+   * does not take everything at once (no copy: the connection must not write over it).
+   */
+  holdsWrites = false;
   closeReason: string | undefined;
 
   constructor(options: ConnectionOptions, transport: TransportKind = 'tcp', remoteAddress = '127.0.0.1') {
@@ -26,9 +31,14 @@ export class MemoryConnection extends BaseConnection {
     return this.socketBytes;
   }
 
-  protected write(bytes: Uint8Array): void {
+  protected write(bytes: Uint8Array): boolean {
+    if (this.holdsWrites) {
+      this.writes.push(bytes);
+      return true;
+    }
     // A copy: `bytes` is a view of the connection's buffer, written over after the flush.
     this.writes.push(bytes.slice());
+    return false;
   }
 
   protected closeSocket(reason: string): void {

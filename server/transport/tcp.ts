@@ -32,10 +32,12 @@ class TcpConnection extends BaseConnection {
     return this.socket.writableLength;
   }
 
-  protected write(bytes: Uint8Array): void {
-    // node keeps what it is given until the kernel takes it, and `bytes` is a view of the
-    // connection's reused buffer: one copy per flush.
-    if (this.socket.writable) this.socket.write(Buffer.from(bytes));
+  protected write(bytes: Uint8Array): boolean {
+    if (!this.socket.writable) return false;
+    // No copy: node drops its reference once the kernel has taken the bytes, which a write
+    // that leaves nothing queued (writableLength 0 right after it) has done synchronously.
+    this.socket.write(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.length));
+    return this.socket.writableLength > 0;
   }
 
   protected closeSocket(): void {

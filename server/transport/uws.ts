@@ -38,7 +38,7 @@ class UwsConnection extends BaseConnection {
     return this.ws.getBufferedAmount();
   }
 
-  protected write(bytes: Uint8Array): void {
+  protected write(bytes: Uint8Array): boolean {
     // uWS copies the message into its own buffer during send, so the view of the
     // connection's reused buffer is passed as is.
     let status = 1;
@@ -47,6 +47,7 @@ class UwsConnection extends BaseConnection {
     });
     // 2: uWS dropped the message at its own backpressure limit, which sits far above ours.
     if (status === 2) this.close('slow consumer');
+    return false;
   }
 
   protected closeSocket(reason: string): void {

@@ -27,10 +27,11 @@ class WsConnection extends BaseConnection {
     return this.ws.bufferedAmount;
   }
 
-  protected write(bytes: Uint8Array): void {
-    // `ws` hands the payload to the socket as is (no copy), and `bytes` is a view of the
-    // connection's reused buffer: one copy per flush.
+  protected write(bytes: Uint8Array): boolean {
+    // `ws` may queue the payload as is (no copy), and `bytes` is a view of the connection's
+    // reused buffer: one copy per flush.
     if (this.ws.readyState === this.ws.OPEN) this.ws.send(Buffer.from(bytes), { binary: true });
+    return false;
   }
 
   protected closeSocket(reason: string): void {

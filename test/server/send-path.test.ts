@@ -363,6 +363,21 @@ describe('connection buffer memory', () => {
     expect(c.writes.map((w) => w[10])).toEqual([1, 2, 3]);
   });
 
+  it('leaves a write the socket keeps queued to the socket, and appends into new memory', () => {
+    const c = conn();
+    c.holdsWrites = true;
+    appendFrame(c.out, 40, 0x0401, 1);
+    c.commit();
+    c.flush();
+    const held = c.writes[0]!;
+    appendFrame(c.out, 40, 0x0401, 2);
+    c.commit();
+    c.flush();
+    expect(held).toEqual(frame(40, 0x0401, 1));
+    expect(c.writes[1]).toEqual(frame(40, 0x0401, 2));
+    expect(c.writes[1]!.buffer).not.toBe(held.buffer);
+  });
+
   it('shrinks after a spike once a flush is small again', () => {
     const c = conn({ soft: 1_000_000, hard: 1_000_000 });
     for (let i = 0; i < 200; i++) c.send(frame(1000, 0x0301, i & 0xff), 'reliable');
