@@ -121,7 +121,8 @@ export class Outbox {
   private readonly cells = new Map<number, CellBlocks>();
   /** Each spawned entity's block this tick: [start, end) in the scratch buffer. */
   private readonly spawns = new Map<Entity, { start: number; end: number }>();
-  private readonly frames = new Map<WorldMessage, Uint8Array>();
+  /** Each message's frame this tick: [start, end) in the scratch buffer. */
+  private readonly frames = new Map<WorldMessage, { start: number; end: number }>();
   /** Each player's motion reference: the state its last move record left with every holder. */
   private readonly refs = new Map<number, MotionRef>();
   private readonly reckoned = { qx: 0, qy: 0 };
@@ -493,9 +494,7 @@ export class Outbox {
     const out = r.conn.out;
     if (r.frameStart >= 0 && out.pos - r.frameStart + (end - start) > MAX_FRAME_SIZE) this.closeFrame(r);
     if (r.frameStart < 0) this.openFrame(r);
-    out.ensure(end - start);
-    out.buf.set(src.subarray(start, end), out.pos);
-    out.pos += end - start;
+    copyInto(out, src, start, end);
   }
 
   private writeViewChanges(r: Recipient): void {
@@ -560,23 +559,35 @@ export class Outbox {
       this.openFrame(r);
       this.closeFrame(r);
     }
-    let frame = this.frames.get(msg);
     const def = byName(msg.packet) as ServerPacket;
+    let frame = this.frames.get(msg);
     if (!frame) {
-      frame = def.encode(msg.data as never);
+      // Into the tick's scratch buffer: no allocation per message.
+      const w = this.scratch;
+      const start = w.pos;
+      def.write(w, msg.data as never);
+      frame = { start, end: w.pos };
       this.frames.set(msg, frame);
-      this.stats.encoded += frame.length;
     }
+    const size = frame.end - frame.start;
     if (def.delivery === 'droppable' && r.behind) {
-      r.conn.skipped(def.opcode, frame.length);
-      this.stats.dropped += frame.length;
+      r.conn.skipped(def.opcode, size);
+      this.stats.dropped += size;
       return;
     }
-    const out = r.conn.out;
-    out.ensure(frame.length);
-    out.buf.set(frame, out.pos);
-    out.pos += frame.length;
+    copyInto(r.conn.out, this.scratch.buf, frame.start, frame.end);
   }
+}
+
+/** Appends src[start, end) to `out`; short runs byte by byte (no view allocated), long ones in one set. */
+function copyInto(out: Writer, src: Uint8Array, start: number, end: number): void {
+  const n = end - start;
+  out.ensure(n);
+  const dst = out.buf;
+  let at = out.pos;
+  if (n <= 64) for (let i = start; i < end; i++) dst[at++] = src[i]!;
+  else dst.set(src.subarray(start, end), at);
+  out.pos += n;
 }
 
 function isEntity(op: Entity | number | Removal): op is Entity {
