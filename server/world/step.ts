@@ -211,7 +211,11 @@ function updateMotion(w: World): void {
     }
     if (!send) continue;
     const jump = distance(deadReckon(s, now), p) > JUMP_UNITS;
-    p.sent = { x: p.x, y: p.y, t: now, moving: p.moving, angle: p.facing, speed: p.moveSpeed };
+    // A walker was at (x, y) when its client sent the input, not when the tick ran: observers
+    // reckon on from that time, so the wait for the tick and the link's jitter do not show
+    // as changes of speed.
+    const t = p.moving ? Math.min(now, p.inputAt) : now;
+    p.sent = { x: p.x, y: p.y, t, moving: p.moving, angle: p.facing, speed: p.moveSpeed };
     p.sentInputAt = p.inputAt;
     emit(w, { type: 'motion', entity: p, jump });
   }
