@@ -32,6 +32,8 @@ export interface Config {
   readonly maxFrameSize: number;
   readonly wsMaxMessageSize: number;
   readonly handshakeTimeoutMs: number;
+  readonly loginTimeoutMs: number;
+  readonly idleTimeoutMs: number;
   readonly shutdownTimeoutMs: number;
   readonly maxConnections: number;
   readonly maxConnectionsPerIp: number;
@@ -185,6 +187,20 @@ const specs = new Map<string, OptionSpec>([
     '10000',
     integer(1, MAX_INT),
     'A connection that sends no Hello within this time is closed.',
+  ),
+  option(
+    'loginTimeoutMs',
+    'LOGIN_TIMEOUT_MS',
+    '30000',
+    integer(1, MAX_INT),
+    'A connection not logged in this long after connecting is closed (time its login waits on the server aside).',
+  ),
+  option(
+    'idleTimeoutMs',
+    'IDLE_TIMEOUT_MS',
+    '60000',
+    integer(1, MAX_INT),
+    'A logged-in connection that sends nothing (not even Ping) for this long is closed.',
   ),
   option(
     'shutdownTimeoutMs',
@@ -357,6 +373,8 @@ export function loadConfig(
     maxFrameSize: v.maxFrameSize,
     wsMaxMessageSize: v.wsMaxMessageSize,
     handshakeTimeoutMs: v.handshakeTimeoutMs,
+    loginTimeoutMs: v.loginTimeoutMs,
+    idleTimeoutMs: v.idleTimeoutMs,
     shutdownTimeoutMs: v.shutdownTimeoutMs,
     maxConnections: v.maxConnections,
     maxConnectionsPerIp: v.maxConnectionsPerIp,

@@ -53,10 +53,13 @@ export class Session {
   readonly buckets: RateBuckets;
   /** Why the server closed it, once it has decided to; a peer hang-up leaves it unset. */
   closeReason: string | undefined;
-  readonly log: Logger;
   /** Called once the server has decided to close this session (set by the dispatch core). */
   onClosing: ((session: Session) => void) | undefined;
-  private readonly gone = new AbortController();
+  /** Made on first use of `signal`: most connections never start slow work. */
+  private work: AbortController | undefined;
+  private readonly rootLog: Logger;
+  private logger: Logger | undefined;
+  private workEnd: Error | undefined;
 
   constructor(
     readonly conn: Connection,
@@ -64,7 +67,12 @@ export class Session {
     log: Logger,
   ) {
     this.buckets = new RateBuckets(rates);
-    this.log = log.child({ conn: conn.id });
+    this.rootLog = log;
+  }
+
+  /** This connection's logger, made on first use: most idle connections never log. */
+  get log(): Logger {
+    return (this.logger ??= this.rootLog.child({ conn: this.conn.id }));
   }
 
   get id(): number {
@@ -73,12 +81,20 @@ export class Session {
 
   /** Aborted once the connection is gone: pass it to slow work (SRP, store) started for this session. */
   get signal(): AbortSignal {
-    return this.gone.signal;
+    this.work ??= new AbortController();
+    if (this.workEnd && !this.work.signal.aborted) this.work.abort(this.workEnd);
+    return this.work.signal;
   }
 
   /** Called by the dispatch core when the connection has closed. */
   markGone(): void {
-    if (!this.gone.signal.aborted) this.gone.abort(new Error('connection closed'));
+    this.endWork(new Error('connection closed'));
+  }
+
+  private endWork(reason: Error): void {
+    if (this.workEnd) return;
+    this.workEnd = reason;
+    this.work?.abort(reason);
   }
 
   get closing(): boolean {

@@ -28,6 +28,8 @@ export const ErrorCode = {
   ChatTooLong: 'ERR_CHAT_TOO_LONG',
   BadVerifier: 'ERR_BAD_VERIFIER',
   TextMessage: 'ERR_TEXT_MESSAGE',
+  LoginTimeout: 'ERR_LOGIN_TIMEOUT',
+  IdleTimeout: 'ERR_IDLE_TIMEOUT',
 } as const;
 export type ErrorCode = (typeof ErrorCode)[keyof typeof ErrorCode];
 
@@ -68,6 +70,8 @@ const messages: Record<ErrorCode, string> = {
   ERR_CHAT_TOO_LONG: 'That message is too long.',
   ERR_BAD_VERIFIER: 'The client sent an unusable password verifier. Update the client.',
   ERR_TEXT_MESSAGE: 'The server accepts only binary WebSocket messages.',
+  ERR_LOGIN_TIMEOUT: 'The connection did not log in in time.',
+  ERR_IDLE_TIMEOUT: 'The connection was silent for too long.',
 };
 
 /** Words for a person, for any code (unknown codes from a newer server included). */
