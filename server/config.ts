@@ -51,6 +51,7 @@ export interface Config {
   readonly srpWorkers: number | undefined;
   readonly loginFailuresPerAccount: number;
   readonly loginFailuresPerIp: number;
+  readonly loginLockAddresses: number;
 }
 
 export class ConfigError extends Error {
@@ -299,14 +300,21 @@ const specs = new Map<string, OptionSpec>([
     'LOGIN_FAILURES_PER_ACCOUNT',
     '5',
     integer(1, 1_000_000),
-    'Failed logins per account per minute before ERR_LOGIN_THROTTLED.',
+    'Failed logins per minute for one account from one address before that address gets ERR_LOGIN_THROTTLED for it.',
   ),
   option(
     'loginFailuresPerIp',
     'LOGIN_FAILURES_PER_IP',
     '20',
     integer(1, 1_000_000),
-    'Failed logins per address per minute before ERR_LOGIN_THROTTLED.',
+    'Failed logins per minute from one address, over all accounts, before it gets ERR_LOGIN_THROTTLED.',
+  ),
+  option(
+    'loginLockAddresses',
+    'LOGIN_LOCK_ADDRESSES',
+    '10',
+    integer(1, 1_000_000),
+    'Addresses failing to log in to one account within a minute before it is locked for every address.',
   ),
 ]);
 
@@ -395,6 +403,7 @@ export function loadConfig(
     srpWorkers: v.srpWorkers,
     loginFailuresPerAccount: v.loginFailuresPerAccount,
     loginFailuresPerIp: v.loginFailuresPerIp,
+    loginLockAddresses: v.loginLockAddresses,
   };
 
   if ((config.tlsCertFile === undefined) !== (config.tlsKeyFile === undefined)) {

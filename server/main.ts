@@ -232,8 +232,9 @@ export async function startWyvern(
     srp,
     secret: loadSecret(config.secret, secretFile),
     limiter: new LoginLimiter({
-      perAccount: config.loginFailuresPerAccount,
-      perIp: config.loginFailuresPerIp,
+      perAccountAddress: config.loginFailuresPerAccount,
+      perAddress: config.loginFailuresPerIp,
+      lockAddresses: config.loginLockAddresses,
     }),
   });
   const saver = new CharacterSaver(store, {

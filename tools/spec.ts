@@ -706,6 +706,8 @@ function errorsSection(): string {
 An ${packetLink(ErrorPacket)} carries one of these codes. Codes are stable: never renamed or reused. \`codec\` codes come from decoding bytes; \`server\` codes from the rules of the game. The message is what a client shows a person; for a code it does not know (from a newer server) it shows "The server refused the request (CODE)."
 
 ${table(['Code', 'Origin', 'Message'], rows)}
+
+${code(ErrorCode.LoginThrottled)} answers [LoginStart](#loginstart) or [LoginProof](#loginproof) after too many failed logins: from one address for one account (5 a minute by default), from one address for any accounts (20), or for one account from many addresses (10 different addresses lock it for everyone). Its \`reason\` ends with \`retry-after=N\`: N whole seconds (at least 1) until this address may try this account again; wait that long before retrying. It reads the same whether or not the account exists.
 `;
 }
 

@@ -28,7 +28,7 @@ import {
 import { errorMessage, type ErrorCode } from '../../shared/protocol/errors.js';
 import { Bye } from '../../shared/protocol/session.js';
 import { loginResults } from '../metrics/index.js';
-import type { AccountService, PendingLogin } from './accounts.js';
+import type { AccountService, PendingLogin, Refusal } from './accounts.js';
 import type { Session } from './connection.js';
 import type { HandlerContext, SessionHandlers } from './handlers.js';
 import { SrpError } from './srp.js';
@@ -63,6 +63,24 @@ const TAKEN_OVER_MESSAGE = 'This account logged in from somewhere else.';
 /** A non-fatal refusal of the request with `opcode`; the SDK matches it to the request by opcode. */
 export function refuse(session: Session, opcode: number, code: ErrorCode, reason = errorMessage(code)): void {
   session.error(code, reason, { fatal: false, opcode });
+}
+
+/**
+ * The reason of ERR_LOGIN_THROTTLED: words, then `retry-after=N` (whole seconds, at least 1)
+ * last, for clients to parse. The same for every account name, existing or not.
+ */
+export function throttledReason(retryAfterMs: number): string {
+  const seconds = Math.max(1, Math.ceil(retryAfterMs / 1000));
+  return `Too many failed logins. Try again in ${seconds} s. retry-after=${seconds}`;
+}
+
+/** Refuses a login request, saying when to retry when it is throttled. */
+function refuseLogin(session: Session, opcode: number, refusal: Refusal): void {
+  if (refusal.code === 'ERR_LOGIN_THROTTLED' && refusal.retryAfterMs !== undefined) {
+    refuse(session, opcode, refusal.code, throttledReason(refusal.retryAfterMs));
+  } else {
+    refuse(session, opcode, refusal.code);
+  }
 }
 
 /**
@@ -168,7 +186,7 @@ export function accountHandlers(deps: AccountHandlerDeps): SessionHandlers {
         if (!started.ok) {
           result =
             started.code === 'ERR_LOGIN_THROTTLED' ? LoginResult.Throttled : LoginResult.BadAccountName;
-          return refuse(session, LoginStart.opcode, started.code);
+          return refuseLogin(session, LoginStart.opcode, started);
         }
         pendingLogins.set(session, started.pending);
         session.send(LoginChallenge, { salt: started.salt, B: started.B });
@@ -200,7 +218,7 @@ export function accountHandlers(deps: AccountHandlerDeps): SessionHandlers {
           result = LoginResult.Abandoned;
         } else if (!done.ok) {
           result = done.code === 'ERR_LOGIN_THROTTLED' ? LoginResult.Throttled : LoginResult.BadLogin;
-          refuse(session, LoginProof.opcode, done.code);
+          refuseLogin(session, LoginProof.opcode, done);
         } else {
           result = LoginResult.Ok;
           const resumeToken = authenticate(ctx, accounts, done.accountId, done.name);

@@ -60,7 +60,7 @@ const messages: Record<ErrorCode, string> = {
   ERR_ACCOUNT_TAKEN: 'That account name is already registered.',
   ERR_BAD_ACCOUNT_NAME: 'Account names are 3 to 32 letters, digits or underscores.',
   ERR_BAD_LOGIN: 'Wrong account name or password.',
-  ERR_LOGIN_THROTTLED: 'Too many failed logins. Wait a minute and try again.',
+  ERR_LOGIN_THROTTLED: 'Too many failed logins. Wait and try again.',
   ERR_BAD_RESUME: 'The session could not be resumed. Log in again.',
   ERR_NAME_TAKEN: 'That character name is taken.',
   ERR_BAD_NAME: 'Character names are 3 to 16 letters.',
