@@ -910,6 +910,8 @@ Take a few samples and keep the offset of the one with the smallest rtt. Server 
 
 ${packetLink(LogoutRequest)} starts a timer (${packetLink(LogoutStarted)} says how long); moving or ${packetLink(LogoutCancel)} stops it (${packetLink(LogoutCancelled)}). ${packetLink(LogoutComplete)} returns the connection to \`authenticated\`. ${packetLink(Bye)} and a fatal ${packetLink(ErrorPacket)} mean the server is closing the connection; show the error's message (see [Error codes](#error-codes)).
 
+When the server shuts down, a request it has not finished (a login waiting for its SRP turn, say) and any request sent afterwards is refused with a non-fatal ${code(ErrorCode.Shutdown)} carrying the request's opcode; then ${packetLink(Bye)} with reason \`shutdown\` comes and the connection closes. Nothing was done for a refused request: send it again once the server is back.
+
 ${srpSection(srp)}
 ### Golden vectors
 

@@ -26,6 +26,7 @@ import { FrameDecoder, HEADER_SIZE, type Frame } from '../../shared/codec/frame.
 import type { ClientPacket, PayloadOf, ServerPacket } from '../../shared/protocol/define.js';
 import type { ErrorCode } from '../../shared/protocol/errors.js';
 import { byOpcode, type AnyClientPacket } from '../../shared/protocol/registry.js';
+import { Ping } from '../../shared/protocol/session.js';
 import type { Fields } from '../../shared/codec/fields.js';
 import type { Config } from '../config.js';
 import type { Logger } from '../log.js';
@@ -104,9 +105,15 @@ export class Dispatcher implements ConnectionListener {
   private readonly inputs = new Set<SessionInput>();
   private sweepTimer: ReturnType<typeof setInterval> | undefined;
   private accepting = true;
+  private stopping = false;
   private pendingRefusals = 0;
 
   constructor(private readonly options: DispatcherOptions) {}
+
+  /** Set by beginShutdown: session requests other than Ping are refused with ERR_SHUTDOWN. */
+  get shuttingDown(): boolean {
+    return this.stopping;
+  }
 
   /** Called with every session once its connection is gone. */
   onSessionClosed(listener: SessionListener): void {
@@ -116,6 +123,31 @@ export class Dispatcher implements ConnectionListener {
   /** New connections get ERR_SHUTDOWN from now on. */
   stopAccepting(): void {
     this.accepting = false;
+  }
+
+  /**
+   * Stops taking requests: from now on session requests (login, register, characters...)
+   * are refused with ERR_SHUTDOWN, and work in flight for a connection (a login waiting for
+   * or running on the SRP pool) is abandoned so its handler answers ERR_SHUTDOWN. Resolves
+   * once no session handler is running, or after `timeoutMs`: then nothing is left that
+   * needs the SRP pool or the store, and they may close.
+   */
+  beginShutdown(timeoutMs: number): Promise<void> {
+    this.stopping = true;
+    const running: Promise<void>[] = [];
+    for (const input of this.inputs) {
+      const pending = input.shutdown();
+      if (pending) running.push(pending);
+    }
+    if (running.length === 0) return Promise.resolve();
+    return new Promise((resolve) => {
+      const timer = setTimeout(resolve, timeoutMs);
+      timer.unref();
+      void Promise.allSettled(running).then(() => {
+        clearTimeout(timer);
+        resolve();
+      });
+    });
   }
 
   /** Queues a packet for every open session. */
@@ -308,6 +340,16 @@ class SessionInput implements ConnectionInput {
   }
 
   /**
+   * Shutdown: abandons the work of a running handler (its SRP job), whose handler then
+   * answers ERR_SHUTDOWN; returns the running handlers' tail to wait for, if any.
+   */
+  shutdown(): Promise<void> | undefined {
+    if (!this.pending) return undefined;
+    this.session.abandonWork();
+    return this.pending;
+  }
+
+  /**
    * A frame's header, judged before the rest of the frame is buffered: an opcode the client
    * may not send, a size beyond the packet's largest encoding, or (with no handler pending,
    * which could still change the state) a packet not accepted in this state is refused now.
@@ -328,6 +370,8 @@ class SessionInput implements ConnectionInput {
       );
     }
     const state = this.session.state;
+    // While shutting down, session requests are answered ERR_SHUTDOWN whatever the state.
+    if (this.dispatcher.shuttingDown && packet.target === 'session') return;
     if (!this.pending && !packet.states.includes(state)) {
       throw new HeaderRefused(
         'ERR_WRONG_STATE',
@@ -385,6 +429,7 @@ class SessionInput implements ConnectionInput {
     framesIn.add(opcode);
     bytesIn.add(opcode, frame.size);
     const session = this.session;
+    if (this.refusedForShutdown(def)) return;
     if (!this.pending && !def.states.includes(session.state)) {
       this.wrongState(def);
       return;
@@ -414,6 +459,7 @@ class SessionInput implements ConnectionInput {
       this.wrongState(def);
       return undefined;
     }
+    if (this.refusedForShutdown(def)) return undefined;
     try {
       switch (def.target) {
         case 'session':
@@ -429,6 +475,20 @@ class SessionInput implements ConnectionInput {
       this.internal(e, def.opcode);
     }
     return undefined;
+  }
+
+  /**
+   * While shutting down, session requests but Ping are refused with ERR_SHUTDOWN, whatever
+   * the state (a Hello that came just too late included): the connection is about to get
+   * Bye, and its request must not start work on a pool or store that is closing.
+   */
+  private refusedForShutdown(def: AnyClientPacket): boolean {
+    if (!this.dispatcher.shuttingDown || def.target !== 'session' || def.opcode === Ping.opcode) return false;
+    this.session.error('ERR_SHUTDOWN', `${def.name}: the server is shutting down`, {
+      fatal: false,
+      opcode: def.opcode,
+    });
+    return true;
   }
 
   private runHandler(def: AnyClientPacket, value: unknown): Promise<void> | undefined {

@@ -54,6 +54,7 @@ export const LoginResult = {
   BadAccountName: 'bad_account_name',
   Throttled: 'throttled',
   Abandoned: 'abandoned',
+  Shutdown: 'shutdown',
   Internal: 'internal',
 } as const;
 export type LoginResult = (typeof LoginResult)[keyof typeof LoginResult];
@@ -86,9 +87,16 @@ function refuseLogin(session: Session, opcode: number, refusal: Refusal): void {
 /**
  * Internal failures (database down, SRP workers gone) are logged and refused with
  * ERR_INTERNAL, non-fatal: the client may try again. A job abandoned because the connection
- * closed needs no answer. Returns the login result to count.
+ * closed needs no answer; one abandoned because the server is shutting down (or caught by
+ * the SRP pool closing) is answered ERR_SHUTDOWN and is no failure. Returns the login
+ * result to count.
  */
 function failInternally(ctx: HandlerContext, opcode: number, err: unknown): LoginResult {
+  const session = ctx.session;
+  if (err instanceof SrpError && (err.code === 'aborted' || err.code === 'closed') && session.shuttingDown) {
+    refuse(session, opcode, 'ERR_SHUTDOWN', 'the server is shutting down; try again once it is back');
+    return LoginResult.Shutdown;
+  }
   if (err instanceof SrpError && err.code === 'aborted') return LoginResult.Abandoned;
   ctx.log.error({ err, opcode }, 'account request failed');
   refuse(ctx.session, opcode, 'ERR_INTERNAL', 'the server could not complete the request');

@@ -25,6 +25,8 @@ export interface ErrorOptions {
 }
 
 const REASON_MAX_BYTES = 200;
+/** The abort reason of work abandoned because the server is shutting down. */
+const SHUTTING_DOWN = new Error('the server is shutting down');
 const utf8 = new TextEncoder();
 
 /** Cuts text to fit a string field of `maxBytes` UTF-8 bytes without splitting a character. */
@@ -79,16 +81,29 @@ export class Session {
     return this.conn.id;
   }
 
-  /** Aborted once the connection is gone: pass it to slow work (SRP, store) started for this session. */
+  /**
+   * Aborted once the connection is gone or the server abandons the session's work
+   * (shutdown): pass it to slow work (SRP, store) started for this session.
+   */
   get signal(): AbortSignal {
     this.work ??= new AbortController();
     if (this.workEnd && !this.work.signal.aborted) this.work.abort(this.workEnd);
     return this.work.signal;
   }
 
+  /** Whether the server abandoned this session's work because it is shutting down. */
+  get shuttingDown(): boolean {
+    return this.workEnd === SHUTTING_DOWN;
+  }
+
   /** Called by the dispatch core when the connection has closed. */
   markGone(): void {
     this.endWork(new Error('connection closed'));
+  }
+
+  /** Called by the dispatch core on shutdown: work in flight is given up and answered ERR_SHUTDOWN. */
+  abandonWork(): void {
+    this.endWork(SHUTTING_DOWN);
   }
 
   private endWork(reason: Error): void {
