@@ -32,6 +32,8 @@ export interface Config {
   readonly maxFrameSize: number;
   readonly wsMaxMessageSize: number;
   readonly handshakeTimeoutMs: number;
+  readonly loginTimeoutMs: number;
+  readonly idleTimeoutMs: number;
   readonly shutdownTimeoutMs: number;
   readonly maxConnections: number;
   readonly maxConnectionsPerIp: number;
@@ -49,6 +51,7 @@ export interface Config {
   readonly srpWorkers: number | undefined;
   readonly loginFailuresPerAccount: number;
   readonly loginFailuresPerIp: number;
+  readonly loginLockAddresses: number;
 }
 
 export class ConfigError extends Error {
@@ -187,6 +190,20 @@ const specs = new Map<string, OptionSpec>([
     'A connection that sends no Hello within this time is closed.',
   ),
   option(
+    'loginTimeoutMs',
+    'LOGIN_TIMEOUT_MS',
+    '30000',
+    integer(1, MAX_INT),
+    'A connection not logged in this long after connecting is closed (time its login waits on the server aside).',
+  ),
+  option(
+    'idleTimeoutMs',
+    'IDLE_TIMEOUT_MS',
+    '60000',
+    integer(1, MAX_INT),
+    'A logged-in connection that sends nothing (not even Ping) for this long is closed.',
+  ),
+  option(
     'shutdownTimeoutMs',
     'SHUTDOWN_TIMEOUT_MS',
     '5000',
@@ -283,14 +300,21 @@ const specs = new Map<string, OptionSpec>([
     'LOGIN_FAILURES_PER_ACCOUNT',
     '5',
     integer(1, 1_000_000),
-    'Failed logins per account per minute before ERR_LOGIN_THROTTLED.',
+    'Failed logins per minute for one account from one address before that address gets ERR_LOGIN_THROTTLED for it.',
   ),
   option(
     'loginFailuresPerIp',
     'LOGIN_FAILURES_PER_IP',
     '20',
     integer(1, 1_000_000),
-    'Failed logins per address per minute before ERR_LOGIN_THROTTLED.',
+    'Failed logins per minute from one address, over all accounts, before it gets ERR_LOGIN_THROTTLED.',
+  ),
+  option(
+    'loginLockAddresses',
+    'LOGIN_LOCK_ADDRESSES',
+    '10',
+    integer(1, 1_000_000),
+    'Addresses failing to log in to one account within a minute before it is locked for every address.',
   ),
 ]);
 
@@ -357,6 +381,8 @@ export function loadConfig(
     maxFrameSize: v.maxFrameSize,
     wsMaxMessageSize: v.wsMaxMessageSize,
     handshakeTimeoutMs: v.handshakeTimeoutMs,
+    loginTimeoutMs: v.loginTimeoutMs,
+    idleTimeoutMs: v.idleTimeoutMs,
     shutdownTimeoutMs: v.shutdownTimeoutMs,
     maxConnections: v.maxConnections,
     maxConnectionsPerIp: v.maxConnectionsPerIp,
@@ -377,6 +403,7 @@ export function loadConfig(
     srpWorkers: v.srpWorkers,
     loginFailuresPerAccount: v.loginFailuresPerAccount,
     loginFailuresPerIp: v.loginFailuresPerIp,
+    loginLockAddresses: v.loginLockAddresses,
   };
 
   if ((config.tlsCertFile === undefined) !== (config.tlsKeyFile === undefined)) {

@@ -56,7 +56,10 @@ export interface ServerHandle {
   readonly log: Logger;
   /** Runs during shutdown after clients got Bye and before sockets close (e.g. a final save). */
   onShutdown(name: string, hook: ShutdownHook): void;
-  /** Graceful stop: stop accepting, Bye to all, hooks, flush, close. Safe to call twice. */
+  /**
+   * Graceful stop: stop accepting, answer requests in flight with ERR_SHUTDOWN, Bye to all,
+   * hooks, flush, close. Safe to call twice.
+   */
   stop(): Promise<void>;
 }
 
@@ -151,6 +154,9 @@ export async function startServer(config: Config, options: StartOptions = {}): P
     dispatcher.stopAccepting();
     tcp.stopAccepting();
     http.stopAccepting();
+    // Requests in flight (logins queued for the SRP pool) are answered ERR_SHUTDOWN and new
+    // ones refused before anything closes, so no login meets a closed pool or store.
+    await dispatcher.beginShutdown(config.shutdownTimeoutMs);
     dispatcher.broadcast(Bye, { reason: 'shutdown', message: 'The server is shutting down.' });
     scheduler.flushAll();
     const ran = await withTimeout(
@@ -232,8 +238,9 @@ export async function startWyvern(
     srp,
     secret: loadSecret(config.secret, secretFile),
     limiter: new LoginLimiter({
-      perAccount: config.loginFailuresPerAccount,
-      perIp: config.loginFailuresPerIp,
+      perAccountAddress: config.loginFailuresPerAccount,
+      perAddress: config.loginFailuresPerIp,
+      lockAddresses: config.loginLockAddresses,
     }),
   });
   const saver = new CharacterSaver(store, {

@@ -22,6 +22,7 @@ import {
   Writer,
 } from '../shared/codec/index.js';
 import type { Field, FieldSpec } from '../shared/codec/index.js';
+import { CONFIG_OPTIONS } from '../server/config.js';
 import {
   CLIENT_HEARTBEAT_MS,
   CLIENT_TURN_EPSILON,
@@ -297,7 +298,7 @@ ${table(
 
 - The header is ${HEADER_SIZE} bytes; a frame is at most ${MAX_FRAME_SIZE} bytes, so a payload is at most ${MAX_FRAME_SIZE - HEADER_SIZE} bytes. The server may be configured with a lower limit.
 - CRC-16/CCITT-FALSE: polynomial 0x1021, initial value 0xFFFF, no input or output reflection, no final XOR. Check value: the CRC of the ASCII bytes \`123456789\` is \`0x${check.toString(16).toUpperCase()}\`; the CRC of an empty payload is \`0xFFFF\`.
-- A size below ${HEADER_SIZE} or above the limit is ${code(DecodeErrorCode.FrameSize)}; a CRC mismatch is ${code(DecodeErrorCode.BadCrc)}; an opcode nobody defined is ${code(DecodeErrorCode.UnknownOpcode)}. Each is answered by an ${packetLink(ErrorPacket)} packet with \`fatal = true\`, then the connection is closed.
+- The server judges each header as soon as its first 4 bytes (size and opcode) arrive, before it waits for the rest: an opcode nobody defined, or one only the server sends, is ${code(DecodeErrorCode.UnknownOpcode)}; a size below ${HEADER_SIZE}, above the limit, or above the largest frame of that packet (each packet's section gives it) is ${code(DecodeErrorCode.FrameSize)}; a packet the connection's state does not accept is ${code(ErrorCode.WrongState)}. So before login a connection can make the server hold at most one ${packetLink(Register)}-sized frame, and garbage is refused on its first bytes. A CRC mismatch, found once the frame is in, is ${code(DecodeErrorCode.BadCrc)}. Each is answered by an ${packetLink(ErrorPacket)} packet with \`fatal = true\`, then the connection is closed.
 - Example: ${ListCharacters.name} has no fields, so its whole frame is \`${Array.from(empty, (b) => b.toString(16).padStart(2, '0')).join(' ')}\`.
 
 ### Transports
@@ -726,6 +727,13 @@ ${worldUpdateExample()}
 `;
 }
 
+/** A server setting's default, in seconds, as text: "30 s". */
+function seconds(env: string): string {
+  const option = CONFIG_OPTIONS.find((o) => o.env === env);
+  if (!option?.default) throw new Error(`no default for ${env}`);
+  return `${Number(option.default) / 1000} s`;
+}
+
 function errorsSection(): string {
   const codecCodes = new Set<string>(Object.values(DecodeErrorCode));
   const rows = Object.values(ErrorCode).map((c) => [
@@ -738,6 +746,8 @@ function errorsSection(): string {
 An ${packetLink(ErrorPacket)} carries one of these codes. Codes are stable: never renamed or reused. \`codec\` codes come from decoding bytes; \`server\` codes from the rules of the game. The message is what a client shows a person; for a code it does not know (from a newer server) it shows "The server refused the request (CODE)."
 
 ${table(['Code', 'Origin', 'Message'], rows)}
+
+${code(ErrorCode.LoginThrottled)} answers [LoginStart](#loginstart) or [LoginProof](#loginproof) after too many failed logins: from one address for one account (5 a minute by default), from one address for any accounts (20), or for one account from many addresses (10 different addresses lock it for everyone). Its \`reason\` ends with \`retry-after=N\`: N whole seconds (at least 1) until this address may try this account again; wait that long before retrying. It reads the same whether or not the account exists.
 `;
 }
 
@@ -877,7 +887,7 @@ A client needs: the frame codec above (the golden vectors below check it), the f
 
 ### 1. Connect and say hello
 
-Open a TCP connection (or a WebSocket and send binary messages). Send ${packetLink(Hello)} at once with \`protocolVersion = ${PROTOCOL_VERSION}\` and \`clientKind = "native"\`; a connection that stays silent is closed with ${code(ErrorCode.HandshakeTimeout)}, another version gets ${code(ErrorCode.Version)}. The server answers ${packetLink(Welcome)} (its name, tick rate, clock and your connection id) and the connection is in state \`login\`.
+Open a TCP connection (or a WebSocket and send binary messages). Send ${packetLink(Hello)} at once with \`protocolVersion = ${PROTOCOL_VERSION}\` and \`clientKind = "native"\`; a connection that stays silent is closed with ${code(ErrorCode.HandshakeTimeout)} (after ${seconds('HANDSHAKE_TIMEOUT_MS')} by default), another version gets ${code(ErrorCode.Version)}. A connection must be logged in ([LoginOk](#loginok) or [Resumed](#resumed)) within ${seconds('LOGIN_TIMEOUT_MS')} of connecting, or it is closed with ${code(ErrorCode.LoginTimeout)}; time its login spends waiting in the server's queue does not count. The server answers ${packetLink(Welcome)} (its name, tick rate, clock and your connection id) and the connection is in state \`login\`.
 
 ### 2. Register (once per account)
 
@@ -932,11 +942,15 @@ offset = serverTime - (clientTime + rtt / 2)
 server clock ≈ your clock + offset
 \`\`\`
 
+Once logged in, send something at least every ${seconds('IDLE_TIMEOUT_MS')} (the server's default idle timeout): a connection that stays silent that long is closed with ${code(ErrorCode.IdleTimeout)}. A Ping every few seconds keeps the clock fresh and the connection open.
+
 Take a few samples and keep the offset of the one with the smallest rtt. Server times (WorldUpdate's \`time\`, from which motion states are dead-reckoned, and EnterWorld's \`serverTime\`) are on the server's clock.
 
 ### 9. Leaving
 
 ${packetLink(LogoutRequest)} starts a timer (${packetLink(LogoutStarted)} says how long); moving or ${packetLink(LogoutCancel)} stops it (${packetLink(LogoutCancelled)}). ${packetLink(LogoutComplete)} returns the connection to \`authenticated\`. ${packetLink(Bye)} and a fatal ${packetLink(ErrorPacket)} mean the server is closing the connection; show the error's message (see [Error codes](#error-codes)).
+
+When the server shuts down, a request it has not finished (a login waiting for its SRP turn, say) and any request sent afterwards is refused with a non-fatal ${code(ErrorCode.Shutdown)} carrying the request's opcode; then ${packetLink(Bye)} with reason \`shutdown\` comes and the connection closes. Nothing was done for a refused request: send it again once the server is back.
 
 ${srpSection(srp)}
 ### Golden vectors

@@ -1,20 +1,32 @@
 /**
  * The one dispatch core, shared by every transport. For each connection:
  *
- *   bytes -> FrameDecoder (size, CRC) -> registry lookup (must be client-to-server)
+ *   bytes -> FrameDecoder: each header judged as soon as its first 4 bytes are in
+ *              (opcode must be a client packet, size within that packet's maximum, packet
+ *              accepted in the connection's state), then the frame (CRC)
  *         -> state check -> token bucket of the packet's rate class -> decode
  *         -> route by target: 'session' handler now, 'zone' / 'world' to the GameRouter
  *
  * Anything wrong on the way is answered with a fatal Error packet (code, reason, opcode),
- * flushed, then the connection is closed; other connections never notice. Session handlers
- * may be async: while one is pending, later packets of the same connection wait behind it
- * (state check included), so login steps never race.
+ * flushed, then the connection is closed; other connections never notice. Judging the
+ * header first means a connection never holds more than one frame of a packet it may send
+ * now: before login that is at most a Register (a few hundred bytes), and garbage is refused
+ * on its first 4 bytes instead of being buffered until a timeout. Session handlers may be
+ * async: while one is pending, later packets of the same connection wait behind it (state
+ * check included), so login steps never race.
+ *
+ * Deadlines, checked by one sweep over all connections (a timer per connection would cost
+ * memory and a re-arm per packet): Hello within handshakeTimeoutMs, LoginOk (or Resumed)
+ * within loginTimeoutMs of connecting, not counting time the server itself spends on a
+ * pending login (the SRP queue), and once logged in a packet at least every idleTimeoutMs
+ * (clients ping). Each is a fatal Error with its own code.
  */
 import { DecodeError, DecodeErrorCode } from '../../shared/codec/errors.js';
-import { FrameDecoder, type Frame } from '../../shared/codec/frame.js';
+import { FrameDecoder, HEADER_SIZE, type Frame } from '../../shared/codec/frame.js';
 import type { ClientPacket, PayloadOf, ServerPacket } from '../../shared/protocol/define.js';
 import type { ErrorCode } from '../../shared/protocol/errors.js';
 import { byOpcode, type AnyClientPacket } from '../../shared/protocol/registry.js';
+import { Ping } from '../../shared/protocol/session.js';
 import type { Fields } from '../../shared/codec/fields.js';
 import type { Config } from '../config.js';
 import type { Logger } from '../log.js';
@@ -38,7 +50,14 @@ import type { GameRouter } from './router.js';
 
 export type DispatchConfig = Pick<
   Config,
-  'maxFrameSize' | 'handshakeTimeoutMs' | 'maxConnections' | 'maxConnectionsPerIp' | 'rates' | 'sendHardLimit'
+  | 'maxFrameSize'
+  | 'handshakeTimeoutMs'
+  | 'loginTimeoutMs'
+  | 'idleTimeoutMs'
+  | 'maxConnections'
+  | 'maxConnectionsPerIp'
+  | 'rates'
+  | 'sendHardLimit'
 >;
 
 export interface DispatcherOptions {
@@ -46,8 +65,23 @@ export interface DispatcherOptions {
   readonly handlers: SessionHandlers;
   readonly router: GameRouter;
   readonly log: Logger;
-  /** Monotonic milliseconds, for rate limiting. */
+  /** Monotonic milliseconds, for rate limiting and deadlines. */
   readonly clock?: () => number;
+}
+
+/** How often deadlines are checked: a quarter of the shortest, within these bounds (ms). */
+const SWEEP_MIN_MS = 20;
+const SWEEP_MAX_MS = 1000;
+
+/** A refusal found while judging a frame header that is not a codec error. */
+class HeaderRefused extends Error {
+  constructor(
+    readonly code: SessionErrorCode,
+    message: string,
+    readonly opcode: number,
+  ) {
+    super(message);
+  }
 }
 
 type SessionListener = (session: Session) => void;
@@ -67,10 +101,19 @@ export class Dispatcher implements ConnectionListener {
   /** Sessions already taken out of the game (see leaveGame). */
   private readonly leftGame = new WeakSet<Session>();
   private readonly drainWaiters: (() => void)[] = [];
+  /** Input sides of open sessions, for the deadline sweep and shutdown. */
+  private readonly inputs = new Set<SessionInput>();
+  private sweepTimer: ReturnType<typeof setInterval> | undefined;
   private accepting = true;
+  private stopping = false;
   private pendingRefusals = 0;
 
   constructor(private readonly options: DispatcherOptions) {}
+
+  /** Set by beginShutdown: session requests other than Ping are refused with ERR_SHUTDOWN. */
+  get shuttingDown(): boolean {
+    return this.stopping;
+  }
 
   /** Called with every session once its connection is gone. */
   onSessionClosed(listener: SessionListener): void {
@@ -80,6 +123,31 @@ export class Dispatcher implements ConnectionListener {
   /** New connections get ERR_SHUTDOWN from now on. */
   stopAccepting(): void {
     this.accepting = false;
+  }
+
+  /**
+   * Stops taking requests: from now on session requests (login, register, characters...)
+   * are refused with ERR_SHUTDOWN, and work in flight for a connection (a login waiting for
+   * or running on the SRP pool) is abandoned so its handler answers ERR_SHUTDOWN. Resolves
+   * once no session handler is running, or after `timeoutMs`: then nothing is left that
+   * needs the SRP pool or the store, and they may close.
+   */
+  beginShutdown(timeoutMs: number): Promise<void> {
+    this.stopping = true;
+    const running: Promise<void>[] = [];
+    for (const input of this.inputs) {
+      const pending = input.shutdown();
+      if (pending) running.push(pending);
+    }
+    if (running.length === 0) return Promise.resolve();
+    return new Promise((resolve) => {
+      const timer = setTimeout(resolve, timeoutMs);
+      timer.unref();
+      void Promise.allSettled(running).then(() => {
+        clearTimeout(timer);
+        resolve();
+      });
+    });
   }
 
   /** Queues a packet for every open session. */
@@ -121,9 +189,43 @@ export class Dispatcher implements ConnectionListener {
     this.sessions.set(conn.id, session);
     this.perAddress.set(conn.remoteAddress, (this.perAddress.get(conn.remoteAddress) ?? 0) + 1);
     connections.inc({ transport: conn.transport });
-    session.log.debug({ transport: conn.transport, address: conn.remoteAddress }, 'connection opened');
+    const log = this.options.log;
+    // Through the root logger: a per-connection child is made only once something is logged
+    // for it, and at the default level this line is not.
+    if (log.isLevelEnabled('debug')) {
+      session.log.debug({ transport: conn.transport, address: conn.remoteAddress }, 'connection opened');
+    }
     session.onClosing = (s) => this.leaveGame(s);
-    return new SessionInput(session, this, this.options);
+    const input = new SessionInput(session, this, this.options);
+    this.inputs.add(input);
+    this.startSweep();
+    return input;
+  }
+
+  private startSweep(): void {
+    if (this.sweepTimer !== undefined) return;
+    const { handshakeTimeoutMs, loginTimeoutMs, idleTimeoutMs } = this.options.config;
+    const shortest = Math.min(handshakeTimeoutMs, loginTimeoutMs, idleTimeoutMs);
+    const period = Math.min(SWEEP_MAX_MS, Math.max(SWEEP_MIN_MS, Math.floor(shortest / 4)));
+    this.sweepTimer = setInterval(() => {
+      const now = this.now();
+      for (const input of this.inputs) input.checkDeadlines(now);
+    }, period);
+    this.sweepTimer.unref();
+  }
+
+  /** Monotonic ms. */
+  now(): number {
+    return this.options.clock?.() ?? performance.now();
+  }
+
+  /** Called by a session's input once its connection is gone. */
+  inputClosed(input: SessionInput): void {
+    this.inputs.delete(input);
+    if (this.inputs.size === 0 && this.sweepTimer !== undefined) {
+      clearInterval(this.sweepTimer);
+      this.sweepTimer = undefined;
+    }
   }
 
   private refusal(conn: Connection): [ErrorCode, string] | undefined {
@@ -148,7 +250,7 @@ export class Dispatcher implements ConnectionListener {
     session.markGone();
     const reason = session.closeReason ?? transportReason;
     disconnects.inc({ reason });
-    session.log.debug({ reason }, 'connection closed');
+    if (this.options.log.isLevelEnabled('debug')) session.log.debug({ reason }, 'connection closed');
     this.leaveGame(session);
     try {
       for (const listener of this.closeListeners) listener(session);
@@ -179,28 +281,104 @@ export class Dispatcher implements ConnectionListener {
   }
 }
 
-/** One connection's input side: its decoder, ordering of async handlers and error policy. */
+/** What a handler gets; the session's logger is made only if a handler asks for it. */
+class Context implements HandlerContext {
+  constructor(
+    readonly session: Session,
+    readonly sessions: ReadonlyMap<number, Session>,
+  ) {}
+
+  get log(): Logger {
+    return this.session.log;
+  }
+}
+
+/**
+ * One connection's input side: its decoder, ordering of async handlers, deadlines and error
+ * policy. Kept small: an idle connection is this, its Session and its socket.
+ */
 class SessionInput implements ConnectionInput {
   private readonly decoder: FrameDecoder;
   private readonly ctx: HandlerContext;
   /** The tail of this connection's queue of packets waiting behind an async handler. */
   private pending: Promise<void> | undefined;
-  private readonly handshakeTimer: ReturnType<typeof setTimeout>;
+  /** Monotonic ms when the connection opened, and when its last whole frame arrived. */
+  private readonly openedAt: number;
+  private lastHeardAt: number;
 
   constructor(
     private readonly session: Session,
     private readonly dispatcher: Dispatcher,
     private readonly options: DispatcherOptions,
   ) {
-    this.decoder = new FrameDecoder(options.config.maxFrameSize);
-    this.ctx = { session, sessions: dispatcher.sessions, log: session.log };
-    const timeout = options.config.handshakeTimeoutMs;
-    this.handshakeTimer = setTimeout(() => {
-      if (session.state === 'handshake' && !session.closing) {
-        session.error('ERR_HANDSHAKE_TIMEOUT', `no Hello within ${timeout} ms`, { fatal: true });
+    this.decoder = new FrameDecoder(options.config.maxFrameSize, (opcode, size) => this.judge(opcode, size));
+    this.ctx = new Context(session, dispatcher.sessions);
+    this.openedAt = this.lastHeardAt = dispatcher.now();
+  }
+
+  /** Closes the connection if it missed its deadline for the state it is in. */
+  checkDeadlines(now: number): void {
+    const session = this.session;
+    if (session.closing) return;
+    const { handshakeTimeoutMs, loginTimeoutMs, idleTimeoutMs } = this.options.config;
+    const age = now - this.openedAt;
+    const state = session.state;
+    if (state === 'handshake' && age >= handshakeTimeoutMs) {
+      session.error('ERR_HANDSHAKE_TIMEOUT', `no Hello within ${handshakeTimeoutMs} ms`, { fatal: true });
+    } else if (state === 'handshake' || state === 'login') {
+      // The login deadline counts from the connection's start; a login the server is still
+      // working on (queued for the SRP pool) is not the client's delay.
+      if (age >= loginTimeoutMs && !this.pending) {
+        session.error('ERR_LOGIN_TIMEOUT', `not logged in within ${loginTimeoutMs} ms`, { fatal: true });
+      } else {
+        // Welcome went out long ago; a waiting connection keeps no send buffer.
+        session.conn.releaseBuffer();
       }
-    }, timeout);
-    this.handshakeTimer.unref();
+    } else if (now - this.lastHeardAt >= idleTimeoutMs) {
+      session.error('ERR_IDLE_TIMEOUT', `nothing received for ${idleTimeoutMs} ms`, { fatal: true });
+    }
+  }
+
+  /**
+   * Shutdown: abandons the work of a running handler (its SRP job), whose handler then
+   * answers ERR_SHUTDOWN; returns the running handlers' tail to wait for, if any.
+   */
+  shutdown(): Promise<void> | undefined {
+    if (!this.pending) return undefined;
+    this.session.abandonWork();
+    return this.pending;
+  }
+
+  /**
+   * A frame's header, judged before the rest of the frame is buffered: an opcode the client
+   * may not send, a size beyond the packet's largest encoding, or (with no handler pending,
+   * which could still change the state) a packet not accepted in this state is refused now.
+   */
+  private judge(opcode: number, size: number): void {
+    const packet = byOpcode(opcode);
+    const hex = `0x${opcode.toString(16).padStart(4, '0')}`;
+    if (!packet || packet.dir !== 'c2s') {
+      const what = packet ? `${packet.name} is sent by the server, not the client` : 'no such packet';
+      throw new DecodeError(DecodeErrorCode.UnknownOpcode, `opcode ${hex}: ${what}`, opcode);
+    }
+    const max = packet.maxSize + HEADER_SIZE;
+    if (size > max) {
+      throw new DecodeError(
+        DecodeErrorCode.FrameSize,
+        `frame size ${size} above ${max}, the largest ${packet.name} frame`,
+        opcode,
+      );
+    }
+    const state = this.session.state;
+    // While shutting down, session requests are answered ERR_SHUTDOWN whatever the state.
+    if (this.dispatcher.shuttingDown && packet.target === 'session') return;
+    if (!this.pending && !packet.states.includes(state)) {
+      throw new HeaderRefused(
+        'ERR_WRONG_STATE',
+        `${packet.name} is not accepted in state '${state}' (only ${packet.states.join(', ')})`,
+        opcode,
+      );
+    }
   }
 
   data(chunk: Uint8Array): void {
@@ -222,7 +400,8 @@ class SessionInput implements ConnectionInput {
         );
       }
     } catch (e) {
-      if (e instanceof DecodeError) this.reject(e.code, e.message, opcode);
+      if (e instanceof DecodeError) this.reject(e.code, e.message, e.opcode || opcode);
+      else if (e instanceof HeaderRefused) this.reject(e.code, e.message, e.opcode);
       else this.internal(e, opcode);
     }
   }
@@ -239,30 +418,26 @@ class SessionInput implements ConnectionInput {
   }
 
   closed(reason: string): void {
-    clearTimeout(this.handshakeTimer);
+    this.dispatcher.inputClosed(this);
     this.dispatcher.sessionClosed(this.session, reason);
   }
 
   private frame(frame: Frame): void {
     const opcode = frame.opcode;
-    const packet = byOpcode(opcode);
-    if (!packet || packet.dir !== 'c2s') {
-      framesIn.add(opcode);
-      bytesIn.add(opcode, frame.size);
-      const what = packet ? `${packet.name} is sent by the server, not the client` : 'no such packet';
-      this.reject('ERR_UNKNOWN_OPCODE', `opcode 0x${opcode.toString(16).padStart(4, '0')}: ${what}`, opcode);
-      return;
-    }
-    const def = packet as AnyClientPacket;
+    // The judge passed its header: a client packet.
+    const def = byOpcode(opcode) as AnyClientPacket;
     framesIn.add(opcode);
     bytesIn.add(opcode, frame.size);
     const session = this.session;
+    if (this.refusedForShutdown(def)) return;
     if (!this.pending && !def.states.includes(session.state)) {
       this.wrongState(def);
       return;
     }
+    const now = this.dispatcher.now();
+    this.lastHeardAt = now;
     const rateClass = def.rate ?? 'default';
-    if (!session.buckets.take(rateClass, this.clock())) {
+    if (!session.buckets.take(rateClass, now)) {
       this.reject('ERR_RATE_LIMITED', `${def.name}: over the '${rateClass}' rate limit`, opcode);
       return;
     }
@@ -276,10 +451,6 @@ class SessionInput implements ConnectionInput {
     }
   }
 
-  private clock(): number {
-    return this.options.clock?.() ?? performance.now();
-  }
-
   /** State check and route. Returns a promise only while an async handler is running. */
   private dispatch(def: AnyClientPacket, value: unknown): Promise<void> | undefined {
     const session = this.session;
@@ -288,6 +459,7 @@ class SessionInput implements ConnectionInput {
       this.wrongState(def);
       return undefined;
     }
+    if (this.refusedForShutdown(def)) return undefined;
     try {
       switch (def.target) {
         case 'session':
@@ -303,6 +475,20 @@ class SessionInput implements ConnectionInput {
       this.internal(e, def.opcode);
     }
     return undefined;
+  }
+
+  /**
+   * While shutting down, session requests but Ping are refused with ERR_SHUTDOWN, whatever
+   * the state (a Hello that came just too late included): the connection is about to get
+   * Bye, and its request must not start work on a pool or store that is closing.
+   */
+  private refusedForShutdown(def: AnyClientPacket): boolean {
+    if (!this.dispatcher.shuttingDown || def.target !== 'session' || def.opcode === Ping.opcode) return false;
+    this.session.error('ERR_SHUTDOWN', `${def.name}: the server is shutting down`, {
+      fatal: false,
+      opcode: def.opcode,
+    });
+    return true;
   }
 
   private runHandler(def: AnyClientPacket, value: unknown): Promise<void> | undefined {

@@ -28,7 +28,7 @@ import {
 import { errorMessage, type ErrorCode } from '../../shared/protocol/errors.js';
 import { Bye } from '../../shared/protocol/session.js';
 import { loginResults } from '../metrics/index.js';
-import type { AccountService, PendingLogin } from './accounts.js';
+import type { AccountService, PendingLogin, Refusal } from './accounts.js';
 import type { Session } from './connection.js';
 import type { HandlerContext, SessionHandlers } from './handlers.js';
 import { SrpError } from './srp.js';
@@ -54,6 +54,7 @@ export const LoginResult = {
   BadAccountName: 'bad_account_name',
   Throttled: 'throttled',
   Abandoned: 'abandoned',
+  Shutdown: 'shutdown',
   Internal: 'internal',
 } as const;
 export type LoginResult = (typeof LoginResult)[keyof typeof LoginResult];
@@ -66,11 +67,36 @@ export function refuse(session: Session, opcode: number, code: ErrorCode, reason
 }
 
 /**
+ * The reason of ERR_LOGIN_THROTTLED: words, then `retry-after=N` (whole seconds, at least 1)
+ * last, for clients to parse. The same for every account name, existing or not.
+ */
+export function throttledReason(retryAfterMs: number): string {
+  const seconds = Math.max(1, Math.ceil(retryAfterMs / 1000));
+  return `Too many failed logins. Try again in ${seconds} s. retry-after=${seconds}`;
+}
+
+/** Refuses a login request, saying when to retry when it is throttled. */
+function refuseLogin(session: Session, opcode: number, refusal: Refusal): void {
+  if (refusal.code === 'ERR_LOGIN_THROTTLED' && refusal.retryAfterMs !== undefined) {
+    refuse(session, opcode, refusal.code, throttledReason(refusal.retryAfterMs));
+  } else {
+    refuse(session, opcode, refusal.code);
+  }
+}
+
+/**
  * Internal failures (database down, SRP workers gone) are logged and refused with
  * ERR_INTERNAL, non-fatal: the client may try again. A job abandoned because the connection
- * closed needs no answer. Returns the login result to count.
+ * closed needs no answer; one abandoned because the server is shutting down (or caught by
+ * the SRP pool closing) is answered ERR_SHUTDOWN and is no failure. Returns the login
+ * result to count.
  */
 function failInternally(ctx: HandlerContext, opcode: number, err: unknown): LoginResult {
+  const session = ctx.session;
+  if (err instanceof SrpError && (err.code === 'aborted' || err.code === 'closed') && session.shuttingDown) {
+    refuse(session, opcode, 'ERR_SHUTDOWN', 'the server is shutting down; try again once it is back');
+    return LoginResult.Shutdown;
+  }
   if (err instanceof SrpError && err.code === 'aborted') return LoginResult.Abandoned;
   ctx.log.error({ err, opcode }, 'account request failed');
   refuse(ctx.session, opcode, 'ERR_INTERNAL', 'the server could not complete the request');
@@ -168,7 +194,7 @@ export function accountHandlers(deps: AccountHandlerDeps): SessionHandlers {
         if (!started.ok) {
           result =
             started.code === 'ERR_LOGIN_THROTTLED' ? LoginResult.Throttled : LoginResult.BadAccountName;
-          return refuse(session, LoginStart.opcode, started.code);
+          return refuseLogin(session, LoginStart.opcode, started);
         }
         pendingLogins.set(session, started.pending);
         session.send(LoginChallenge, { salt: started.salt, B: started.B });
@@ -200,7 +226,7 @@ export function accountHandlers(deps: AccountHandlerDeps): SessionHandlers {
           result = LoginResult.Abandoned;
         } else if (!done.ok) {
           result = done.code === 'ERR_LOGIN_THROTTLED' ? LoginResult.Throttled : LoginResult.BadLogin;
-          refuse(session, LoginProof.opcode, done.code);
+          refuseLogin(session, LoginProof.opcode, done);
         } else {
           result = LoginResult.Ok;
           const resumeToken = authenticate(ctx, accounts, done.accountId, done.name);

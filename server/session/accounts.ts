@@ -35,6 +35,8 @@ import {
 export interface Refusal {
   readonly ok: false;
   readonly code: ErrorCode;
+  /** ERR_LOGIN_THROTTLED: ms until this address may try this account again. */
+  readonly retryAfterMs?: number;
 }
 
 export interface AccountServiceOptions {
@@ -142,7 +144,8 @@ export class AccountService {
   ): Promise<{ ok: true; salt: Uint8Array; B: Uint8Array; pending: PendingLogin } | Refusal> {
     const checked = checkAccountName(name);
     if (!checked.ok) return refuse(checked.code);
-    if (!this.limiter.allows(name, ip, this.now())) return refuse(ErrorCode.LoginThrottled);
+    const allowed = this.limiter.check(name, ip, this.now());
+    if (!allowed.ok) return { ok: false, code: ErrorCode.LoginThrottled, retryAfterMs: allowed.retryAfterMs };
     const identity = srpIdentity(name);
     const account = await this.store.findAccount(name);
     const { salt, verifier } = account ?? this.fakeCredentials(identity);
@@ -167,7 +170,8 @@ export class AccountService {
     options: Pick<SrpJobOptions, 'signal'> = {},
   ): Promise<{ ok: true; accountId: number; name: string; M2: Uint8Array } | Refusal> {
     const now = this.now();
-    if (!this.limiter.allows(pending.name, ip, now)) return refuse(ErrorCode.LoginThrottled);
+    const allowed = this.limiter.check(pending.name, ip, now);
+    if (!allowed.ok) return { ok: false, code: ErrorCode.LoginThrottled, retryAfterMs: allowed.retryAfterMs };
     if (pending.used || now - pending.startedAt > this.loginTimeoutMs) {
       pending.used = true;
       return refuse(ErrorCode.BadLogin);
@@ -186,7 +190,7 @@ export class AccountService {
       this.limiter.recordFailure(pending.name, ip, this.now());
       return refuse(ErrorCode.BadLogin);
     }
-    this.limiter.recordSuccess(pending.name);
+    this.limiter.recordSuccess(pending.name, ip);
     return { ok: true, accountId: pending.accountId, name: pending.name, M2 };
   }
 

@@ -25,6 +25,8 @@ export interface ErrorOptions {
 }
 
 const REASON_MAX_BYTES = 200;
+/** The abort reason of work abandoned because the server is shutting down. */
+const SHUTTING_DOWN = new Error('the server is shutting down');
 const utf8 = new TextEncoder();
 
 /** Cuts text to fit a string field of `maxBytes` UTF-8 bytes without splitting a character. */
@@ -53,10 +55,13 @@ export class Session {
   readonly buckets: RateBuckets;
   /** Why the server closed it, once it has decided to; a peer hang-up leaves it unset. */
   closeReason: string | undefined;
-  readonly log: Logger;
   /** Called once the server has decided to close this session (set by the dispatch core). */
   onClosing: ((session: Session) => void) | undefined;
-  private readonly gone = new AbortController();
+  /** Made on first use of `signal`: most connections never start slow work. */
+  private work: AbortController | undefined;
+  private readonly rootLog: Logger;
+  private logger: Logger | undefined;
+  private workEnd: Error | undefined;
 
   constructor(
     readonly conn: Connection,
@@ -64,21 +69,47 @@ export class Session {
     log: Logger,
   ) {
     this.buckets = new RateBuckets(rates);
-    this.log = log.child({ conn: conn.id });
+    this.rootLog = log;
+  }
+
+  /** This connection's logger, made on first use: most idle connections never log. */
+  get log(): Logger {
+    return (this.logger ??= this.rootLog.child({ conn: this.conn.id }));
   }
 
   get id(): number {
     return this.conn.id;
   }
 
-  /** Aborted once the connection is gone: pass it to slow work (SRP, store) started for this session. */
+  /**
+   * Aborted once the connection is gone or the server abandons the session's work
+   * (shutdown): pass it to slow work (SRP, store) started for this session.
+   */
   get signal(): AbortSignal {
-    return this.gone.signal;
+    this.work ??= new AbortController();
+    if (this.workEnd && !this.work.signal.aborted) this.work.abort(this.workEnd);
+    return this.work.signal;
+  }
+
+  /** Whether the server abandoned this session's work because it is shutting down. */
+  get shuttingDown(): boolean {
+    return this.workEnd === SHUTTING_DOWN;
   }
 
   /** Called by the dispatch core when the connection has closed. */
   markGone(): void {
-    if (!this.gone.signal.aborted) this.gone.abort(new Error('connection closed'));
+    this.endWork(new Error('connection closed'));
+  }
+
+  /** Called by the dispatch core on shutdown: work in flight is given up and answered ERR_SHUTDOWN. */
+  abandonWork(): void {
+    this.endWork(SHUTTING_DOWN);
+  }
+
+  private endWork(reason: Error): void {
+    if (this.workEnd) return;
+    this.workEnd = reason;
+    this.work?.abort(reason);
   }
 
   get closing(): boolean {

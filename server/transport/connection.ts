@@ -35,7 +35,8 @@
  *
  * Memory: the buffer is made on first use at 512 bytes and doubles as needed; a flush that
  * used under a quarter of a buffer grown past 64 KB shrinks it, so a spike does not pin
- * memory; a cut puts it back to 512 bytes and a closed connection lets it go.
+ * memory; a cut puts it back to 512 bytes and a closed connection lets it go, as does
+ * releaseBuffer() (the dispatch core's deadline sweep, for connections not yet logged in).
  */
 import { HEADER_SIZE } from '../../shared/codec/frame.js';
 import { Writer } from '../../shared/codec/writer.js';
@@ -78,6 +79,12 @@ export interface Connection {
   flush(): void;
   /** Flushes, then closes. Idempotent. */
   close(reason: string): void;
+  /**
+   * Lets the append buffer go if nothing is waiting in it; the next send makes a new one.
+   * For connections that send rarely (before login), so that thousands of them waiting
+   * cost no buffer each.
+   */
+  releaseBuffer(): void;
   readonly closed: boolean;
 }
 
@@ -276,6 +283,10 @@ export abstract class BaseConnection implements Connection {
     else if (w.pos === 0 && w.buf.length > OUT_SHRINK_ABOVE && n * 4 < w.buf.length) {
       this.resize(w, capacityFor(n));
     }
+  }
+
+  releaseBuffer(): void {
+    if (this.writer?.pos === 0 && !this.dirty) this.writer = undefined;
   }
 
   close(reason: string): void {

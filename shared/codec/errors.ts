@@ -31,6 +31,8 @@ export class DecodeError extends Error {
   constructor(
     readonly code: DecodeErrorCode,
     message: string,
+    /** The opcode of the frame at fault, when its header was read; 0 otherwise. */
+    readonly opcode = 0,
   ) {
     super(message);
   }

@@ -42,9 +42,18 @@ export class Frame {
 const EMPTY = new Uint8Array(0);
 
 /**
+ * Called with a frame's opcode and size as soon as the first 4 bytes of its header have
+ * arrived, before the rest of the frame: throw a DecodeError to refuse it there (a receiver
+ * that knows which opcodes it takes and how large each may be need not buffer a frame it
+ * will refuse anyway). Called at most once per frame.
+ */
+export type HeaderJudge = (opcode: number, size: number) => void;
+
+/**
  * Turns a byte stream into frames. `push` a chunk, then call `next()` until it returns
  * undefined, which means "need more bytes" and is never an error. A bad size or CRC throws
- * DecodeError; the stream is unusable after that and the connection should be closed.
+ * DecodeError, as does whatever the judge refuses; the stream is unusable after that and the
+ * connection should be closed.
  */
 export class FrameDecoder {
   private buf: Uint8Array = EMPTY;
@@ -53,8 +62,13 @@ export class FrameDecoder {
   private pos = 0;
   /** Whether buf is ours to append to (not a caller's chunk). */
   private owned = false;
+  /** Offset in buf of the header the judge last passed; -1 when none. */
+  private judgedAt = -1;
 
-  constructor(readonly maxFrameSize = MAX_FRAME_SIZE) {
+  constructor(
+    readonly maxFrameSize = MAX_FRAME_SIZE,
+    private readonly judge?: HeaderJudge,
+  ) {
     if (maxFrameSize < HEADER_SIZE || maxFrameSize > MAX_FRAME_SIZE) {
       throw new RangeError(`maxFrameSize must be in [${HEADER_SIZE}, ${MAX_FRAME_SIZE}]`);
     }
@@ -89,6 +103,8 @@ export class FrameDecoder {
     joined.set(chunk, left);
     this.buf = joined;
     this.len = left + chunk.length;
+    if (this.judgedAt === this.pos) this.judgedAt = 0;
+    else this.judgedAt = -1;
     this.pos = 0;
     this.owned = true;
   }
@@ -105,8 +121,13 @@ export class FrameDecoder {
         `frame size ${size} outside [${HEADER_SIZE}, ${this.maxFrameSize}]`,
       );
     }
-    if (left < size) return undefined;
+    if (left < 4) return undefined;
     const opcode = buf[at + 2]! | (buf[at + 3]! << 8);
+    if (this.judge && this.judgedAt !== at) {
+      this.judge(opcode, size);
+      this.judgedAt = at;
+    }
+    if (left < size) return undefined;
     const crc = buf[at + 4]! | (buf[at + 5]! << 8);
     const actual = crc16(buf, at + HEADER_SIZE, at + size);
     if (crc !== actual) {
@@ -116,6 +137,7 @@ export class FrameDecoder {
       );
     }
     this.pos = at + size;
+    this.judgedAt = -1;
     if (this.pos === this.len) {
       this.buf = EMPTY;
       this.len = this.pos = 0;

@@ -28,6 +28,8 @@ export const ErrorCode = {
   ChatTooLong: 'ERR_CHAT_TOO_LONG',
   BadVerifier: 'ERR_BAD_VERIFIER',
   TextMessage: 'ERR_TEXT_MESSAGE',
+  LoginTimeout: 'ERR_LOGIN_TIMEOUT',
+  IdleTimeout: 'ERR_IDLE_TIMEOUT',
 } as const;
 export type ErrorCode = (typeof ErrorCode)[keyof typeof ErrorCode];
 
@@ -58,7 +60,7 @@ const messages: Record<ErrorCode, string> = {
   ERR_ACCOUNT_TAKEN: 'That account name is already registered.',
   ERR_BAD_ACCOUNT_NAME: 'Account names are 3 to 32 letters, digits or underscores.',
   ERR_BAD_LOGIN: 'Wrong account name or password.',
-  ERR_LOGIN_THROTTLED: 'Too many failed logins. Wait a minute and try again.',
+  ERR_LOGIN_THROTTLED: 'Too many failed logins. Wait and try again.',
   ERR_BAD_RESUME: 'The session could not be resumed. Log in again.',
   ERR_NAME_TAKEN: 'That character name is taken.',
   ERR_BAD_NAME: 'Character names are 3 to 16 letters.',
@@ -68,6 +70,8 @@ const messages: Record<ErrorCode, string> = {
   ERR_CHAT_TOO_LONG: 'That message is too long.',
   ERR_BAD_VERIFIER: 'The client sent an unusable password verifier. Update the client.',
   ERR_TEXT_MESSAGE: 'The server accepts only binary WebSocket messages.',
+  ERR_LOGIN_TIMEOUT: 'The connection did not log in in time.',
+  ERR_IDLE_TIMEOUT: 'The connection was silent for too long.',
 };
 
 /** Words for a person, for any code (unknown codes from a newer server included). */

@@ -296,3 +296,45 @@ describe('FrameDecoder', () => {
     );
   });
 });
+
+describe('FrameDecoder header judge', () => {
+  it('judges each header once, as soon as its first 4 bytes arrive, whatever the chunking', () => {
+    const frames = [
+      frame(0x0101, new Uint8Array(40)),
+      frame(0x0003, new Uint8Array(12)),
+      frame(0x0201, new Uint8Array(0)),
+    ];
+    const stream = concat(...frames);
+    for (const chunk of [1, 2, 3, 5, 7, stream.length]) {
+      const seen: [number, number, number][] = [];
+      let received = 0;
+      const decoder = new FrameDecoder(MAX_FRAME_SIZE, (opcode, size) => seen.push([opcode, size, received]));
+      const out: number[] = [];
+      for (let at = 0; at < stream.length; at += chunk) {
+        const part = stream.subarray(at, at + chunk);
+        received += part.length;
+        decoder.push(part);
+        for (let f = decoder.next(); f; f = decoder.next()) out.push(f.opcode);
+      }
+      expect(out).toEqual([0x0101, 0x0003, 0x0201]);
+      expect(seen.map(([opcode, size]) => [opcode, size])).toEqual([
+        [0x0101, 46],
+        [0x0003, 18],
+        [0x0201, 6],
+      ]);
+      // Judged before the rest of the frame was needed: within one chunk of its header.
+      const starts = [0, 46, 64];
+      seen.forEach(([, , at], i) => expect(at - (starts[i]! + 4)).toBeLessThan(chunk));
+    }
+  });
+
+  it('refuses a frame on its header, before its payload arrives', () => {
+    const decoder = new FrameDecoder(MAX_FRAME_SIZE, (opcode, size) => {
+      if (size > 100) throw new DecodeError(DecodeErrorCode.FrameSize, 'too big', opcode);
+    });
+    decoder.push(Uint8Array.of(0x00, 0x10, 0x03));
+    expect(decoder.next()).toBeUndefined();
+    decoder.push(Uint8Array.of(0x00));
+    expect(() => decoder.next()).toThrow(expect.objectContaining({ code: 'ERR_FRAME_SIZE', opcode: 3 }));
+  });
+});

@@ -289,7 +289,7 @@ describe('accounts and characters over real sockets', () => {
       store,
       srp: pool,
       secret: new Uint8Array(32).fill(7),
-      limiter: new LoginLimiter({ perAccount: 1, perIp: 100 }),
+      limiter: new LoginLimiter({ perAccountAddress: 1, perAddress: 100 }),
     });
     const server = await startAccountServer({ WS_ENGINE: 'ws' }, strict);
     const transport = await TcpTransport.connect({ host: '127.0.0.1', port: server.tcpPort });

@@ -91,6 +91,18 @@ const cases: { name: string; code: string; greet: boolean; bytes: () => Uint8Arr
   {
     name: 'bytes after the last field',
     code: 'ERR_OVERLONG',
+    greet: false,
+    // Within Hello's largest size: only decoding finds the extra byte.
+    bytes: () => {
+      const f = Hello.encode(hello());
+      const payload = new Uint8Array(f.length - 6 + 1);
+      payload.set(f.subarray(6));
+      return rawFrame(Hello.opcode, payload);
+    },
+  },
+  {
+    name: "a frame larger than its packet's largest encoding",
+    code: 'ERR_FRAME_SIZE',
     greet: true,
     bytes: () => rawFrame(Ping.opcode, new Uint8Array(13)),
   },

@@ -175,24 +175,30 @@ describe('AccountService with SQLite', () => {
   });
 
   describe('throttling', () => {
-    it('throttles an account after repeated failures, even with the right password, until a minute passes', async () => {
-      accounts = service({ limiter: new LoginLimiter({ perAccount: 3, perIp: 100 }) });
+    it('throttles an account from one address after repeated failures, even with the right password, until a minute passes', async () => {
+      accounts = service({ limiter: new LoginLimiter({ perAccountAddress: 3, perAddress: 100 }) });
       await registerAccount('Boromir', 'gondor');
       for (let i = 0; i < 3; i++) expect((await login('Boromir', 'wrong')).ok).toBe(false);
 
-      expect(await accounts.beginLogin('boromir', '198.51.100.1')).toEqual({
+      expect(await accounts.beginLogin('boromir', IP)).toMatchObject({
         ok: false,
         code: 'ERR_LOGIN_THROTTLED',
+        retryAfterMs: 60_000,
       });
+      // The owner, from another address, is not locked out.
+      expect((await accounts.beginLogin('boromir', '198.51.100.1')).ok).toBe(true);
       clock += 60_000;
       expect((await login('Boromir', 'gondor')).ok).toBe(true);
     });
 
     it('counts failures on unknown accounts against the address', async () => {
-      accounts = service({ limiter: new LoginLimiter({ perAccount: 100, perIp: 2 }) });
+      accounts = service({ limiter: new LoginLimiter({ perAccountAddress: 100, perAddress: 2 }) });
       await login('nobody_a', 'x');
       await login('nobody_b', 'x');
-      expect(await accounts.beginLogin('nobody_c', IP)).toEqual({ ok: false, code: 'ERR_LOGIN_THROTTLED' });
+      expect(await accounts.beginLogin('nobody_c', IP)).toMatchObject({
+        ok: false,
+        code: 'ERR_LOGIN_THROTTLED',
+      });
       expect((await accounts.beginLogin('nobody_c', '192.0.2.1')).ok).toBe(true);
     });
   });
