@@ -153,9 +153,12 @@ function applyMove(w: World, p: Player, m: Extract<WorldInput, { type: 'move' }>
   p.lastSeq = m.seq;
   if (Number.isFinite(m.clientTime)) {
     p.lastClientTime = m.clientTime;
-    // The least delayed input gives the clocks' offset; let it creep up slowly (1 ms a
-    // second) so a clock that drifts, or a route that got slower for good, is followed.
-    p.clockOffset = Math.min(w.now - m.clientTime, p.clockOffset + elapsed / 1000);
+    // The least delayed input gives the clocks' offset, taken when it arrived (not when the
+    // tick ran), so even the first input of a walk says when it was sent; let it creep up
+    // slowly (1 ms a second) so a clock that drifts, or a route that got slower for good, is
+    // followed.
+    const arrived = Math.min(w.now, m.receivedAt ?? w.now);
+    p.clockOffset = Math.min(arrived - m.clientTime, p.clockOffset + elapsed / 1000);
     p.inputAt = Math.min(w.now, m.clientTime + p.clockOffset);
   } else p.inputAt = w.now;
   w.acks.add(p);

@@ -274,6 +274,8 @@ export type WorldInput =
       moving: boolean;
       speed: number;
       clientTime: number;
+      /** Server ms when the input arrived (before it waited for the tick); the tick's time when unknown. */
+      receivedAt?: number;
     }
   | { type: 'cast'; entityId: number; spellId: number; targetId: number }
   | { type: 'cancelCast'; entityId: number }

@@ -181,6 +181,7 @@ export class Realm implements GameRouter {
           moving: m.moving,
           speed: m.speed,
           clientTime: m.clientTime,
+          receivedAt: this.clock(),
         });
         break;
       }

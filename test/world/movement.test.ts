@@ -240,6 +240,18 @@ describe('motion', () => {
     expect(p.sent).toMatchObject({ x: 130, y: 330, t: 1500, moving: false, speed: 0 });
   });
 
+  it("dates a walk's state by when its input arrived, not by the tick that applied it", () => {
+    const w = world({ zone: { obstacles: [] } });
+    const p = join(w, player({ x: 100, y: 300 }));
+    // The client's clock runs 500 ms behind the server's; the start arrived 40 ms before the tick.
+    const start = { ...move(p, 100, 300, { t: 1000, moving: true, facing: 0 }), receivedAt: 1460 };
+    tick(w, [start], 1500);
+    expect(p.sent).toMatchObject({ x: 100, y: 300, t: 1460, moving: true });
+    // A heartbeat 250 ms later (client time) that waited 10 ms: on course, so no new state.
+    const beat = { ...move(p, 130, 300, { t: 1250, moving: true, facing: 0 }), receivedAt: 1740 };
+    expect(ofType(tick(w, [beat], 1750), 'motion')).toEqual([]);
+  });
+
   it('a change of speed emits motion; a heartbeat on course emits none', () => {
     const w = world({ zone: { obstacles: [] } });
     const p = join(w, player({ x: 100, y: 300 }));
