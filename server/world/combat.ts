@@ -6,12 +6,17 @@
  * CancelCast breaks; at completion mana is spent, the cooldown starts and SpellGo launches a
  * projectile that lands travelTime ms later with CombatEvent and a health change.
  */
-import { distance } from '../../shared/game/movement.js';
+import { distance, segmentBlocked, type Vec2 } from '../../shared/game/movement.js';
 import type { SpellFailReason } from '../../shared/protocol/index.js';
 import { engage, killMob } from './mobs.js';
 import { randomInt } from '../../shared/game/rng.js';
 import type { Entity, Player, SpellData } from './types.js';
 import { emit, entityById, refilePlayer, statsMessage, toObservers, toPlayer, type World } from './world.js';
+
+/** Whether nothing in the zone stands between `a` and `b`: a thin sight line, not a body's path. */
+export function inSight(w: World, a: Vec2, b: Vec2): boolean {
+  return !segmentBlocked(a, b, w.zone.obstacles, 0);
+}
 
 function refuse(w: World, p: Player, spellId: number, reason: SpellFailReason): void {
   toPlayer(w, p.id, { packet: 'SpellFailed', data: { casterId: p.id, spellId, reason } });
