@@ -67,6 +67,7 @@ const SPELL_FAIL_WORDS: Record<SpellFailReason, string> = {
   badTarget: 'invalid target',
   dead: 'dead',
   busy: 'already casting',
+  lineOfSight: 'target out of sight',
 };
 
 const DESPAWN_WORDS = { outOfRange: 'leaves view', left: 'left the world', corpse: 'is gone' } as const;

@@ -1,7 +1,8 @@
 /**
  * Spells, damage, healing, death and player respawn.
  *
- * A cast: validated (alive, known, not casting, cooldown, mana, target, range) or refused with
+ * A cast: validated (alive, known, not casting, cooldown, mana, target, range, a line of sight
+ * clear of the zone's walls; target, range and sight again at completion) or refused with
  * SpellFailed to the caster alone. castTime > 0 shows a cast bar (SpellStart) that moving or
  * CancelCast breaks; at completion mana is spent, the cooldown starts and SpellGo launches a
  * projectile that lands travelTime ms later with CombatEvent and a health change.
@@ -43,6 +44,7 @@ export function startCast(w: World, p: Player, spellId: number, targetId: number
   const target = validTarget(w, p, spell, targetId);
   if (!target) return refuse(w, p, spellId, 'badTarget');
   if (distance(p, target) > spell.range) return refuse(w, p, spellId, 'outOfRange');
+  if (!inSight(w, p, target)) return refuse(w, p, spellId, 'lineOfSight');
   if (spell.castTime === 0) {
     completeCast(w, p, spell, target);
     return;
@@ -89,6 +91,7 @@ export function finishCasts(w: World): void {
     let reason: SpellFailReason | null = null;
     if (!target) reason = 'badTarget';
     else if (distance(p, target) > spell.range) reason = 'outOfRange';
+    else if (!inSight(w, p, target)) reason = 'lineOfSight';
     else if (p.mana < spell.manaCost) reason = 'noMana';
     if (reason !== null || !target) {
       toObservers(

@@ -452,6 +452,8 @@ export function spellFailText(reason: string): string {
       return 'Not enough mana.';
     case 'outOfRange':
       return 'Your target is too far away.';
+    case 'lineOfSight':
+      return 'Your target is out of sight.';
     case 'badTarget':
       return 'You cannot cast that on this target.';
     case 'dead':
