@@ -40,6 +40,8 @@ export interface Zone {
   height: number;
   obstacles: Rect[];
   cellSize: number;
+  /** How long the dead lie before standing up at the graveyard (ms). */
+  respawnDelay: number;
 }
 
 /** An entity as the page draws it: the SDK's view of it. */
@@ -154,6 +156,7 @@ export class ClientWorld {
           height: p.value.height,
           obstacles: p.value.obstacles.map((o) => ({ ...o })),
           cellSize: p.value.cellSize,
+          respawnDelay: p.value.respawnDelay,
         };
         this.self?.predictor.setWorld(this.predictionWorld());
         break;
