@@ -346,6 +346,17 @@ export class ClientWorld {
     return this.tracks.get(id)?.diedAt;
   }
 
+  /**
+   * While the own character lies dead: ms until the server stands it up at the graveyard
+   * (0 once that is due and the word is on its way); undefined while it lives.
+   */
+  respawnIn(localNow: number): number | undefined {
+    const me = this.selfEntity();
+    if (!me || me.alive) return undefined;
+    const died = this.diedAt(me.id) ?? localNow;
+    return Math.max(0, died + (this.zone?.respawnDelay ?? 0) - localNow);
+  }
+
   /** Next living entity (not self) after the current target, nearest first. */
   cycleTarget(localNow: number): number | undefined {
     const me = this.selfEntity();
