@@ -164,7 +164,8 @@ export async function startApp(
           list: () => requireClient().listCharacters(),
           create: (name, appearance) => requireClient().createCharacter(name, appearance),
           remove: (id) => requireClient().deleteCharacter(id),
-          play: async (id) => {
+          play: async (id, appearance) => {
+            world.selfAppearance = appearance;
             await requireClient().enterWorld(id);
             showWorld();
           },

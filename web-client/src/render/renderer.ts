@@ -8,6 +8,7 @@
  */
 import { Application, Container, Graphics, Text } from 'pixi.js';
 import { COMBAT_TEXT_MS, type ClientWorld, type EntityState, type Zone } from '../state/world.js';
+import { bodyStyle, SELF_MARK } from './palette.js';
 
 export interface Overlays {
   interest: boolean;
@@ -15,9 +16,6 @@ export interface Overlays {
   grid: boolean;
 }
 
-const PLAYER_COLOURS = [0x4aa3ff, 0x7fdc6b, 0xf2c14e, 0xc77dff, 0x4ee6d6, 0xff8fab, 0xffffff, 0xa0a0ff];
-const MOB_COLOURS = [0xd9534f, 0xe07b39, 0xb5651d, 0x9c3d54];
-const SELF_COLOUR = 0x3dd6ff;
 const GROUND = 0x25331f;
 const BODY_RADIUS = 10;
 const MINIMAP_SIZE = 180;
@@ -175,9 +173,11 @@ export class WorldRenderer {
       sprite.root.x = pos.x;
       sprite.root.y = pos.y;
       const isSelf = e.id === world.self?.id;
-      const bodyKey = `${e.kind}:${e.appearance}:${e.template}:${e.alive}:${isSelf}:${world.targetId === e.id}`;
+      // The view has no appearance for the own character (EnterWorld carries none): the page knows it.
+      const appearance = isSelf ? (world.selfAppearance ?? e.appearance) : e.appearance;
+      const bodyKey = `${e.kind}:${appearance}:${e.template}:${e.alive}:${isSelf}:${world.targetId === e.id}`;
       if (bodyKey !== sprite.bodyKey) {
-        this.drawBody(sprite.body, e, isSelf, world.targetId === e.id);
+        this.drawBody(sprite.body, { ...e, appearance }, isSelf, world.targetId === e.id);
         sprite.bodyKey = bodyKey;
         const parent = e.alive ? this.living : this.corpses;
         if (sprite.root.parent !== parent) parent.addChild(sprite.root);
@@ -233,10 +233,7 @@ export class WorldRenderer {
 
   private drawBody(g: Graphics, e: EntityState, isSelf: boolean, targeted: boolean): void {
     g.clear();
-    const palette = e.kind === 'mob' ? MOB_COLOURS : PLAYER_COLOURS;
-    const colour = isSelf
-      ? SELF_COLOUR
-      : (palette[(e.kind === 'mob' ? e.template : e.appearance) % palette.length] ?? 0xffffff);
+    const style = bodyStyle(e, isSelf);
     if (targeted) g.circle(0, 0, BODY_RADIUS + 6).stroke({ width: 2.5, color: 0xffe066 });
     if (!e.alive) {
       g.ellipse(0, 2, BODY_RADIUS + 2, BODY_RADIUS - 4).fill({ color: 0x6b6b6b, alpha: 0.7 });
@@ -244,11 +241,12 @@ export class WorldRenderer {
       return;
     }
     if (e.kind === 'mob') {
-      g.roundRect(-BODY_RADIUS, -BODY_RADIUS, BODY_RADIUS * 2, BODY_RADIUS * 2, 4).fill(colour);
+      g.roundRect(-BODY_RADIUS, -BODY_RADIUS, BODY_RADIUS * 2, BODY_RADIUS * 2, 4).fill(style.fill);
     } else {
-      g.circle(0, 0, BODY_RADIUS).fill(colour);
+      g.circle(0, 0, BODY_RADIUS).fill(style.fill);
     }
     g.stroke({ width: 2, color: 0x0b0f0a });
+    if (style.ring !== undefined) g.circle(0, 0, BODY_RADIUS + 3).stroke({ width: 2, color: style.ring });
     // A nose showing facing (the body is rotated).
     g.poly([BODY_RADIUS - 2, -4, BODY_RADIUS + 5, 0, BODY_RADIUS - 2, 4]).fill(0xffffff);
   }
@@ -355,7 +353,7 @@ export class WorldRenderer {
     for (const e of world.entities.values()) {
       const p = world.drawnPosition(e, now);
       const colour =
-        e.id === world.self?.id ? SELF_COLOUR : !e.alive ? 0x777777 : e.kind === 'mob' ? 0xff5a4a : 0xe8f4ff;
+        e.id === world.self?.id ? SELF_MARK : !e.alive ? 0x777777 : e.kind === 'mob' ? 0xff5a4a : 0xe8f4ff;
       g.circle(ox + p.x * scale, oy + p.y * scale, e.id === world.self?.id ? 3 : 2).fill(colour);
     }
   }

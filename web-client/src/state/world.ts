@@ -119,6 +119,8 @@ export class ClientWorld {
   /** Page time each spell is ready again. */
   readonly cooldowns = new Map<number, number>();
   targetId: number | undefined;
+  /** The own character's appearance, from the character list (EnterWorld carries none). */
+  selfAppearance: number | undefined;
   serverTick = 0;
   readonly clock = new RenderClock(INTERPOLATION_DELAY_MS);
   readonly toggles: NetToggles = { interpolation: true, prediction: true };
