@@ -3,6 +3,7 @@
  * never leaves it), then the character list with create, delete and play.
  */
 import type { CharacterSummary } from '../../../shared/client/client.js';
+import { passwordProblem } from '../../../shared/client/password.js';
 import { cssColour, PLAYER_COLOURS } from '../render/palette.js';
 import { h, fill, errorText } from './dom.js';
 
@@ -38,6 +39,12 @@ export function loginScreen(actions: LoginActions, notice?: string): HTMLElement
     const p = password.value;
     if (!a || !p) {
       setStatus(status, 'Enter an account name and a password.', true);
+      return;
+    }
+    const weak = what === 'register' ? passwordProblem(p) : undefined;
+    if (weak) {
+      setStatus(status, weak, true);
+      password.focus();
       return;
     }
     busy(true);
