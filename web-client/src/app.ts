@@ -434,6 +434,24 @@ function exposeForTests(live: () => Live): void {
     get renderer() {
       return live().renderer.rendererName;
     },
+    /** Where entity `id` is drawn, in canvas pixels (CSS pixels of the page). */
+    screenPosition(id: number) {
+      const { world, renderer } = live();
+      const e = world.entities.get(id);
+      if (!e) return undefined;
+      const p = world.drawnPosition(e, performance.now());
+      const s = renderer.toScreen(p.x, p.y);
+      return { x: round(s.x), y: round(s.y) };
+    },
+    get labelBoxes() {
+      return live().renderer.labelBoxes();
+    },
+    get minimapBox() {
+      return live().renderer.minimapBox;
+    },
+    get respawnIn() {
+      return live().world.respawnIn(performance.now());
+    },
   };
   Object.defineProperty(window, '__wyvern', {
     value: Object.freeze(view),

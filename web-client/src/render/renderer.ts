@@ -19,6 +19,20 @@ export interface Overlays {
 const GROUND = 0x25331f;
 const BODY_RADIUS = 10;
 const MINIMAP_SIZE = 180;
+/** On a narrow screen the minimap takes at most this share of the width. */
+const MINIMAP_MAX_SHARE = 0.28;
+const LABEL_Y = -BODY_RADIUS - 14;
+
+export interface Box {
+  x: number;
+  y: number;
+  w: number;
+  h: number;
+}
+
+function overlaps(a: Box, b: Box): boolean {
+  return a.x < b.x + b.w && b.x < a.x + a.w && a.y < b.y + b.h && b.y < a.y + a.h;
+}
 
 interface EntitySprite {
   root: Container;
@@ -50,6 +64,8 @@ export class WorldRenderer {
   rendererName = '';
   private cameraX = 0;
   private cameraY = 0;
+  /** Where the minimap was last drawn, in canvas pixels (the HUD keeps clear of it). */
+  minimapBox: Box | undefined;
 
   /**
    * `?renderer=canvas|webgl|webgpu` picks Pixi's renderer (default WebGL, falling back to
@@ -90,6 +106,19 @@ export class WorldRenderer {
   /** Screen pixel to world units. */
   toWorld(screenX: number, screenY: number): { x: number; y: number } {
     return { x: screenX - this.camera.x, y: screenY - this.camera.y };
+  }
+
+  /** World units to canvas pixels, with the camera of the last frame drawn. */
+  toScreen(x: number, y: number): { x: number; y: number } {
+    return { x: x + this.camera.x, y: y + this.camera.y };
+  }
+
+  /** Name plates as drawn last frame, in canvas pixels. */
+  labelBoxes(): (Box & { id: number })[] {
+    return [...this.sprites].map(([id, s]) => {
+      const b = s.label.getBounds();
+      return { id, x: b.x, y: b.y, w: b.width, h: b.height };
+    });
   }
 
   get canvas(): HTMLCanvasElement {
@@ -206,6 +235,33 @@ export class WorldRenderer {
         this.sprites.delete(id);
       }
     }
+    this.stackLabels();
+  }
+
+  /**
+   * Entities on one spot (players at the spawn, a corpse under its killer) would print their
+   * names over each other: each plate that overlaps one placed before it moves up above it.
+   * Placed nearest the bottom of the screen first, so the lowest entity keeps its plate in place.
+   */
+  private stackLabels(): void {
+    const order = [...this.sprites.entries()].sort(([ia, a], [ib, b]) => b.root.y - a.root.y || ia - ib);
+    const placed: Box[] = [];
+    for (const [, s] of order) {
+      const w = s.label.width;
+      const h = s.label.height;
+      const box = { x: s.root.x - w / 2, y: s.root.y + LABEL_Y - h, w, h };
+      for (let moved = true, guard = 0; moved && guard <= placed.length; guard++) {
+        moved = false;
+        for (const p of placed) {
+          if (overlaps(box, p)) {
+            box.y = p.y - h - 1;
+            moved = true;
+          }
+        }
+      }
+      s.label.y = box.y + h - s.root.y;
+      placed.push(box);
+    }
   }
 
   private spriteFor(e: EntityState): EntitySprite {
@@ -224,7 +280,7 @@ export class WorldRenderer {
       },
     });
     label.anchor.set(0.5, 1);
-    label.y = -BODY_RADIUS - 14;
+    label.y = LABEL_Y;
     root.addChild(body, bars, label);
     const sprite: EntitySprite = { root, body, bars, label, labelText: '', bodyKey: '' };
     this.sprites.set(e.id, sprite);
@@ -331,12 +387,17 @@ export class WorldRenderer {
     const g = this.minimap;
     g.clear();
     const zone = world.zone;
-    if (!zone) return;
-    const scale = MINIMAP_SIZE / Math.max(zone.width, zone.height);
+    if (!zone) {
+      this.minimapBox = undefined;
+      return;
+    }
+    const size = Math.min(MINIMAP_SIZE, Math.floor(screenW * MINIMAP_MAX_SHARE));
+    const scale = size / Math.max(zone.width, zone.height);
     const mw = zone.width * scale;
     const mh = zone.height * scale;
     const ox = screenW - mw - 12;
     const oy = 12;
+    this.minimapBox = { x: ox - 2, y: oy - 2, w: mw + 4, h: mh + 4 };
     g.rect(ox - 2, oy - 2, mw + 4, mh + 4).fill({ color: 0x000000, alpha: 0.6 });
     g.rect(ox, oy, mw, mh).fill({ color: GROUND, alpha: 0.9 });
     for (const o of zone.obstacles) g.rect(ox + o.x * scale, oy + o.y * scale, o.w * scale, o.h * scale);
