@@ -13,6 +13,7 @@ import readline from 'node:readline';
 import { parseArgs } from 'node:util';
 import { WyvernClient } from '../shared/client/client.js';
 import { WyvernError } from '../shared/client/errors.js';
+import { passwordProblem } from '../shared/client/password.js';
 import { MoveSender } from '../shared/client/move-sender.js';
 import type { ViewEntity, WorldChange } from '../shared/client/world-view.js';
 import { clampToZone, distance, MOVE_SEND_HZ, PLAYER_SPEED, slide } from '../shared/game/movement.js';
@@ -30,6 +31,7 @@ import {
   type SpellFailReason,
 } from '../shared/protocol/index.js';
 import { connect } from './net/connect.js';
+import { commandHelp, createWithFreeName } from './terminal-text.js';
 
 const USAGE = `Usage: npx tsx tools/client.ts [--host H --port P | --ws URL] --user NAME --password PW
   --host H            server host (default 127.0.0.1)
@@ -43,20 +45,6 @@ const USAGE = `Usage: npx tsx tools/client.ts [--host H --port P | --ws URL] --u
   --linger MS         at the end of piped input, wait this long before logging out (default 0)
   --timeout MS        connect and request timeout (default 15000)`;
 
-const COMMANDS = `Commands:
-  /say TEXT            talk to those near you
-  /zone TEXT           talk to the whole zone
-  /w NAME TEXT         whisper to a player
-  move X Y             walk to X,Y
-  cast N [TARGET_ID]   cast spell N (1-4 in your spell book, or a spell id) at the target
-  target nearest       target the nearest living mob
-  target ID            target an entity by id
-  who                  list players online
-  where                your position, health and target
-  wait MS              pause a script
-  logout | quit        log out and exit
-  help                 this list`;
-
 const SPELL_FAIL_WORDS: Record<SpellFailReason, string> = {
   interrupted: 'interrupted',
   cancelled: 'cancelled',
@@ -67,6 +55,7 @@ const SPELL_FAIL_WORDS: Record<SpellFailReason, string> = {
   badTarget: 'invalid target',
   dead: 'dead',
   busy: 'already casting',
+  lineOfSight: 'target out of sight',
 };
 
 const DESPAWN_WORDS = { outOfRange: 'leaves view', left: 'left the world', corpse: 'is gone' } as const;
@@ -94,13 +83,6 @@ function intOption(value: string | undefined, name: string, fallback: number): n
   return n;
 }
 
-/** A character name from an account name: its letters, capitalized (names are 3-16 letters). */
-function defaultCharacterName(account: string): string | undefined {
-  const letters = account.replace(/[^a-z]/gi, '').slice(0, 16);
-  if (letters.length < 3) return undefined;
-  return letters[0]!.toUpperCase() + letters.slice(1).toLowerCase();
-}
-
 class Session {
   private target: number | undefined;
   private level: number | undefined;
@@ -124,12 +106,12 @@ class Session {
     });
     client.on(SpellStart, (s) =>
       out(
-        `${this.name(s.casterId)} begin${this.isSelf(s.casterId) ? '' : 's'} casting ${this.spell(s.spellId)} at ${this.name(s.targetId)} (${(s.castTime / 1000).toFixed(1)} s)`,
+        `${this.name(s.casterId)} begin${this.isSelf(s.casterId) ? '' : 's'} casting ${this.spell(s.spellId)} at ${this.object(s.targetId)} (${(s.castTime / 1000).toFixed(1)} s)`,
       ),
     );
     client.on(SpellGo, (s) =>
       out(
-        `${this.name(s.casterId)} cast${this.isSelf(s.casterId) ? '' : 's'} ${this.spell(s.spellId)} at ${this.name(s.targetId)}`,
+        `${this.name(s.casterId)} cast${this.isSelf(s.casterId) ? '' : 's'} ${this.spell(s.spellId)} at ${this.object(s.targetId)}`,
       ),
     );
     client.on(SpellFailed, (s) =>
@@ -139,15 +121,15 @@ class Session {
       const crit = c.crit ? ' (critical)' : '';
       if (c.kind === 'heal') {
         out(
-          `${this.possessive(c.sourceId)} ${this.spell(c.spellId)} heals ${this.name(c.targetId)} for ${c.amount}${crit}`,
+          `${this.possessive(c.sourceId)} ${this.spell(c.spellId)} heals ${this.object(c.targetId)} for ${c.amount}${crit}`,
         );
       } else if (c.spellId === 0) {
         out(
-          `${this.name(c.sourceId)} hit${this.isSelf(c.sourceId) ? '' : 's'} ${this.name(c.targetId)} for ${c.amount}${crit}`,
+          `${this.name(c.sourceId)} hit${this.isSelf(c.sourceId) ? '' : 's'} ${this.object(c.targetId)} for ${c.amount}${crit}`,
         );
       } else {
         out(
-          `${this.possessive(c.sourceId)} ${this.spell(c.spellId)} hits ${this.name(c.targetId)} for ${c.amount}${crit}`,
+          `${this.possessive(c.sourceId)} ${this.spell(c.spellId)} hits ${this.object(c.targetId)} for ${c.amount}${crit}`,
         );
       }
     });
@@ -173,6 +155,11 @@ class Session {
   private name(id: number): string {
     if (this.isSelf(id)) return 'You';
     return this.client.world.get(id)?.name || `#${id}`;
+  }
+
+  /** The name where it is the object of a sentence ("hits you"). */
+  private object(id: number): string {
+    return this.isSelf(id) ? 'you' : this.name(id);
   }
 
   private possessive(id: number): string {
@@ -212,9 +199,7 @@ class Session {
         if (!change.entity.self) this.moved.add(change.entity.id);
         return;
       case 'death': {
-        const killer = change.killerId
-          ? `, killed by ${this.name(change.killerId).replace(/^You$/, 'you')}`
-          : '';
+        const killer = change.killerId ? `, killed by ${this.object(change.killerId)}` : '';
         out(`${this.name(change.entity.id)} ${change.entity.self ? 'die' : 'dies'}${killer}`);
         return;
       }
@@ -272,8 +257,8 @@ class Session {
         const [to, ...msg] = rest;
         if (!to || msg.length === 0) out('Usage: /w NAME TEXT');
         else {
+          // The server echoes a delivered whisper back: that echo is the line printed.
           this.client.whisper(to, restText.slice(to.length).trim());
-          out(`[whisper to ${to}] ${restText.slice(to.length).trim()}`);
         }
         return undefined;
       }
@@ -320,7 +305,7 @@ class Session {
         return 'quit';
       case 'help':
       case '?':
-        out(COMMANDS);
+        out(commandHelp(this.client.spellBook?.spells.length));
         return undefined;
       default:
         out(`Unknown command "${head}" (type help)`);
@@ -368,7 +353,7 @@ class Session {
     const book = this.client.spellBook?.spells ?? [];
     const n = Number(args[0]);
     if (!args[0] || !Number.isInteger(n) || n < 0) return out('Usage: cast N [TARGET_ID]');
-    const spell = n >= 1 && n <= 4 && book[n - 1] ? book[n - 1]! : book.find((s) => s.id === n);
+    const spell = n >= 1 && book[n - 1] ? book[n - 1]! : book.find((s) => s.id === n);
     const spellId = spell?.id ?? n;
     let targetId = args[1] !== undefined ? Number(args[1]) : this.target;
     if (targetId === undefined && spell?.kind === 'heal') targetId = this.client.world.selfId;
@@ -463,6 +448,8 @@ async function authenticate(
 ): Promise<void> {
   const onQueue = (position: number, length: number) => out(`In the login queue: ${position} of ${length}`);
   const register = async (): Promise<boolean> => {
+    const problem = passwordProblem(password);
+    if (problem) throw new Error(`cannot register ${user}: ${problem}`);
     try {
       await client.register(user, password);
       out(`Registered account ${user}`);
@@ -502,7 +489,7 @@ async function main(): Promise<number> {
     strict: true,
   });
   if (values.help) {
-    out(`${USAGE}\n\n${COMMANDS}`);
+    out(`${USAGE}\n\n${commandHelp()}`);
     return 0;
   }
   const user = values.user;
@@ -530,10 +517,13 @@ async function main(): Promise<number> {
     ? characters.find((c) => c.name.toLowerCase() === wanted.toLowerCase())
     : characters[0];
   if (!character) {
-    const name = wanted ?? defaultCharacterName(user);
-    if (!name)
-      throw new Error('no character on this account: choose a name with --character NAME (3-16 letters)');
-    character = await client.createCharacter(name, 0);
+    character = wanted
+      ? await client.createCharacter(wanted, 0)
+      : await createWithFreeName(user, (name) => client.createCharacter(name, 0));
+    if (!character)
+      throw new Error(
+        'no free character name from the account name: choose one with --character NAME (3-16 letters)',
+      );
     out(`Created character ${character.name}`);
   }
 

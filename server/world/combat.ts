@@ -1,17 +1,23 @@
 /**
  * Spells, damage, healing, death and player respawn.
  *
- * A cast: validated (alive, known, not casting, cooldown, mana, target, range) or refused with
+ * A cast: validated (alive, known, not casting, cooldown, mana, target, range, a line of sight
+ * clear of the zone's walls; target, range and sight again at completion) or refused with
  * SpellFailed to the caster alone. castTime > 0 shows a cast bar (SpellStart) that moving or
  * CancelCast breaks; at completion mana is spent, the cooldown starts and SpellGo launches a
  * projectile that lands travelTime ms later with CombatEvent and a health change.
  */
-import { distance } from '../../shared/game/movement.js';
+import { distance, segmentBlocked, type Vec2 } from '../../shared/game/movement.js';
 import type { SpellFailReason } from '../../shared/protocol/index.js';
 import { engage, killMob } from './mobs.js';
 import { randomInt } from '../../shared/game/rng.js';
 import type { Entity, Player, SpellData } from './types.js';
 import { emit, entityById, refilePlayer, statsMessage, toObservers, toPlayer, type World } from './world.js';
+
+/** Whether nothing in the zone stands between `a` and `b`: a thin sight line, not a body's path. */
+export function inSight(w: World, a: Vec2, b: Vec2): boolean {
+  return !segmentBlocked(a, b, w.zone.obstacles, 0);
+}
 
 function refuse(w: World, p: Player, spellId: number, reason: SpellFailReason): void {
   toPlayer(w, p.id, { packet: 'SpellFailed', data: { casterId: p.id, spellId, reason } });
@@ -38,6 +44,7 @@ export function startCast(w: World, p: Player, spellId: number, targetId: number
   const target = validTarget(w, p, spell, targetId);
   if (!target) return refuse(w, p, spellId, 'badTarget');
   if (distance(p, target) > spell.range) return refuse(w, p, spellId, 'outOfRange');
+  if (!inSight(w, p, target)) return refuse(w, p, spellId, 'lineOfSight');
   if (spell.castTime === 0) {
     completeCast(w, p, spell, target);
     return;
@@ -84,6 +91,7 @@ export function finishCasts(w: World): void {
     let reason: SpellFailReason | null = null;
     if (!target) reason = 'badTarget';
     else if (distance(p, target) > spell.range) reason = 'outOfRange';
+    else if (!inSight(w, p, target)) reason = 'lineOfSight';
     else if (p.mana < spell.manaCost) reason = 'noMana';
     if (reason !== null || !target) {
       toObservers(

@@ -16,7 +16,7 @@ import {
   segmentBlocked,
   type Vec2,
 } from '../../shared/game/movement.js';
-import { applyDamage } from './combat.js';
+import { applyDamage, inSight } from './combat.js';
 import { randomInt, randomRange, type Rng } from '../../shared/game/rng.js';
 import type { Mob, MobRoute, Player } from './types.js';
 import { MAX_PATH_POINTS } from '../../shared/protocol/records.js';
@@ -150,7 +150,7 @@ function findAggroTarget(w: World, m: Mob): Player | undefined {
         const dx = p.x - m.x;
         const dy = p.y - m.y;
         const d2 = dx * dx + dy * dy;
-        if (d2 <= r2 && d2 < bestD2 && p.alive) {
+        if (d2 <= r2 && d2 < bestD2 && p.alive && inSight(w, m, p)) {
           bestD2 = d2;
           best = p;
         }
@@ -200,12 +200,44 @@ function chase(w: World, m: Mob): void {
   }
   if (m.route && distance(end, t) <= w.rules.rechaseDistance) return;
   if (w.now < m.repathAt) return;
-  // Stop a little inside melee range on the near side of the target.
-  const stand = Math.min(range * 0.7, d);
-  const goal = { x: t.x + ((m.x - t.x) / d) * stand, y: t.y + ((m.y - t.y) / d) * stand };
+  const goal = meleeSpot(w, m, t, d);
   const route = planRoute(w, { x: m.x, y: m.y }, walkable(w, goal) ? goal : { x: t.x, y: t.y });
   if (route) startRoute(w, m, route);
   else m.repathAt = w.now + REPATH_DELAY;
+}
+
+/** Places around a target that mobs fighting it stand on: one sprite each, not a pile. */
+const MELEE_SLOTS = 8;
+
+/**
+ * Where `m` stands to swing at `t`, `d` away: a little inside melee range on the near side,
+ * or the nearest slot around the target that no other attacker stands on or walks to.
+ */
+function meleeSpot(w: World, m: Mob, t: Player, d: number): Vec2 {
+  const range = w.rules.meleeRange;
+  const stand = Math.min(range * 0.8, d);
+  const near = Math.atan2(m.y - t.y, m.x - t.x);
+  const taken: Vec2[] = [];
+  const g = w.mobGrid;
+  // Attackers nearer the target than this one; farther ones plan around it when they come.
+  const r = d + range;
+  for (let cy = g.cellY(t.y - r); cy <= g.cellY(t.y + r); cy++) {
+    for (let cx = g.cellX(t.x - r); cx <= g.cellX(t.x + r); cx++) {
+      for (const o of g.cells[cy * g.cols + cx]!) {
+        if (o === m || !o.alive || o.state !== 'chase' || o.targetId !== t.id) continue;
+        taken.push(o.route ? o.route.waypoints[o.route.waypoints.length - 1]! : o);
+      }
+    }
+  }
+  const spacing = (2 * Math.PI * stand * 0.8) / MELEE_SLOTS;
+  const step = (2 * Math.PI) / MELEE_SLOTS;
+  // Nearest first: 0, +1, -1, +2, -2, ... slots away from the mob's own side.
+  for (let k = 0; k < MELEE_SLOTS; k++) {
+    const a = near + step * (k % 2 === 0 ? k / 2 : -(k + 1) / 2);
+    const spot = { x: t.x + Math.cos(a) * stand, y: t.y + Math.sin(a) * stand };
+    if (taken.every((o) => distance(o, spot) >= spacing) && walkable(w, spot)) return spot;
+  }
+  return { x: t.x + Math.cos(near) * stand, y: t.y + Math.sin(near) * stand };
 }
 
 /** One step of AI and walking for a living mob in an active cell. */

@@ -436,6 +436,7 @@ export function zoneInfoMessage(w: World): MessageOf<'ZoneInfo'> {
       height: w.zone.height,
       obstacles: w.zone.obstacles,
       cellSize: w.rules.cellSize,
+      respawnDelay: w.rules.playerRespawnDelay,
     },
   };
 }

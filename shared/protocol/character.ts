@@ -122,5 +122,7 @@ export const ZoneInfo = definePacket({
     obstacles: t.list(obstacle, 2048),
     /** Side of a spatial-grid cell, for clients that show the grid. */
     cellSize: t.f32,
+    /** How long a dead player lies before standing up at the graveyard, in ms (a countdown). */
+    respawnDelay: t.u32,
   },
 });

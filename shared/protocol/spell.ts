@@ -51,6 +51,7 @@ export const SpellFailReason = [
   'badTarget',
   'dead',
   'busy',
+  'lineOfSight',
 ] as const;
 export type SpellFailReason = (typeof SpellFailReason)[number];
 

@@ -218,7 +218,14 @@ export class FakeServer {
     this.handle(EnterWorldRequest, (r) => {
       const ch = characters.find((c) => c.id === r.characterId);
       if (!ch) return this.refuse(EnterWorldRequest, 'ERR_NO_SUCH_CHARACTER');
-      this.send(ZoneInfo, { zone: 'meadow', width: 1024, height: 1024, obstacles: [], cellSize: 64 });
+      this.send(ZoneInfo, {
+        zone: 'meadow',
+        width: 1024,
+        height: 1024,
+        obstacles: [],
+        cellSize: 64,
+        respawnDelay: 500,
+      });
       this.send(SpellBook, { spells: [fireball, heal] });
       this.send(EnterWorld, enterWorld({ entityId: ch.id, name: ch.name, serverTime: this.now() }));
     });

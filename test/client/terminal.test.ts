@@ -14,6 +14,7 @@ import {
   SpellStart,
   Who,
   WhoList,
+  Whisper,
 } from '../../shared/protocol/index.js';
 import { FakeServer, moveRecord, spawnRecord, type SrpAccounts } from './fake-server.js';
 
@@ -44,6 +45,14 @@ async function worldServer(): Promise<{ port: number; connections: FakeServer[] 
       // It walks west and stops: an explicit stop, where it stands from then on.
       fake.update([moveRecord(WOLF, 810, 430, { moving: true, angle: Math.PI })], t + 1);
       fake.update([moveRecord(WOLF, 808, 430, { angle: Math.PI })], t + 2);
+      fake.send(CombatEvent, {
+        sourceId: WOLF,
+        targetId: 1,
+        spellId: 0,
+        kind: 'damage',
+        amount: 5,
+        crit: false,
+      });
     });
     fake.handle(CastSpell, (c) => {
       fake.send(SpellStart, { casterId: 1, spellId: c.spellId, targetId: c.targetId, castTime: 1500 });
@@ -63,6 +72,10 @@ async function worldServer(): Promise<{ port: number; connections: FakeServer[] 
     });
     fake.handle(ChatSend, (c) =>
       fake.send(ChatMessage, { channel: c.channel, fromId: 1, from: 'Ayla', to: '', text: c.text }),
+    );
+    // The server echoes a delivered whisper to its sender.
+    fake.handle(Whisper, (w) =>
+      fake.send(ChatMessage, { channel: 'whisper', fromId: 1, from: 'Ayla', to: w.to, text: w.text }),
     );
     fake.handle(Who, () =>
       fake.send(WhoList, {
@@ -118,6 +131,8 @@ describe('terminal client', () => {
       'target nearest',
       'cast 1',
       '/say hello',
+      '/w Bo psst',
+      'help',
       'who',
       'move 110 100',
       'where',
@@ -125,7 +140,7 @@ describe('terminal client', () => {
       '',
     ].join('\n');
     const { code, stdout, stderr } = await runClient(
-      ['--port', String(port), '--user', 'ayla', '--password', 'pw', '--linger', '1100'],
+      ['--port', String(port), '--user', 'ayla', '--password', 'ayla-password', '--linger', '1100'],
       script,
     );
     expect(stderr).toBe('');
@@ -143,6 +158,7 @@ describe('terminal client', () => {
       'You cast Fireball at Grey Wolf',
       'Your Fireball hits Grey Wolf for 42 (critical)',
       'Grey Wolf dies, killed by you',
+      `Grey Wolf hits you for 5`,
       '[say] Ayla: hello',
       '2 online: Ayla (lvl 1, meadow), Bo (lvl 3, meadow)',
       'Arrived at 110,100',
@@ -153,21 +169,36 @@ describe('terminal client', () => {
       'Logged out.',
     ];
     for (const line of expected) expect(lines, `missing: ${line}`).toContain(line);
+    expect(lines.filter((l) => l === '[whisper to Bo] psst')).toHaveLength(1);
+    expect(lines).toContain(
+      '  cast N [TARGET_ID]   cast spell N (1-2 in your spell book, or a spell id) at the target',
+    );
     const moves = connections[0]!.received.filter((r) => r.name === 'MoveInput').map((r) => r.payload);
     expect(moves.length).toBeGreaterThan(0);
     expect(moves.at(-1)).toMatchObject({ x: 110, y: 100 });
     expect(moves.map((m) => m.seq)).toEqual(moves.map((_, i) => i + 1));
   });
 
+  it('refuses to register an account with a short password, before sending anything', async () => {
+    const { port, connections } = await worldServer();
+    const { code, stderr } = await runClient(
+      ['--port', String(port), '--user', 'shorty', '--password', 'abc'],
+      '',
+    );
+    expect(code).toBe(1);
+    expect(stderr).toMatch(/Choose a password of at least 8 characters/);
+    expect(connections[0]!.received.some((r) => r.name === 'Register')).toBe(false);
+  });
+
   it('exits non-zero with the reason in words when the login is refused', async () => {
     const { port } = await worldServer();
     const first = await runClient(
-      ['--port', String(port), '--user', 'bobby', '--password', 'right', '--register'],
+      ['--port', String(port), '--user', 'bobby', '--password', 'right-password', '--register'],
       '',
     );
     expect(first.code).toBe(0);
     const { code, stderr } = await runClient(
-      ['--port', String(port), '--user', 'bobby', '--password', 'wrong'],
+      ['--port', String(port), '--user', 'bobby', '--password', 'wrong-password'],
       '',
     );
     expect(code).toBe(1);

@@ -213,7 +213,14 @@ describe('FrameDecoder', () => {
   });
 
   it('refuses a flipped payload bit with ERR_BAD_CRC', () => {
-    const bytes = ZoneInfo.encode({ zone: 'Meadow', width: 512, height: 512, obstacles: [], cellSize: 32 });
+    const bytes = ZoneInfo.encode({
+      zone: 'Meadow',
+      width: 512,
+      height: 512,
+      obstacles: [],
+      cellSize: 32,
+      respawnDelay: 0,
+    });
     for (let at = HEADER_SIZE; at < bytes.length; at++) {
       for (let bit = 0; bit < 8; bit++) {
         const bad = bytes.slice();

@@ -19,6 +19,7 @@ import {
   launchBrowser,
   type Browser,
 } from '../helpers/browser.js';
+import { segmentBlocked } from '../../shared/game/movement.js';
 import { startWorldServer, type WorldServer } from '../helpers/game-client.js';
 
 const results = join(REPO_ROOT, 'test-results');
@@ -211,16 +212,20 @@ describe.skipIf(skip)('two players in the browser against the live server', () =
 
   it("A casts a damage spell at a mob; B shows A's cast bar and the damage", async () => {
     const aId = (await view(a.page)).self!.id;
-    // Walk up to the nearest living mob (mobs wander, so steer again on every look).
+    // Walk up to the nearest living mob in sight (spells need a clear line past the walls;
+    // mobs wander, so steer again on every look).
+    const obstacles = [...world.server.realm.zones.values()][0]!.world.zone.obstacles;
+    const inSight = (from: { x: number; y: number }, to: { x: number; y: number }) =>
+      !segmentBlocked(from, to, obstacles, 0);
     const held = new Set<string>();
     const mobId = await until(
-      'A stands within casting distance of a mob',
+      'A stands within casting distance of a mob in sight',
       async () => {
         const v = await view(a.page);
         const mobs = v.entities.filter((e) => e.kind === 'mob' && e.alive);
         mobs.sort((m, n) => distance(m, v.self!) - distance(n, v.self!));
-        const mob = mobs[0];
-        if (mob && distance(mob, v.self!) < CAST_DISTANCE) {
+        const mob = mobs.find((m) => inSight(v.self!, m)) ?? mobs[0];
+        if (mob && distance(mob, v.self!) < CAST_DISTANCE && inSight(v.self!, mob)) {
           await steer(a.page, held, v.self, v.self!);
           return mob.id;
         }

@@ -530,7 +530,14 @@ describe('bot walking', () => {
   it('walks home around a wall and strolls there, every move one the server accepts, sent as state', () => {
     const s = new SwarmState({ ...DEFAULT_SWARM_OPTIONS, progress: false, castChance: 0, chatChance: 0 });
     const wall = { x: 200, y: 0, w: 20, h: 450 };
-    s.zoneKnown({ zone: 'Test', width: 600, height: 600, obstacles: [wall], cellSize: 64 });
+    s.zoneKnown({
+      zone: 'Test',
+      width: 600,
+      height: 600,
+      obstacles: [wall],
+      cellSize: 64,
+      respawnDelay: 500,
+    });
     const area = { x: 320, y: 120, w: 160, h: 160 };
     s.area = area;
     const sent: Uint8Array[] = [];

@@ -99,7 +99,14 @@ function enteredWorld(): ClientWorld {
   const world = page.world;
   pages.set(world, page);
   feed(world, 0, (w) => {
-    ZoneInfo.write(w, { zone: 'Vale', width: 1000, height: 1000, obstacles: [], cellSize: 100 });
+    ZoneInfo.write(w, {
+      zone: 'Vale',
+      width: 1000,
+      height: 1000,
+      obstacles: [],
+      cellSize: 100,
+      respawnDelay: 500,
+    });
     EnterWorld.write(w, enter());
     writeUpdate(world, w, {
       tick: 0,

@@ -15,7 +15,7 @@ import { DemoServer } from './net/demo.js';
 import { LinkLabTransport, type FrameObserver } from './net/link-lab-transport.js';
 import { parseChat } from './state/chat-command.js';
 import { disconnectText, type ByeValue } from './state/disconnect.js';
-import { isMovementKey, movementFromKeys } from './state/input.js';
+import { isMovementKey, isTextEntry, movementFromKeys } from './state/input.js';
 import { CLEAN_LINK, type LinkSettings } from './state/link-lab.js';
 import { NetStats } from './state/net-stats.js';
 import { ClientWorld, type Incoming } from './state/world.js';
@@ -164,7 +164,8 @@ export async function startApp(
           list: () => requireClient().listCharacters(),
           create: (name, appearance) => requireClient().createCharacter(name, appearance),
           remove: (id) => requireClient().deleteCharacter(id),
-          play: async (id) => {
+          play: async (id, appearance) => {
+            world.selfAppearance = appearance;
             await requireClient().enterWorld(id);
             showWorld();
           },
@@ -254,10 +255,8 @@ export async function startApp(
 
   // ---- input ----------------------------------------------------------------------------
 
-  const typing = (e: Event) => {
-    const t = e.target as HTMLElement | null;
-    return !!t && (t.tagName === 'INPUT' || t.tagName === 'TEXTAREA' || t.tagName === 'SELECT');
-  };
+  // A focused panel checkbox or slider is no reason to stop walking: only text fields type.
+  const typing = (e: Event) => isTextEntry(e.target as HTMLInputElement | null);
   window.addEventListener('keydown', (e) => {
     if (e.code === 'F3') {
       e.preventDefault();
@@ -267,6 +266,7 @@ export async function startApp(
     if (screen !== 'world' || typing(e)) return;
     if (isMovementKey(e.code)) {
       held.add(e.code);
+      // Also keeps the arrows from moving a focused slider.
       e.preventDefault();
     } else if (e.key === 'Tab') {
       e.preventDefault();
@@ -433,6 +433,24 @@ function exposeForTests(live: () => Live): void {
     },
     get renderer() {
       return live().renderer.rendererName;
+    },
+    /** Where entity `id` is drawn, in canvas pixels (CSS pixels of the page). */
+    screenPosition(id: number) {
+      const { world, renderer } = live();
+      const e = world.entities.get(id);
+      if (!e) return undefined;
+      const p = world.drawnPosition(e, performance.now());
+      const s = renderer.toScreen(p.x, p.y);
+      return { x: round(s.x), y: round(s.y) };
+    },
+    get labelBoxes() {
+      return live().renderer.labelBoxes();
+    },
+    get minimapBox() {
+      return live().renderer.minimapBox;
+    },
+    get respawnIn() {
+      return live().world.respawnIn(performance.now());
     },
   };
   Object.defineProperty(window, '__wyvern', {

@@ -36,6 +36,7 @@ export const DEMO_ZONE: PayloadOf<typeof ZoneInfo> = {
   width: 1600,
   height: 1200,
   cellSize: 128,
+  respawnDelay: 5000,
   obstacles: [
     { x: 560, y: 420, w: 160, h: 40 },
     { x: 940, y: 640, w: 40, h: 200 },

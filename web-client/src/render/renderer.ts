@@ -8,6 +8,7 @@
  */
 import { Application, Container, Graphics, Text } from 'pixi.js';
 import { COMBAT_TEXT_MS, type ClientWorld, type EntityState, type Zone } from '../state/world.js';
+import { bodyStyle, SELF_MARK } from './palette.js';
 
 export interface Overlays {
   interest: boolean;
@@ -15,12 +16,23 @@ export interface Overlays {
   grid: boolean;
 }
 
-const PLAYER_COLOURS = [0x4aa3ff, 0x7fdc6b, 0xf2c14e, 0xc77dff, 0x4ee6d6, 0xff8fab, 0xffffff, 0xa0a0ff];
-const MOB_COLOURS = [0xd9534f, 0xe07b39, 0xb5651d, 0x9c3d54];
-const SELF_COLOUR = 0x3dd6ff;
 const GROUND = 0x25331f;
 const BODY_RADIUS = 10;
 const MINIMAP_SIZE = 180;
+/** On a narrow screen the minimap takes at most this share of the width. */
+const MINIMAP_MAX_SHARE = 0.28;
+const LABEL_Y = -BODY_RADIUS - 14;
+
+export interface Box {
+  x: number;
+  y: number;
+  w: number;
+  h: number;
+}
+
+function overlaps(a: Box, b: Box): boolean {
+  return a.x < b.x + b.w && b.x < a.x + a.w && a.y < b.y + b.h && b.y < a.y + a.h;
+}
 
 interface EntitySprite {
   root: Container;
@@ -52,6 +64,8 @@ export class WorldRenderer {
   rendererName = '';
   private cameraX = 0;
   private cameraY = 0;
+  /** Where the minimap was last drawn, in canvas pixels (the HUD keeps clear of it). */
+  minimapBox: Box | undefined;
 
   /**
    * `?renderer=canvas|webgl|webgpu` picks Pixi's renderer (default WebGL, falling back to
@@ -92,6 +106,19 @@ export class WorldRenderer {
   /** Screen pixel to world units. */
   toWorld(screenX: number, screenY: number): { x: number; y: number } {
     return { x: screenX - this.camera.x, y: screenY - this.camera.y };
+  }
+
+  /** World units to canvas pixels, with the camera of the last frame drawn. */
+  toScreen(x: number, y: number): { x: number; y: number } {
+    return { x: x + this.camera.x, y: y + this.camera.y };
+  }
+
+  /** Name plates as drawn last frame, in canvas pixels. */
+  labelBoxes(): (Box & { id: number })[] {
+    return [...this.sprites].map(([id, s]) => {
+      const b = s.label.getBounds();
+      return { id, x: b.x, y: b.y, w: b.width, h: b.height };
+    });
   }
 
   get canvas(): HTMLCanvasElement {
@@ -175,9 +202,11 @@ export class WorldRenderer {
       sprite.root.x = pos.x;
       sprite.root.y = pos.y;
       const isSelf = e.id === world.self?.id;
-      const bodyKey = `${e.kind}:${e.appearance}:${e.template}:${e.alive}:${isSelf}:${world.targetId === e.id}`;
+      // The view has no appearance for the own character (EnterWorld carries none): the page knows it.
+      const appearance = isSelf ? (world.selfAppearance ?? e.appearance) : e.appearance;
+      const bodyKey = `${e.kind}:${appearance}:${e.template}:${e.alive}:${isSelf}:${world.targetId === e.id}`;
       if (bodyKey !== sprite.bodyKey) {
-        this.drawBody(sprite.body, e, isSelf, world.targetId === e.id);
+        this.drawBody(sprite.body, { ...e, appearance }, isSelf, world.targetId === e.id);
         sprite.bodyKey = bodyKey;
         const parent = e.alive ? this.living : this.corpses;
         if (sprite.root.parent !== parent) parent.addChild(sprite.root);
@@ -206,6 +235,33 @@ export class WorldRenderer {
         this.sprites.delete(id);
       }
     }
+    this.stackLabels();
+  }
+
+  /**
+   * Entities on one spot (players at the spawn, a corpse under its killer) would print their
+   * names over each other: each plate that overlaps one placed before it moves up above it.
+   * Placed nearest the bottom of the screen first, so the lowest entity keeps its plate in place.
+   */
+  private stackLabels(): void {
+    const order = [...this.sprites.entries()].sort(([ia, a], [ib, b]) => b.root.y - a.root.y || ia - ib);
+    const placed: Box[] = [];
+    for (const [, s] of order) {
+      const w = s.label.width;
+      const h = s.label.height;
+      const box = { x: s.root.x - w / 2, y: s.root.y + LABEL_Y - h, w, h };
+      for (let moved = true, guard = 0; moved && guard <= placed.length; guard++) {
+        moved = false;
+        for (const p of placed) {
+          if (overlaps(box, p)) {
+            box.y = p.y - h - 1;
+            moved = true;
+          }
+        }
+      }
+      s.label.y = box.y + h - s.root.y;
+      placed.push(box);
+    }
   }
 
   private spriteFor(e: EntityState): EntitySprite {
@@ -224,7 +280,7 @@ export class WorldRenderer {
       },
     });
     label.anchor.set(0.5, 1);
-    label.y = -BODY_RADIUS - 14;
+    label.y = LABEL_Y;
     root.addChild(body, bars, label);
     const sprite: EntitySprite = { root, body, bars, label, labelText: '', bodyKey: '' };
     this.sprites.set(e.id, sprite);
@@ -233,10 +289,7 @@ export class WorldRenderer {
 
   private drawBody(g: Graphics, e: EntityState, isSelf: boolean, targeted: boolean): void {
     g.clear();
-    const palette = e.kind === 'mob' ? MOB_COLOURS : PLAYER_COLOURS;
-    const colour = isSelf
-      ? SELF_COLOUR
-      : (palette[(e.kind === 'mob' ? e.template : e.appearance) % palette.length] ?? 0xffffff);
+    const style = bodyStyle(e, isSelf);
     if (targeted) g.circle(0, 0, BODY_RADIUS + 6).stroke({ width: 2.5, color: 0xffe066 });
     if (!e.alive) {
       g.ellipse(0, 2, BODY_RADIUS + 2, BODY_RADIUS - 4).fill({ color: 0x6b6b6b, alpha: 0.7 });
@@ -244,11 +297,12 @@ export class WorldRenderer {
       return;
     }
     if (e.kind === 'mob') {
-      g.roundRect(-BODY_RADIUS, -BODY_RADIUS, BODY_RADIUS * 2, BODY_RADIUS * 2, 4).fill(colour);
+      g.roundRect(-BODY_RADIUS, -BODY_RADIUS, BODY_RADIUS * 2, BODY_RADIUS * 2, 4).fill(style.fill);
     } else {
-      g.circle(0, 0, BODY_RADIUS).fill(colour);
+      g.circle(0, 0, BODY_RADIUS).fill(style.fill);
     }
     g.stroke({ width: 2, color: 0x0b0f0a });
+    if (style.ring !== undefined) g.circle(0, 0, BODY_RADIUS + 3).stroke({ width: 2, color: style.ring });
     // A nose showing facing (the body is rotated).
     g.poly([BODY_RADIUS - 2, -4, BODY_RADIUS + 5, 0, BODY_RADIUS - 2, 4]).fill(0xffffff);
   }
@@ -333,12 +387,17 @@ export class WorldRenderer {
     const g = this.minimap;
     g.clear();
     const zone = world.zone;
-    if (!zone) return;
-    const scale = MINIMAP_SIZE / Math.max(zone.width, zone.height);
+    if (!zone) {
+      this.minimapBox = undefined;
+      return;
+    }
+    const size = Math.min(MINIMAP_SIZE, Math.floor(screenW * MINIMAP_MAX_SHARE));
+    const scale = size / Math.max(zone.width, zone.height);
     const mw = zone.width * scale;
     const mh = zone.height * scale;
     const ox = screenW - mw - 12;
     const oy = 12;
+    this.minimapBox = { x: ox - 2, y: oy - 2, w: mw + 4, h: mh + 4 };
     g.rect(ox - 2, oy - 2, mw + 4, mh + 4).fill({ color: 0x000000, alpha: 0.6 });
     g.rect(ox, oy, mw, mh).fill({ color: GROUND, alpha: 0.9 });
     for (const o of zone.obstacles) g.rect(ox + o.x * scale, oy + o.y * scale, o.w * scale, o.h * scale);
@@ -355,7 +414,7 @@ export class WorldRenderer {
     for (const e of world.entities.values()) {
       const p = world.drawnPosition(e, now);
       const colour =
-        e.id === world.self?.id ? SELF_COLOUR : !e.alive ? 0x777777 : e.kind === 'mob' ? 0xff5a4a : 0xe8f4ff;
+        e.id === world.self?.id ? SELF_MARK : !e.alive ? 0x777777 : e.kind === 'mob' ? 0xff5a4a : 0xe8f4ff;
       g.circle(ox + p.x * scale, oy + p.y * scale, e.id === world.self?.id ? 3 : 2).fill(colour);
     }
   }

@@ -14,38 +14,62 @@ export type ChatCommand =
 
 const encoder = new TextEncoder();
 
+/** UTF-8 bytes of `text`: what the server's limit counts ("é" is two, "€" three). */
+export function utf8Bytes(text: string): number {
+  return encoder.encode(text).length;
+}
+
 function checkLength(cmd: ChatCommand & { text: string }): ChatCommand {
   if (cmd.text.length === 0) return { kind: 'none' };
-  if (encoder.encode(cmd.text).length > MAX_CHAT_BYTES) {
-    return { kind: 'error', message: `That message is too long (at most ${MAX_CHAT_BYTES} bytes).` };
+  const bytes = utf8Bytes(cmd.text);
+  if (bytes > MAX_CHAT_BYTES) {
+    return {
+      kind: 'error',
+      message: `That message is too long: ${bytes} bytes, at most ${MAX_CHAT_BYTES} (an accented letter counts 2).`,
+    };
   }
   return cmd;
 }
 
-export function parseChat(line: string): ChatCommand {
+/** The line's meaning before the length check. */
+function parse(line: string): ChatCommand {
   const text = line.trim();
   if (text.length === 0) return { kind: 'none' };
-  if (!text.startsWith('/')) return checkLength({ kind: 'say', text });
+  if (!text.startsWith('/')) return { kind: 'say', text };
   const space = text.indexOf(' ');
   const verb = (space < 0 ? text : text.slice(0, space)).toLowerCase();
   const rest = space < 0 ? '' : text.slice(space + 1).trim();
   switch (verb) {
     case '/s':
     case '/say':
-      return checkLength({ kind: 'say', text: rest });
+      return { kind: 'say', text: rest };
     case '/z':
     case '/zone':
-      return checkLength({ kind: 'zone', text: rest });
+      return { kind: 'zone', text: rest };
     case '/w':
     case '/whisper':
     case '/tell': {
       const m = /^(\S+)\s+(.+)$/s.exec(rest);
       if (!m) return { kind: 'error', message: 'Whisper with /w name message.' };
-      return checkLength({ kind: 'whisper', to: m[1] as string, text: (m[2] as string).trim() });
+      return { kind: 'whisper', to: m[1] as string, text: (m[2] as string).trim() };
     }
     case '/who':
       return { kind: 'who' };
     default:
       return { kind: 'error', message: `Unknown command ${verb}. Try /z, /w name or /who.` };
   }
+}
+
+export function parseChat(line: string): ChatCommand {
+  const cmd = parse(line);
+  return 'text' in cmd ? checkLength(cmd) : cmd;
+}
+
+/**
+ * Bytes still free for the message in a chat line, negative when it is over the limit. Only
+ * the text sent counts: in "/w Bob hi" the address is not part of the message.
+ */
+export function chatBytesLeft(line: string): number {
+  const cmd = parse(line);
+  return MAX_CHAT_BYTES - ('text' in cmd ? utf8Bytes(cmd.text) : 0);
 }

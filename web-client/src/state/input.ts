@@ -28,3 +28,18 @@ export function movementFromKeys(held: ReadonlySet<string>): { x: number; y: num
   }
   return { x: Math.sign(x), y: Math.sign(y) };
 }
+
+/** Input types that take typed text; the rest (checkbox, range, button, ...) leave keys to the game. */
+const TEXT_TYPES = new Set(['text', 'password', 'search', 'email', 'url', 'tel', 'number']);
+
+/**
+ * Whether keys pressed in `el` are typing rather than commands: text fields (chat, log in),
+ * text areas, editable content. A focused checkbox or slider of the netcode panel is not.
+ */
+export function isTextEntry(
+  el: { tagName: string; type?: string; isContentEditable?: boolean } | null | undefined,
+): boolean {
+  if (!el) return false;
+  if (el.tagName === 'TEXTAREA' || el.isContentEditable === true) return true;
+  return el.tagName === 'INPUT' && TEXT_TYPES.has((el.type ?? 'text').toLowerCase());
+}

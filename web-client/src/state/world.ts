@@ -40,6 +40,8 @@ export interface Zone {
   height: number;
   obstacles: Rect[];
   cellSize: number;
+  /** How long the dead lie before standing up at the graveyard (ms). */
+  respawnDelay: number;
 }
 
 /** An entity as the page draws it: the SDK's view of it. */
@@ -117,6 +119,8 @@ export class ClientWorld {
   /** Page time each spell is ready again. */
   readonly cooldowns = new Map<number, number>();
   targetId: number | undefined;
+  /** The own character's appearance, from the character list (EnterWorld carries none). */
+  selfAppearance: number | undefined;
   serverTick = 0;
   readonly clock = new RenderClock(INTERPOLATION_DELAY_MS);
   readonly toggles: NetToggles = { interpolation: true, prediction: true };
@@ -154,6 +158,7 @@ export class ClientWorld {
           height: p.value.height,
           obstacles: p.value.obstacles.map((o) => ({ ...o })),
           cellSize: p.value.cellSize,
+          respawnDelay: p.value.respawnDelay,
         };
         this.self?.predictor.setWorld(this.predictionWorld());
         break;
@@ -343,6 +348,17 @@ export class ClientWorld {
     return this.tracks.get(id)?.diedAt;
   }
 
+  /**
+   * While the own character lies dead: ms until the server stands it up at the graveyard
+   * (0 once that is due and the word is on its way); undefined while it lives.
+   */
+  respawnIn(localNow: number): number | undefined {
+    const me = this.selfEntity();
+    if (!me || me.alive) return undefined;
+    const died = this.diedAt(me.id) ?? localNow;
+    return Math.max(0, died + (this.zone?.respawnDelay ?? 0) - localNow);
+  }
+
   /** Next living entity (not self) after the current target, nearest first. */
   cycleTarget(localNow: number): number | undefined {
     const me = this.selfEntity();
@@ -452,6 +468,8 @@ export function spellFailText(reason: string): string {
       return 'Not enough mana.';
     case 'outOfRange':
       return 'Your target is too far away.';
+    case 'lineOfSight':
+      return 'Your target is out of sight.';
     case 'badTarget':
       return 'You cannot cast that on this target.';
     case 'dead':

@@ -1,7 +1,10 @@
 /**
  * The in-world HUD (DOM over the canvas): own and target frames, the action bar with spells
- * on keys 1-5 (cooldowns and mana), the own cast bar, notices, and the chat box.
+ * on keys 1-5 (cooldowns and mana), the own cast bar, notices, the chat box, and a death
+ * screen counting down to the respawn.
  */
+import { MAX_CHAT_BYTES } from '../../../shared/protocol/chat.js';
+import { chatBytesLeft, parseChat } from '../state/chat-command.js';
 import type { ClientWorld } from '../state/world.js';
 import { h, fill } from './dom.js';
 
@@ -13,6 +16,9 @@ export interface HudActions {
 /** A new character knows five spells: every one gets a key. */
 export const ACTION_SLOTS = 5;
 
+/** The chat box shows how many bytes are left once fewer than this are. */
+const CHAT_BYTES_WARNING = 40;
+
 export class Hud {
   readonly root: HTMLElement;
   readonly chatInput: HTMLInputElement;
@@ -22,6 +28,8 @@ export class Hud {
   private readonly castBar = h('div.cast-bar');
   private readonly notices = h('div.notices');
   private readonly chatLog = h('div.chat-log');
+  private readonly chatHint = h('div.chat-hint', { hidden: true });
+  private readonly death = h('div.death-overlay', { hidden: true, role: 'alert' });
   private readonly slots: {
     root: HTMLButtonElement;
     name: HTMLElement;
@@ -32,18 +40,28 @@ export class Hud {
   private lastChat: unknown;
 
   constructor(private readonly actions: HudActions) {
+    // No maxLength: the limit is in bytes, and a cut line would lose text without a word.
     this.chatInput = h('input.chat-input', {
       name: 'chat',
       placeholder: 'Enter to chat · /z zone · /w name whisper',
-      maxLength: 255,
     });
+    this.chatInput.addEventListener('input', () => this.showBytesLeft());
     this.chatInput.addEventListener('keydown', (e) => {
       if (e.key === 'Enter') {
-        const line = this.chatInput.value;
-        this.chatInput.value = '';
-        this.chatInput.blur();
-        if (line.trim()) this.actions.chat(line);
         e.preventDefault();
+        const line = this.chatInput.value;
+        const cmd = parseChat(line);
+        if (cmd.kind === 'error') {
+          // Kept in the box to be fixed, not thrown away.
+          this.chatHint.textContent = cmd.message;
+          this.chatHint.hidden = false;
+          this.chatHint.classList.add('error');
+        } else {
+          this.chatInput.value = '';
+          this.showBytesLeft();
+          this.chatInput.blur();
+          if (cmd.kind !== 'none') this.actions.chat(line);
+        }
       } else if (e.key === 'Escape') {
         this.chatInput.blur();
       }
@@ -71,8 +89,19 @@ export class Hud {
       this.target,
       this.notices,
       h('div.bottom', {}, this.castBar, this.bar),
-      h('div.chat', {}, this.chatLog, this.chatInput),
+      h('div.chat', {}, this.chatLog, this.chatHint, this.chatInput),
+      this.death,
     );
+  }
+
+  private showBytesLeft(): void {
+    const left = chatBytesLeft(this.chatInput.value);
+    this.chatHint.classList.toggle('error', left < 0);
+    this.chatHint.hidden = left >= CHAT_BYTES_WARNING;
+    this.chatHint.textContent =
+      left < 0
+        ? `${-left} bytes too long (at most ${MAX_CHAT_BYTES}; an accented letter counts 2)`
+        : `${left} bytes left`;
   }
 
   update(world: ClientWorld, now: number): void {
@@ -86,6 +115,22 @@ export class Hud {
         meter('health', me.health, me.maxHealth),
         meter('mana', stats?.mana ?? 0, stats?.maxMana ?? 0),
         h('div.small', {}, `kills ${stats?.kills ?? 0}${me.alive ? '' : ' · dead'}`),
+      );
+    }
+    const respawnIn = world.respawnIn(now);
+    this.death.hidden = respawnIn === undefined;
+    if (respawnIn !== undefined) {
+      const seconds = Math.ceil(respawnIn / 1000);
+      fill(
+        this.death,
+        h('div.title', {}, 'You died'),
+        h(
+          'div.countdown',
+          {},
+          seconds > 0
+            ? `You return to life at the graveyard in ${seconds} s`
+            : 'Returning to life at the graveyard…',
+        ),
       );
     }
     const t = world.targetId !== undefined ? world.entities.get(world.targetId) : undefined;

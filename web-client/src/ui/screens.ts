@@ -3,19 +3,12 @@
  * never leaves it), then the character list with create, delete and play.
  */
 import type { CharacterSummary } from '../../../shared/client/client.js';
+import { passwordProblem } from '../../../shared/client/password.js';
+import { cssColour, PLAYER_COLOURS } from '../render/palette.js';
 import { h, fill, errorText } from './dom.js';
 
 export const APPEARANCES = ['Azure', 'Moss', 'Amber', 'Violet', 'Teal', 'Rose', 'Ivory', 'Periwinkle'];
-const APPEARANCE_COLOURS = [
-  '#4aa3ff',
-  '#7fdc6b',
-  '#f2c14e',
-  '#c77dff',
-  '#4ee6d6',
-  '#ff8fab',
-  '#ffffff',
-  '#a0a0ff',
-];
+const APPEARANCE_COLOURS = PLAYER_COLOURS.map(cssColour);
 
 export interface LoginActions {
   login(account: string, password: string, onQueue: (pos: number, len: number) => void): Promise<void>;
@@ -46,6 +39,12 @@ export function loginScreen(actions: LoginActions, notice?: string): HTMLElement
     const p = password.value;
     if (!a || !p) {
       setStatus(status, 'Enter an account name and a password.', true);
+      return;
+    }
+    const weak = what === 'register' ? passwordProblem(p) : undefined;
+    if (weak) {
+      setStatus(status, weak, true);
+      password.focus();
       return;
     }
     busy(true);
@@ -87,7 +86,7 @@ export interface CharacterActions {
   list(): Promise<CharacterSummary[]>;
   create(name: string, appearance: number): Promise<CharacterSummary>;
   remove(id: number): Promise<void>;
-  play(id: number): Promise<void>;
+  play(id: number, appearance: number): Promise<void>;
   logout(): void;
 }
 
@@ -115,7 +114,7 @@ export function characterScreen(actions: CharacterActions, account: string): HTM
       play.disabled = true;
       setStatus(status, `Entering the world as ${c.name}…`);
       try {
-        await actions.play(c.id);
+        await actions.play(c.id, c.appearance);
       } catch (err) {
         setStatus(status, errorText(err), true);
         play.disabled = false;
