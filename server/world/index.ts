@@ -16,4 +16,5 @@ export {
   zoneInfoMessage,
 } from './world.js';
 export type { JoinResult, World, WorldStats } from './world.js';
+export { CellSet } from './cell-set.js';
 export type * from './types.js';

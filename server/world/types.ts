@@ -6,6 +6,7 @@
  * the outbox writes `byName(msg.packet).write(w, msg.data)` with no game decisions of its own.
  */
 import type { MotionState } from '../../shared/game/motion.js';
+import type { CellSet } from './cell-set.js';
 import type { Rect, Vec2 } from '../../shared/game/movement.js';
 import type {
   ChatMessage,
@@ -191,8 +192,8 @@ export interface Player extends EntityBase {
   spells: number[];
   /** Entities this player sees (never itself), by id: everything in its view cells. */
   visible: Map<number, Entity>;
-  /** The grid cells this player sees. */
-  viewCells: Set<number>;
+  /** The grid cells this player sees (a bitmap over the zone's grid). */
+  viewCells: CellSet;
   /** Where the player stood at its last view refresh. */
   viewX: number;
   viewY: number;

@@ -4,6 +4,7 @@
  */
 import { blocked, clampToZone, insideZone } from '../../shared/game/movement.js';
 import { MOB_ID_BASE } from '../../shared/protocol/index.js';
+import { CellSet } from './cell-set.js';
 import { Grid } from './grid.js';
 import { randomInt, type Rng } from '../../shared/game/rng.js';
 import type {
@@ -374,7 +375,7 @@ export function addPlayer(w: World, sessionId: number, c: SavedCharacter, now: n
     kills: c.kills,
     spells: [...base.spells],
     visible: new Map(),
-    viewCells: new Set(),
+    viewCells: new CellSet(w.playerGrid.cells.length),
     viewX: pos.x,
     viewY: pos.y,
     lastSeq: 0,
