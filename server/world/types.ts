@@ -7,6 +7,7 @@
  */
 import type { MotionState } from '../../shared/game/motion.js';
 import type { CellSet } from './cell-set.js';
+import type { IdMap, IdSet } from './id-table.js';
 import type { Rect, Vec2 } from '../../shared/game/movement.js';
 import type {
   ChatMessage,
@@ -167,7 +168,7 @@ interface EntityBase {
   alive: boolean;
   appearance: number;
   /** Players that see this entity (those whose view holds its cell, itself excluded). */
-  observers: Set<number>;
+  observers: IdSet;
   /** Frozen copy of observers, rebuilt only after they change; events share it. */
   observerList: readonly number[] | null;
   /** Grid cell index, -1 when not in the grid (a decayed corpse, a player that left). */
@@ -191,7 +192,7 @@ export interface Player extends EntityBase {
   kills: number;
   spells: number[];
   /** Entities this player sees (never itself), by id: everything in its view cells. */
-  visible: Map<number, Entity>;
+  visible: IdMap<Entity>;
   /** The grid cells this player sees (a bitmap over the zone's grid). */
   viewCells: CellSet;
   /** Where the player stood at its last view refresh. */

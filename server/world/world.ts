@@ -6,6 +6,7 @@ import { blocked, clampToZone, insideZone } from '../../shared/game/movement.js'
 import { MOB_ID_BASE } from '../../shared/protocol/index.js';
 import { CellSet } from './cell-set.js';
 import { Grid } from './grid.js';
+import { IdMap, IdSet } from './id-table.js';
 import { randomInt, type Rng } from '../../shared/game/rng.js';
 import type {
   Entity,
@@ -138,7 +139,7 @@ export function createWorld(
         maxHealth: template.health,
         alive: true,
         appearance: template.appearance,
-        observers: new Set(),
+        observers: new IdSet(),
         observerList: null,
         cell: -1,
         slot: -1,
@@ -364,7 +365,7 @@ export function addPlayer(w: World, sessionId: number, c: SavedCharacter, now: n
     maxHealth: base.health,
     alive: true,
     appearance: c.appearance,
-    observers: new Set(),
+    observers: new IdSet(),
     observerList: null,
     cell: -1,
     slot: -1,
@@ -374,7 +375,7 @@ export function addPlayer(w: World, sessionId: number, c: SavedCharacter, now: n
     maxMana: base.mana,
     kills: c.kills,
     spells: [...base.spells],
-    visible: new Map(),
+    visible: new IdMap(),
     viewCells: new CellSet(w.playerGrid.cells.length),
     viewX: pos.x,
     viewY: pos.y,
