@@ -58,7 +58,7 @@ export class CellSet implements Iterable<number> {
     this.count = 0;
   }
 
-  *[Symbol.iterator](): Generator<number, void, undefined> {
+  *[Symbol.iterator](): Generator<number, undefined, unknown> {
     const bits = this.bits;
     for (let i = 0; i < bits.length; i++) {
       let word = bits[i]! | 0;

@@ -17,5 +17,5 @@ export {
 } from './world.js';
 export type { JoinResult, World, WorldStats } from './world.js';
 export { CellSet } from './cell-set.js';
-export { IdMap, IdSet } from './id-table.js';
+export { EntitySet, IdMap, IdSet } from './id-table.js';
 export type * from './types.js';

@@ -6,7 +6,7 @@ import { blocked, clampToZone, insideZone } from '../../shared/game/movement.js'
 import { MOB_ID_BASE } from '../../shared/protocol/index.js';
 import { CellSet } from './cell-set.js';
 import { Grid } from './grid.js';
-import { IdMap, IdSet } from './id-table.js';
+import { EntitySet, IdMap, IdSet } from './id-table.js';
 import { randomInt, type Rng } from '../../shared/game/rng.js';
 import type {
   Entity,
@@ -49,7 +49,7 @@ export interface World {
   /** Dead mobs, waiting to decay and respawn (timers run even in sleeping cells). */
   readonly deadMobs: Set<Mob>;
   /** Per grid cell: the players whose view holds it. */
-  readonly cellObservers: Set<Player>[];
+  readonly cellObservers: EntitySet<Player>[];
   /** Players whose movement state changed this step: a motion check each, and a view refresh. */
   readonly moved: Set<Player>;
   /** Players that walk: the server stops one whose inputs fall silent. */
@@ -107,7 +107,7 @@ export function createWorld(
     activation: new Int32Array(playerGrid.cells.length),
     activeCells: new Set(),
     activationSpan: Math.ceil((rules.interestRadius * rules.interestMargin) / rules.cellSize),
-    cellObservers: Array.from({ length: playerGrid.cells.length }, () => new Set<Player>()),
+    cellObservers: Array.from({ length: playerGrid.cells.length }, () => new EntitySet<Player>()),
     deadMobs: new Set(),
     moved: new Set(),
     walking: new Set(),

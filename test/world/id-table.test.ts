@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { IdMap, IdSet } from '../../server/world/id-table.js';
+import { EntitySet, IdMap, IdSet } from '../../server/world/id-table.js';
 
 /** A seeded stream of ints in [0, n). */
 function lcg(seed: number): (n: number) => number {
@@ -112,5 +112,48 @@ describe('IdMap', () => {
     }
     expect(m.size).toBe(0);
     expect([...m.values()]).toEqual([]);
+  });
+});
+
+describe('EntitySet', () => {
+  const entity = (id: number) => ({ id });
+
+  it('reads like a Set of the entities it holds', () => {
+    const s = new EntitySet<{ id: number }>();
+    const a = entity(1);
+    const b = entity(2);
+    s.add(a).add(b).add(a);
+    expect(s.size).toBe(2);
+    expect(s.has(a)).toBe(true);
+    // The same id is not the same entity.
+    expect(s.has(entity(1))).toBe(false);
+    expect(s.delete(entity(1))).toBe(false);
+    expect(new Set(s)).toEqual(new Set([a, b]));
+    expect(new Set(s.values())).toEqual(new Set([a, b]));
+    expect([...s.entries()].every(([k, v]) => k === v)).toBe(true);
+    const seen: { id: number }[] = [];
+    s.forEach((v) => seen.push(v));
+    expect(new Set(seen)).toEqual(new Set([a, b]));
+    expect(s.delete(a)).toBe(true);
+    expect([...s]).toEqual([b]);
+    s.clear();
+    expect(s.size).toBe(0);
+  });
+
+  it('matches a Set of players joining and leaving a cell', () => {
+    const rand = lcg(5);
+    const players = Array.from({ length: 400 }, (_, i) => entity(i + 1));
+    const s = new EntitySet<{ id: number }>();
+    const ref = new Set<{ id: number }>();
+    for (let i = 0; i < 10_000; i++) {
+      const p = players[rand(players.length)]!;
+      if (rand(2) === 0) expect(s.delete(p)).toBe(ref.delete(p));
+      else {
+        s.add(p);
+        ref.add(p);
+      }
+    }
+    expect(s.size).toBe(ref.size);
+    expect(new Set(s)).toEqual(ref);
   });
 });
