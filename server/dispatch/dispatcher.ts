@@ -185,7 +185,8 @@ class SessionInput implements ConnectionInput {
   private readonly ctx: HandlerContext;
   /** The tail of this connection's queue of packets waiting behind an async handler. */
   private pending: Promise<void> | undefined;
-  private readonly handshakeTimer: ReturnType<typeof setTimeout>;
+  /** Until it fires (then let go: a Timeout and its closure per connection add up). */
+  private handshakeTimer: ReturnType<typeof setTimeout> | undefined;
 
   constructor(
     private readonly session: Session,
@@ -196,6 +197,7 @@ class SessionInput implements ConnectionInput {
     this.ctx = { session, sessions: dispatcher.sessions, log: session.log };
     const timeout = options.config.handshakeTimeoutMs;
     this.handshakeTimer = setTimeout(() => {
+      this.handshakeTimer = undefined;
       if (session.state === 'handshake' && !session.closing) {
         session.error('ERR_HANDSHAKE_TIMEOUT', `no Hello within ${timeout} ms`, { fatal: true });
       }
