@@ -56,7 +56,13 @@ export class Session {
   readonly log: Logger;
   /** Called once the server has decided to close this session (set by the dispatch core). */
   onClosing: ((session: Session) => void) | undefined;
-  private readonly gone = new AbortController();
+  /**
+   * Made when slow work first asks for `signal` (a login), let go by `releaseSignal` once that
+   * work is over: an AbortController is an EventTarget with two tables, ~450 bytes that an
+   * in-world session would otherwise keep for nothing.
+   */
+  private gone: AbortController | undefined;
+  private isGone = false;
 
   constructor(
     readonly conn: Connection,
@@ -73,12 +79,27 @@ export class Session {
 
   /** Aborted once the connection is gone: pass it to slow work (SRP, store) started for this session. */
   get signal(): AbortSignal {
+    if (!this.gone) {
+      this.gone = new AbortController();
+      if (this.isGone) this.gone.abort(new Error('connection closed'));
+    }
     return this.gone.signal;
+  }
+
+  /**
+   * Forgets the signal handed out so far: for a caller that knows no work started with it is
+   * still running (the login handlers run one at a time, and login is over). A later `signal`
+   * is a fresh one, aborted already if the connection is gone.
+   */
+  releaseSignal(): void {
+    this.gone = undefined;
   }
 
   /** Called by the dispatch core when the connection has closed. */
   markGone(): void {
-    if (!this.gone.signal.aborted) this.gone.abort(new Error('connection closed'));
+    if (this.isGone) return;
+    this.isGone = true;
+    this.gone?.abort(new Error('connection closed'));
   }
 
   get closing(): boolean {
