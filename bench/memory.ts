@@ -19,9 +19,12 @@
  *
  * A reading is a full GC (twice) in the server, then process.memoryUsage(); each point is
  * the median of --readings readings a second apart. Marginal cost per player between two
- * points is (memory at the second - memory at the first) / (players added). --snapshots
- * writes a V8 heap snapshot at those N (after the readings; compare two with
- * bench/memory/heapdiff.ts).
+ * points is (memory at the second - memory at the first) / (players added); the headline is
+ * from the first step to the last, past the fixed costs that load itself brings (V8's young
+ * generation grows from 1 to 32 MB once allocation picks up, and stays). --snapshots writes
+ * a V8 heap snapshot at those N (after the readings; compare two with
+ * bench/memory/heapdiff.ts): writing one grows RSS by itself, so the RSS of later steps in
+ * the same run is not comparable; take figures from a run without snapshots.
  *
  * Writes bench/results/memory-<date>[-label].{json,md}. Every connection is to 127.0.0.1;
  * every child is killed on exit, error or Ctrl-C.
@@ -504,6 +507,8 @@ async function main(): Promise<void> {
     placement: `spread for about ${args.inView} entities in view (${area.kind === 'density' ? area.playersInView : '?'} players + ~${mobsInView} mobs); bots walk (stroll, pause, cast, chat)`,
     method: `warm-up of ${args.warm} bots who then leave; at each N, after the bots reach their places and ${args.settle} s settle, the median of ${args.readings} readings of process.memoryUsage() each after a forced full GC`,
   };
+  if (args.snapshots.length > 0)
+    meta.snapshots = `heap snapshots at N = ${args.snapshots.join(', ')}: RSS after the first one includes what writing it took`;
   const stamp = started.toISOString().replace(/[:]/g, '-').replace(/\..*$/, '');
   mkdirSync(args.out, { recursive: true });
   const base = join(args.out, `memory-${stamp}${args.label ? `-${args.label}` : ''}`);
