@@ -14,6 +14,7 @@ import { Dispatcher } from './dispatch/dispatcher.js';
 import { noWorldRouter, type GameRouter } from './dispatch/router.js';
 import { createLogger, type Logger } from './log.js';
 import { metricsText, sendObserver, trackSendQueues } from './metrics/index.js';
+import { installMemoryProbe } from './metrics/memory-probe.js';
 import { composeHandlers, type SessionHandlers } from './session/handlers.js';
 import { accountHandlers } from './session/account.js';
 import { AccountService } from './session/accounts.js';
@@ -311,6 +312,8 @@ async function main(argv: readonly string[]): Promise<void> {
     process.exit(1);
   }
   const server = await startWyvern(config);
+  // Off by default: only bench/memory.ts turns it on (an env var and an IPC channel).
+  installMemoryProbe();
   // The log is JSON for machines; this line is for the person who just typed npm start.
   process.stdout.write(
     `\nWyvern is running: open ${server.url} in a browser; native clients connect to TCP port ${server.tcpPort}.\n\n`,

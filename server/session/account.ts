@@ -124,6 +124,9 @@ function authenticate(
   session.accountId = accountId;
   session.account = name;
   session.state = 'authenticated';
+  // The SRP work that took the session's signal has finished (a connection's handlers run
+  // one at a time): nothing holds it any more.
+  session.releaseSignal();
   session.log.info({ accountId, account: name }, 'authenticated');
   return accounts.issueResumeToken(accountId, name);
 }

@@ -96,6 +96,16 @@ export class Session {
     return this.workEnd === SHUTTING_DOWN;
   }
 
+  /**
+   * Forgets the signal handed out so far: for a caller that knows no work started with it is
+   * still running (the login handlers run one at a time, and login is over). A later `signal`
+   * is a fresh one, aborted already if the connection is gone.
+   */
+  releaseSignal(): void {
+    // Work given up at shutdown keeps its controller: a later `signal` must stay aborted.
+    if (!this.workEnd) this.work = undefined;
+  }
+
   /** Called by the dispatch core when the connection has closed. */
   markGone(): void {
     this.endWork(new Error('connection closed'));

@@ -37,6 +37,12 @@
  * used under a quarter of a buffer grown past 64 KB shrinks it, so a spike does not pin
  * memory; a cut puts it back to 512 bytes and a closed connection lets it go, as does
  * releaseBuffer() (the dispatch core's deadline sweep, for connections not yet logged in).
+ * A smaller
+ * buffer is fitted to its recent use too: after OUT_FIT_FLUSHES flushes that all used under
+ * a quarter of it, it is remade at the size the largest of them needs. Entering the world
+ * (every entity in view spawned at once) grows a buffer to several KB while a walking
+ * player's tick is ~100 bytes: kept at that size by a thousand connections, the spike's
+ * room would be most of what a connection costs.
  */
 import { HEADER_SIZE } from '../../shared/codec/frame.js';
 import { Writer } from '../../shared/codec/writer.js';
@@ -146,6 +152,8 @@ export function frameOpcode(frame: Uint8Array): number {
 export const OUT_INITIAL_CAPACITY = 512;
 /** A buffer grown past this is shrunk after a flush that used under a quarter of it. */
 export const OUT_SHRINK_ABOVE = 64 * 1024;
+/** Flushes in a row that used under a quarter of a buffer before it is fitted (~2 s at 20 Hz). */
+export const OUT_FIT_FLUSHES = 40;
 
 /** The capacity for a buffer that has to hold `bytes` with room to spare: 512 · 2^k ≥ 2 · bytes. */
 function capacityFor(bytes: number): number {
@@ -167,6 +175,9 @@ export abstract class BaseConnection implements Connection {
   private committed = 0;
   /** markDirty was called since the last flush. */
   private dirty = false;
+  /** Flushes in a row that used under a quarter of the buffer, and the most one of them used. */
+  private smallFlushes = 0;
+  private smallPeak = 0;
   private input: ConnectionInput | undefined;
   private closing = false;
   private cutting = false;
@@ -279,10 +290,26 @@ export abstract class BaseConnection implements Connection {
     this.committed = 0;
     const kept = this.write(w.buf.subarray(0, n));
     if (this.writer !== w) return;
+    // The socket keeps that memory: new memory for the next appends, fitted to this flush.
     if (kept) this.resize(w, w.buf.length > OUT_SHRINK_ABOVE ? capacityFor(n) : w.buf.length);
-    else if (w.pos === 0 && w.buf.length > OUT_SHRINK_ABOVE && n * 4 < w.buf.length) {
-      this.resize(w, capacityFor(n));
+    else if (w.pos === 0) this.fit(w, n);
+  }
+
+  /** After a flush of `n` bytes: shrinks a buffer that a spike left larger than its use. */
+  private fit(w: Writer, n: number): void {
+    const capacity = w.buf.length;
+    if (capacity <= OUT_INITIAL_CAPACITY || n * 4 >= capacity) {
+      this.smallFlushes = 0;
+      this.smallPeak = 0;
+      return;
     }
+    if (capacity > OUT_SHRINK_ABOVE) {
+      this.resize(w, capacityFor(n));
+      return;
+    }
+    if (n > this.smallPeak) this.smallPeak = n;
+    if (++this.smallFlushes < OUT_FIT_FLUSHES) return;
+    this.resize(w, capacityFor(this.smallPeak));
   }
 
   releaseBuffer(): void {
@@ -320,13 +347,14 @@ export abstract class BaseConnection implements Connection {
     else this.close('slow consumer');
   }
 
-  /** Gives an empty buffer a new capacity. */
   /** New memory for the writer, keeping what it holds (usually nothing). */
   private resize(w: Writer, capacity: number): void {
     const next = new Uint8Array(Math.max(capacity, w.pos));
     next.set(w.buf.subarray(0, w.pos));
     w.buf = next;
     w.view = new DataView(next.buffer);
+    this.smallFlushes = 0;
+    this.smallPeak = 0;
   }
 
   /**

@@ -16,4 +16,6 @@ export {
   zoneInfoMessage,
 } from './world.js';
 export type { JoinResult, World, WorldStats } from './world.js';
+export { CellSet } from './cell-set.js';
+export { EntitySet, IdMap, IdSet } from './id-table.js';
 export type * from './types.js';

@@ -6,6 +6,8 @@
  * the outbox writes `byName(msg.packet).write(w, msg.data)` with no game decisions of its own.
  */
 import type { MotionState } from '../../shared/game/motion.js';
+import type { CellSet } from './cell-set.js';
+import type { IdMap, IdSet } from './id-table.js';
 import type { Rect, Vec2 } from '../../shared/game/movement.js';
 import type {
   ChatMessage,
@@ -166,7 +168,7 @@ interface EntityBase {
   alive: boolean;
   appearance: number;
   /** Players that see this entity (those whose view holds its cell, itself excluded). */
-  observers: Set<number>;
+  observers: IdSet;
   /** Frozen copy of observers, rebuilt only after they change; events share it. */
   observerList: readonly number[] | null;
   /** Grid cell index, -1 when not in the grid (a decayed corpse, a player that left). */
@@ -190,9 +192,9 @@ export interface Player extends EntityBase {
   kills: number;
   spells: number[];
   /** Entities this player sees (never itself), by id: everything in its view cells. */
-  visible: Map<number, Entity>;
-  /** The grid cells this player sees. */
-  viewCells: Set<number>;
+  visible: IdMap<Entity>;
+  /** The grid cells this player sees (a bitmap over the zone's grid). */
+  viewCells: CellSet;
   /** Where the player stood at its last view refresh. */
   viewX: number;
   viewY: number;

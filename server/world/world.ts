@@ -4,7 +4,9 @@
  */
 import { blocked, clampToZone, insideZone } from '../../shared/game/movement.js';
 import { MOB_ID_BASE } from '../../shared/protocol/index.js';
+import { CellSet } from './cell-set.js';
 import { Grid } from './grid.js';
+import { EntitySet, IdMap, IdSet } from './id-table.js';
 import { randomInt, type Rng } from '../../shared/game/rng.js';
 import type {
   Entity,
@@ -47,7 +49,7 @@ export interface World {
   /** Dead mobs, waiting to decay and respawn (timers run even in sleeping cells). */
   readonly deadMobs: Set<Mob>;
   /** Per grid cell: the players whose view holds it. */
-  readonly cellObservers: Set<Player>[];
+  readonly cellObservers: EntitySet<Player>[];
   /** Players whose movement state changed this step: a motion check each, and a view refresh. */
   readonly moved: Set<Player>;
   /** Players that walk: the server stops one whose inputs fall silent. */
@@ -105,7 +107,7 @@ export function createWorld(
     activation: new Int32Array(playerGrid.cells.length),
     activeCells: new Set(),
     activationSpan: Math.ceil((rules.interestRadius * rules.interestMargin) / rules.cellSize),
-    cellObservers: Array.from({ length: playerGrid.cells.length }, () => new Set<Player>()),
+    cellObservers: Array.from({ length: playerGrid.cells.length }, () => new EntitySet<Player>()),
     deadMobs: new Set(),
     moved: new Set(),
     walking: new Set(),
@@ -137,7 +139,7 @@ export function createWorld(
         maxHealth: template.health,
         alive: true,
         appearance: template.appearance,
-        observers: new Set(),
+        observers: new IdSet(),
         observerList: null,
         cell: -1,
         slot: -1,
@@ -363,7 +365,7 @@ export function addPlayer(w: World, sessionId: number, c: SavedCharacter, now: n
     maxHealth: base.health,
     alive: true,
     appearance: c.appearance,
-    observers: new Set(),
+    observers: new IdSet(),
     observerList: null,
     cell: -1,
     slot: -1,
@@ -373,8 +375,8 @@ export function addPlayer(w: World, sessionId: number, c: SavedCharacter, now: n
     maxMana: base.mana,
     kills: c.kills,
     spells: [...base.spells],
-    visible: new Map(),
-    viewCells: new Set(),
+    visible: new IdMap(),
+    viewCells: new CellSet(w.playerGrid.cells.length),
     viewX: pos.x,
     viewY: pos.y,
     lastSeq: 0,

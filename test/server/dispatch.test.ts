@@ -266,6 +266,22 @@ describe('dispatch core (in memory)', () => {
     expect(dispatcher.sessions.size).toBe(0);
   });
 
+  it('hands out a signal that is aborted when the connection goes, even one made after', () => {
+    const { connect, dispatcher } = server();
+    const c = connect();
+    const session = dispatcher.sessions.get(c.peer.conn.id)!;
+    const first = session.signal;
+    expect(session.signal).toBe(first);
+    // Released once login is over: the next one is fresh, and still follows the connection.
+    session.releaseSignal();
+    const second = session.signal;
+    expect(second).not.toBe(first);
+    c.peer.conn.peerClose();
+    expect(second.aborted).toBe(true);
+    session.releaseSignal();
+    expect(session.signal.aborted).toBe(true);
+  });
+
   it('refuses connections over the total and per-address limits', () => {
     const { connect, dispatcher } = server({ env: { MAX_CONNECTIONS: '3', MAX_CONNECTIONS_PER_IP: '2' } });
     connect('10.0.0.1');

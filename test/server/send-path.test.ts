@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { Writer } from '../../shared/codec/writer.js';
 import {
+  OUT_FIT_FLUSHES,
   OUT_INITIAL_CAPACITY,
   OUT_SHRINK_ABOVE,
   type ConnectionInput,
@@ -393,6 +394,46 @@ describe('connection buffer memory', () => {
     c.send(frame(5000, 0x0303, 9), 'reliable');
     c.flush();
     expect(c.writes[2]).toEqual(frame(5000, 0x0303, 9));
+  });
+
+  it('fits a buffer a burst grew to its use once flushes have stayed small for a while', () => {
+    const c = conn({ soft: 100_000, hard: 200_000 });
+    // Entering the world: every entity in view spawned in one tick.
+    for (let i = 0; i < 8; i++) appendFrame(c.out, 1000, 0x0301, i);
+    c.commit();
+    c.flush();
+    const grown = c.out.buf.length;
+    expect(grown).toBeGreaterThanOrEqual(8192);
+    const tick = (size: number) => {
+      appendFrame(c.out, size, 0x0301, 5);
+      c.commit();
+      c.flush();
+    };
+    for (let i = 0; i < OUT_FIT_FLUSHES - 1; i++) tick(i % 2 === 0 ? 120 : 300);
+    expect(c.out.buf.length).toBe(grown);
+    tick(100);
+    // The room the largest recent flush needs (300 bytes, twice over), no more.
+    expect(c.out.buf.length).toBe(1024);
+    expect(c.writes.at(-1)).toEqual(frame(100, 0x0301, 5));
+    // And it grows again when needed.
+    appendFrame(c.out, 5000, 0x0303, 9);
+    c.commit();
+    c.flush();
+    expect(c.writes.at(-1)).toEqual(frame(5000, 0x0303, 9));
+  });
+
+  it('keeps a buffer that some flushes still fill past a quarter', () => {
+    const c = conn({ soft: 100_000, hard: 200_000 });
+    appendFrame(c.out, 4000);
+    c.commit();
+    c.flush();
+    const grown = c.out.buf.length;
+    for (let i = 0; i < 3 * OUT_FIT_FLUSHES; i++) {
+      appendFrame(c.out, i % 10 === 0 ? 4000 : 100);
+      c.commit();
+      c.flush();
+    }
+    expect(c.out.buf.length).toBe(grown);
   });
 
   it('never grows the buffer for a frame that cannot fit', () => {

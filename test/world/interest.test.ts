@@ -34,7 +34,7 @@ describe('interest', () => {
     expect(a.visible.get(b.id)).toBe(b);
     expect(b.visible.get(a.id)).toBe(a);
     expect(c.visible.size).toBe(0);
-    expect(b.observers).toEqual(new Set([a.id]));
+    expect([...b.observers]).toEqual([a.id]);
   });
 
   it('a joining player is seen at once by those viewing its cell, and sees them at the next step', () => {
