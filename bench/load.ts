@@ -36,7 +36,8 @@
  *
  * Writes bench/results/load-<date>.{json,md,svg}. Every connection is to 127.0.0.1; every
  * child is killed on exit, error or Ctrl-C. --profile runs the server with --cpu-prof and
- * prints its hottest functions (the profile covers the whole run, logins included).
+ * prints its hottest functions (the profile covers the whole run, logins included);
+ * WYVERN_PROFILE_BOTS=DIR writes the bot swarm's --cpu-prof profile into DIR.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import {
@@ -323,6 +324,9 @@ class SwarmChild {
   static start(server: ServerChild, transport: Transport, args: Args, dir: string): SwarmChild {
     const out = createWriteStream(join(dir, 'bots.log'));
     const nodeArgs = [
+      ...(process.env.WYVERN_PROFILE_BOTS
+        ? ['--cpu-prof', '--cpu-prof-dir', process.env.WYVERN_PROFILE_BOTS]
+        : []),
       '--import',
       'tsx',
       join(ROOT, 'tools/bots.ts'),
@@ -547,7 +551,8 @@ async function runTransport(
     }
   } finally {
     await swarm.request({ type: 'stop' }, 20_000).catch(() => {});
-    await stopChild(swarm.proc, 'SIGTERM', 5_000);
+    // SIGINT: the swarm's own handler exits (writing a --cpu-prof profile, if asked for).
+    await stopChild(swarm.proc, 'SIGINT', 5_000);
     await stopChild(server.proc);
   }
   if (server.profileDir) {

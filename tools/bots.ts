@@ -175,6 +175,8 @@ function serveIpc(args: Args): void {
   });
   // The parent went away: nothing left to report to.
   process.on('disconnect', () => void stop());
+  // Told to stop now: exit through node (so a --cpu-prof profile is written).
+  process.once('SIGINT', () => process.exit(130));
 }
 
 async function main(): Promise<void> {
