@@ -30,6 +30,14 @@ import {
 
 export type WorldUpdatePayload = PayloadOf<typeof WorldUpdate>;
 
+/** What the client keeps per entity: its spawn's speed and, while it has one, its reference. */
+interface Entry extends MotionRef {
+  /** The spawn's speed in 1/16 units per second. */
+  spawnQs: number;
+  /** Whether the fields of MotionRef hold a reference (after a move; not after a path). */
+  held: boolean;
+}
+
 export class MotionRefs {
   /** The newest WorldUpdate's tick and server time (absolute). */
   tick = 0;
@@ -37,17 +45,18 @@ export class MotionRefs {
   /** Where the last `moveBy` (or `setRef`) put its entity, in coord steps. */
   qx = 0;
   qy = 0;
-  private readonly refs = new Map<number, MotionRef>();
-  /** Each spawned entity's speed in 1/16 units per second: a record without SPEED walks at it. */
-  private readonly spawnSpeeds = new Map<number, number>();
+  /**
+   * One entry per entity in view, kept from its spawn to its despawn (a path only marks its
+   * reference void), so the stream of moves and paths never adds or deletes map entries.
+   */
+  private readonly entries = new Map<number, Entry>();
   private readonly at = { qx: 0, qy: 0 };
 
   /** Entered the world: the head's deltas count from EnterWorld's tick and serverTime. */
   enter(tick: number, time: number): void {
     this.tick = tick;
     this.time = time;
-    this.refs.clear();
-    this.spawnSpeeds.clear();
+    this.entries.clear();
   }
 
   advance(tickDelta: number, timeDelta: number): void {
@@ -57,56 +66,64 @@ export class MotionRefs {
 
   /** A spawn record: the entity's speed; its reference comes with the motion record after it. */
   spawn(id: number, qs: number): void {
-    this.spawnSpeeds.set(id, qs);
-    this.refs.delete(id);
+    const e = this.entries.get(id);
+    if (e) {
+      e.spawnQs = qs;
+      e.held = false;
+    } else {
+      this.entries.set(id, { qx: 0, qy: 0, qa: 0, moving: false, qs: 0, t: 0, spawnQs: qs, held: false });
+    }
   }
 
   forget(id: number): void {
-    this.refs.delete(id);
-    this.spawnSpeeds.delete(id);
+    this.entries.delete(id);
   }
 
   /** A path: the entity has no move reference until its next move. */
   path(id: number): void {
-    this.refs.delete(id);
+    const e = this.entries.get(id);
+    if (e) e.held = false;
   }
 
   /** An absolute move in wire steps (`qs` -1: the spawn's speed), `age` ms before the frame's time. */
   setRef(id: number, qx: number, qy: number, qa: number, moving: boolean, qs: number, age: number): void {
-    const speed = qs >= 0 ? qs : (this.spawnSpeeds.get(id) ?? 0);
-    const ref = this.refs.get(id);
-    const t = this.time - age;
-    if (ref) {
-      ref.qx = qx;
-      ref.qy = qy;
-      ref.qa = qa;
-      ref.moving = moving;
-      ref.qs = speed;
-      ref.t = t;
-    } else this.refs.set(id, { qx, qy, qa, moving, qs: speed, t });
+    let e = this.entries.get(id);
+    if (!e) {
+      // Never spawned here (the client's own entity): its speed is whatever the record says.
+      e = { qx, qy, qa, moving, qs: 0, t: 0, spawnQs: 0, held: false };
+      this.entries.set(id, e);
+    }
+    e.qx = qx;
+    e.qy = qy;
+    e.qa = qa;
+    e.moving = moving;
+    e.qs = qs >= 0 ? qs : e.spawnQs;
+    e.t = this.time - age;
+    e.held = true;
     this.qx = qx;
     this.qy = qy;
   }
 
   /**
-   * A moveBy: false when the entity has no reference. Otherwise its new state becomes the
-   * reference, its position is left in `qx`, `qy`, and its angle step is returned via `ref`.
+   * A moveBy: undefined when the entity has no reference. Otherwise its new state becomes
+   * the reference (returned), and its position is also left in `qx`, `qy`.
    */
   moveBy(id: number, dx: number, dy: number, qa: number, moving: boolean, qs: number): MotionRef | undefined {
-    const ref = this.refs.get(id);
-    if (!ref) return undefined;
-    reckonRef(ref, this.time, this.at);
-    const qx = clampStep(this.at.qx + dx);
-    const qy = clampStep(this.at.qy + dy);
-    ref.qx = qx;
-    ref.qy = qy;
-    if (qa >= 0) ref.qa = qa;
-    ref.moving = moving;
-    ref.qs = qs >= 0 ? qs : (this.spawnSpeeds.get(id) ?? 0);
-    ref.t = this.time;
+    const e = this.entries.get(id);
+    if (!e || !e.held) return undefined;
+    const at = this.at;
+    reckonRef(e, this.time, at);
+    const qx = clampStep(at.qx + dx);
+    const qy = clampStep(at.qy + dy);
+    e.qx = qx;
+    e.qy = qy;
+    if (qa >= 0) e.qa = qa;
+    e.moving = moving;
+    e.qs = qs >= 0 ? qs : e.spawnQs;
+    e.t = this.time;
     this.qx = qx;
     this.qy = qy;
-    return ref;
+    return e;
   }
 
   /** Rewrites a decoded WorldUpdate into absolute form (see the module comment). */
@@ -140,7 +157,7 @@ export class MotionRefs {
         this.setRef(r.id, quantizeCoord(r.x), quantizeCoord(r.y), quantizeAngle(r.angle), r.moving, qs, age);
         if (age === 0) return r;
         // Carried to the frame's time, so readers need not know about ages.
-        reckonRef(this.refs.get(r.id)!, this.time, this.at);
+        reckonRef(this.entries.get(r.id)!, this.time, this.at);
         const carried: MoveRecord = { ...r, x: dequantizeCoord(this.at.qx), y: dequantizeCoord(this.at.qy) };
         delete carried.age;
         return carried;

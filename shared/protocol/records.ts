@@ -205,12 +205,16 @@ export function reckonRef(ref: MotionRef, t: number, out: { qx: number; qy: numb
     return;
   }
   const d = ((ref.qs / 16) * (t - ref.t) * COORD_SCALE) / 1000;
-  const a = ref.qa * ANGLE_STEP;
-  const x = Math.floor(ref.qx + Math.cos(a) * d + 0.5);
-  const y = Math.floor(ref.qy + Math.sin(a) * d + 0.5);
+  const a = ref.qa & 0xff;
+  const x = Math.floor(ref.qx + COS[a]! * d + 0.5);
+  const y = Math.floor(ref.qy + SIN[a]! * d + 0.5);
   out.qx = x < 0 ? 0 : x > 65535 ? 65535 : x;
   out.qy = y < 0 ? 0 : y > 65535 ? 65535 : y;
 }
+
+/** cos and sin of each angle step, as Math.cos and Math.sin give them (looked up, not recomputed). */
+const COS = Float64Array.from({ length: 256 }, (_, k) => Math.cos(k * ANGLE_STEP));
+const SIN = Float64Array.from({ length: 256 }, (_, k) => Math.sin(k * ANGLE_STEP));
 
 export function zigzag(n: number): number {
   return n >= 0 ? n * 2 : -n * 2 - 1;
