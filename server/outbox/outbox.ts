@@ -585,7 +585,7 @@ function copyInto(out: Writer, src: Uint8Array, start: number, end: number): voi
   out.ensure(n);
   const dst = out.buf;
   let at = out.pos;
-  if (n <= 64) for (let i = start; i < end; i++) dst[at++] = src[i]!;
+  if (n <= 16) for (let i = start; i < end; i++) dst[at++] = src[i]!;
   else dst.set(src.subarray(start, end), at);
   out.pos += n;
 }
