@@ -30,6 +30,9 @@ import {
 
 export type WorldUpdatePayload = PayloadOf<typeof WorldUpdate>;
 
+/** Ids below this are kept in an array (players count up from 1; mobs start at 2^20). */
+const SMALL_IDS = 1 << 16;
+
 /** What the client keeps per entity: its spawn's speed and, while it has one, its reference. */
 interface Entry extends MotionRef {
   /** The spawn's speed in 1/16 units per second. */
@@ -47,16 +50,29 @@ export class MotionRefs {
   qy = 0;
   /**
    * One entry per entity in view, kept from its spawn to its despawn (a path only marks its
-   * reference void), so the stream of moves and paths never adds or deletes map entries.
+   * reference void), so the stream of moves and paths never adds or deletes entries. Ids
+   * below SMALL_IDS (players) index an array, the rest (mobs) a map: this runs for every
+   * record a client gets, thousands of times a second in a bot swarm.
    */
-  private readonly entries = new Map<number, Entry>();
+  private readonly small: (Entry | undefined)[] = [];
+  private readonly large = new Map<number, Entry>();
   private readonly at = { qx: 0, qy: 0 };
 
   /** Entered the world: the head's deltas count from EnterWorld's tick and serverTime. */
   enter(tick: number, time: number): void {
     this.tick = tick;
     this.time = time;
-    this.entries.clear();
+    this.small.length = 0;
+    this.large.clear();
+  }
+
+  private get(id: number): Entry | undefined {
+    return id < SMALL_IDS ? this.small[id] : this.large.get(id);
+  }
+
+  private put(id: number, e: Entry): void {
+    if (id < SMALL_IDS) this.small[id] = e;
+    else this.large.set(id, e);
   }
 
   advance(tickDelta: number, timeDelta: number): void {
@@ -66,32 +82,33 @@ export class MotionRefs {
 
   /** A spawn record: the entity's speed; its reference comes with the motion record after it. */
   spawn(id: number, qs: number): void {
-    const e = this.entries.get(id);
+    const e = this.get(id);
     if (e) {
       e.spawnQs = qs;
       e.held = false;
     } else {
-      this.entries.set(id, { qx: 0, qy: 0, qa: 0, moving: false, qs: 0, t: 0, spawnQs: qs, held: false });
+      this.put(id, { qx: 0, qy: 0, qa: 0, moving: false, qs: 0, t: 0, spawnQs: qs, held: false });
     }
   }
 
   forget(id: number): void {
-    this.entries.delete(id);
+    if (id < SMALL_IDS) this.small[id] = undefined;
+    else this.large.delete(id);
   }
 
   /** A path: the entity has no move reference until its next move. */
   path(id: number): void {
-    const e = this.entries.get(id);
+    const e = this.get(id);
     if (e) e.held = false;
   }
 
   /** An absolute move in wire steps (`qs` -1: the spawn's speed), `age` ms before the frame's time. */
   setRef(id: number, qx: number, qy: number, qa: number, moving: boolean, qs: number, age: number): void {
-    let e = this.entries.get(id);
+    let e = this.get(id);
     if (!e) {
       // Never spawned here (the client's own entity): its speed is whatever the record says.
       e = { qx, qy, qa, moving, qs: 0, t: 0, spawnQs: 0, held: false };
-      this.entries.set(id, e);
+      this.put(id, e);
     }
     e.qx = qx;
     e.qy = qy;
@@ -109,7 +126,7 @@ export class MotionRefs {
    * the reference (returned), and its position is also left in `qx`, `qy`.
    */
   moveBy(id: number, dx: number, dy: number, qa: number, moving: boolean, qs: number): MotionRef | undefined {
-    const e = this.entries.get(id);
+    const e = this.get(id);
     if (!e || !e.held) return undefined;
     const at = this.at;
     reckonRef(e, this.time, at);
@@ -157,7 +174,7 @@ export class MotionRefs {
         this.setRef(r.id, quantizeCoord(r.x), quantizeCoord(r.y), quantizeAngle(r.angle), r.moving, qs, age);
         if (age === 0) return r;
         // Carried to the frame's time, so readers need not know about ages.
-        reckonRef(this.entries.get(r.id)!, this.time, this.at);
+        reckonRef(this.get(r.id)!, this.time, this.at);
         const carried: MoveRecord = { ...r, x: dequantizeCoord(this.at.qx), y: dequantizeCoord(this.at.qy) };
         delete carried.age;
         return carried;
