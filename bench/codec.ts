@@ -234,10 +234,11 @@ function wireEncode(p: Prepared): Uint8Array {
   const out = p.out;
   out.reset();
   const start = out.pos;
-  out.ensure(HEADER_SIZE + 12);
+  out.ensure(HEADER_SIZE + 10);
   out.pos += HEADER_SIZE;
-  out.u32(TICK);
-  out.f64(TIME);
+  // The head counts on from the client's previous WorldUpdate: one tick, 50 ms.
+  out.varint(1);
+  out.varint(50);
   const src = p.scratch.buf;
   for (const b of p.blocks) {
     const n = b.end - b.start;
