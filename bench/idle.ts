@@ -31,6 +31,7 @@ import { WyvernClient } from '../shared/client/client.js';
 import { PROTOCOL_VERSION } from '../shared/protocol/common.js';
 import { ErrorPacket, Hello, Welcome } from '../shared/protocol/session.js';
 import { TcpTransport } from '../tools/net/tcp-transport.js';
+import { adopt, freePort, killChildren, killChildrenOnExit, sleep, untilHealthy } from './load/children.js';
 import { parseMetrics, total } from './load/prometheus.js';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
@@ -57,30 +58,7 @@ if (!(COUNT > 0 && ADDRESSES >= 1 && ADDRESSES <= 250 && LOGIN_TIMEOUT_MS > 0)) 
   throw new Error('--count, --addresses (1-250) and --login-timeout-ms must be positive');
 }
 
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-let child: ChildProcess | undefined;
-
-function killChild(): void {
-  if (child && child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
-}
-process.on('exit', killChild);
-for (const signal of ['SIGINT', 'SIGTERM'] as const) {
-  process.on(signal, () => {
-    killChild();
-    process.exit(130);
-  });
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = net.createServer();
-    s.once('error', reject);
-    s.listen(0, '127.0.0.1', () => {
-      const port = (s.address() as net.AddressInfo).port;
-      s.close(() => resolve(port));
-    });
-  });
-}
+killChildrenOnExit('idle');
 
 interface Server {
   proc: ChildProcess;
@@ -109,19 +87,9 @@ async function startServer(): Promise<Server> {
     },
     stdio: ['ignore', 'inherit', 'inherit'],
   });
-  child = proc;
-  const deadline = Date.now() + 60_000;
-  for (;;) {
-    if (proc.exitCode !== null) throw new Error(`the server exited (${proc.exitCode})`);
-    try {
-      const r = await fetch(`http://127.0.0.1:${httpPort}/healthz`);
-      if (r.ok) return { proc, httpPort, tcpPort, dir };
-    } catch {
-      // not up yet
-    }
-    if (Date.now() > deadline) throw new Error('the server did not come up in 60 s');
-    await sleep(250);
-  }
+  adopt(proc);
+  await untilHealthy(proc, httpPort);
+  return { proc, httpPort, tcpPort, dir };
 }
 
 async function memory(server: Server): Promise<{ rss: number; heap: number; connections: number }> {
@@ -291,7 +259,7 @@ async function main(): Promise<void> {
       process.exitCode = 1;
     }
   } finally {
-    killChild();
+    killChildren();
     rmSync(server.dir, { recursive: true, force: true });
   }
 }
@@ -300,7 +268,7 @@ main().then(
   () => process.exit(),
   (e: unknown) => {
     console.error(e);
-    killChild();
+    killChildren();
     process.exit(1);
   },
 );

@@ -50,7 +50,6 @@ import {
   rmSync,
   writeFileSync,
 } from 'node:fs';
-import { createServer } from 'node:net';
 import { cpus, tmpdir, totalmem } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -64,6 +63,16 @@ import {
   total,
   type Samples,
 } from './load/prometheus.js';
+import {
+  adopt,
+  IpcChild,
+  killChildren,
+  killChildrenOnExit,
+  sleep,
+  stopChild,
+  untilHealthy,
+  freePort,
+} from './load/children.js';
 import { topFunctions } from './load/profile.js';
 import { markdown, svgChart, type RunResult, type StepResult, type Transport } from './load/report.js';
 import { writeBenchData, type BenchZoneSummary } from './load/zone.js';
@@ -197,31 +206,8 @@ function parseArgs(argv: readonly string[]): Args {
   return a;
 }
 
-const children = new Set<ChildProcess>();
-function killChildren(): void {
-  for (const c of children) if (c.exitCode === null && c.signalCode === null) c.kill('SIGKILL');
-}
-process.on('exit', killChildren);
-for (const sig of ['SIGINT', 'SIGTERM'] as const) {
-  process.on(sig, () => {
-    process.stderr.write(`load: ${sig}, stopping\n`);
-    killChildren();
-    process.exit(130);
-  });
-}
+killChildrenOnExit('load');
 
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = createServer();
-    s.once('error', reject);
-    s.listen(0, '127.0.0.1', () => {
-      const port = (s.address() as { port: number }).port;
-      s.close(() => resolve(port));
-    });
-  });
-}
-
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const log = (line: string) => process.stdout.write(`${line}\n`);
 
 /** The command that runs node on `core` (taskset execs node: the child's pid is node's). */
@@ -274,54 +260,17 @@ async function startServerChild(args: Args, transport: Transport, dataDir: strin
     },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
-  children.add(proc);
+  adopt(proc);
   proc.stdout!.pipe(out);
   proc.stderr!.pipe(out);
-  const deadline = Date.now() + 60_000;
-  for (;;) {
-    if (proc.exitCode !== null)
-      throw new Error(`the server exited (${proc.exitCode}); see ${join(dir, 'server.log')}`);
-    try {
-      const r = await fetch(`http://127.0.0.1:${httpPort}/healthz`);
-      if (r.ok) {
-        const health = (await r.json()) as { wsEngine?: string };
-        return { proc, httpPort, tcpPort, dir, profileDir, wsEngine: health.wsEngine ?? '?' };
-      }
-    } catch {
-      // not up yet
-    }
-    if (Date.now() > deadline) throw new Error('the server did not come up in 60 s');
-    await sleep(250);
-  }
+  const health = await untilHealthy(proc, httpPort, `; see ${join(dir, 'server.log')}`);
+  const wsEngine = typeof health.wsEngine === 'string' ? health.wsEngine : '?';
+  return { proc, httpPort, tcpPort, dir, profileDir, wsEngine };
 }
 
-async function stopChild(
-  proc: ChildProcess,
-  signal: NodeJS.Signals = 'SIGINT',
-  waitMs = 15_000,
-): Promise<void> {
-  if (proc.exitCode !== null || proc.signalCode !== null) return;
-  const exited = new Promise<void>((r) => proc.once('exit', () => r()));
-  proc.kill(signal);
-  await Promise.race([exited, sleep(waitMs)]);
-  if (proc.exitCode === null && proc.signalCode === null) proc.kill('SIGKILL');
-  children.delete(proc);
-}
-
-/** The swarm child (tools/bots.ts --ipc) and a request/reply channel over its IPC. */
-class SwarmChild {
-  private nextId = 1;
-  private readonly waiting = new Map<number, (msg: unknown) => void>();
-
-  constructor(readonly proc: ChildProcess) {
-    proc.on('message', (msg: { id?: number }) => {
-      if (msg.id === undefined) return;
-      this.waiting.get(msg.id)?.(msg);
-      this.waiting.delete(msg.id);
-    });
-  }
-
-  static start(server: ServerChild, transport: Transport, args: Args, dir: string): SwarmChild {
+/** The swarm child (tools/bots.ts --ipc), asked over its IPC. */
+const SwarmChild = {
+  start(server: ServerChild, transport: Transport, args: Args, dir: string): IpcChild {
     const out = createWriteStream(join(dir, 'bots.log'));
     const nodeArgs = [
       ...(process.env.WYVERN_PROFILE_BOTS
@@ -344,30 +293,11 @@ class SwarmChild {
     ];
     const [cmd, cmdArgs] = pinned(args.cores?.[1], nodeArgs);
     const proc = spawn(cmd, cmdArgs, { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe', 'ipc'] });
-    children.add(proc);
     proc.stdout!.pipe(out);
     proc.stderr!.pipe(out);
-    return new SwarmChild(proc);
-  }
-
-  request<T>(order: object, timeoutMs = 30 * 60_000): Promise<T> {
-    const id = this.nextId++;
-    return new Promise((resolve, reject) => {
-      const timer = setTimeout(
-        () => reject(new Error(`the swarm did not answer ${JSON.stringify(order)}`)),
-        timeoutMs,
-      );
-      const onExit = () => reject(new Error('the swarm process exited'));
-      this.proc.once('exit', onExit);
-      this.waiting.set(id, (msg) => {
-        clearTimeout(timer);
-        this.proc.off('exit', onExit);
-        resolve(msg as T);
-      });
-      this.proc.send({ ...order, id });
-    });
-  }
-}
+    return new IpcChild(proc);
+  },
+};
 
 async function scrape(server: ServerChild): Promise<{ at: number; samples: Samples }> {
   const r = await fetch(`http://127.0.0.1:${server.httpPort}/metrics`);

@@ -29,14 +29,21 @@
  * Writes bench/results/memory-<date>[-label].{json,md}. Every connection is to 127.0.0.1;
  * every child is killed on exit, error or Ctrl-C.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { createWriteStream, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { cpus, tmpdir, totalmem } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { ProbeOrder, ProbeReply } from '../server/metrics/memory-probe.js';
 import type { AreaSpec, GrowReport, PhaseReport } from '../tools/bots/swarm.js';
+import {
+  freePort,
+  IpcChild,
+  killChildren,
+  killChildrenOnExit,
+  sleep,
+  untilHealthy,
+} from './load/children.js';
 import { writeBenchData } from './load/zone.js';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
@@ -142,74 +149,10 @@ function parseArgs(argv: readonly string[]): Args {
   return a;
 }
 
-const children = new Set<ChildProcess>();
-function killChildren(): void {
-  for (const c of children) if (c.exitCode === null && c.signalCode === null) c.kill('SIGKILL');
-}
-process.on('exit', killChildren);
-for (const sig of ['SIGINT', 'SIGTERM'] as const) {
-  process.on(sig, () => {
-    process.stderr.write(`memory: ${sig}, stopping\n`);
-    killChildren();
-    process.exit(130);
-  });
-}
+killChildrenOnExit('memory');
 
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const log = (line: string) => process.stdout.write(`${line}\n`);
 const round = (v: number, d = 1) => Math.round(v * 10 ** d) / 10 ** d;
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = createServer();
-    s.once('error', reject);
-    s.listen(0, '127.0.0.1', () => {
-      const port = (s.address() as { port: number }).port;
-      s.close(() => resolve(port));
-    });
-  });
-}
-
-/** A child with a request/reply channel over its IPC (replies carry the request's id). */
-class IpcChild {
-  private nextId = 1;
-  private readonly waiting = new Map<number, (msg: unknown) => void>();
-
-  constructor(readonly proc: ChildProcess) {
-    children.add(proc);
-    proc.on('message', (msg: { id?: number }) => {
-      if (msg.id === undefined) return;
-      this.waiting.get(msg.id)?.(msg);
-      this.waiting.delete(msg.id);
-    });
-  }
-
-  request<T>(order: object, timeoutMs = 10 * 60_000): Promise<T> {
-    const id = this.nextId++;
-    return new Promise((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error(`no answer to ${JSON.stringify(order)}`)), timeoutMs);
-      const onExit = () => reject(new Error('the child exited'));
-      this.proc.once('exit', onExit);
-      this.waiting.set(id, (msg) => {
-        clearTimeout(timer);
-        this.proc.off('exit', onExit);
-        resolve(msg as T);
-      });
-      this.proc.send({ ...order, id });
-    });
-  }
-
-  async stop(signal: NodeJS.Signals, waitMs: number): Promise<void> {
-    const p = this.proc;
-    if (p.exitCode === null && p.signalCode === null) {
-      const exited = new Promise<void>((r) => p.once('exit', () => r()));
-      p.kill(signal);
-      await Promise.race([exited, sleep(waitMs)]);
-      if (p.exitCode === null && p.signalCode === null) p.kill('SIGKILL');
-    }
-    children.delete(p);
-  }
-}
 
 interface ServerChild {
   ipc: IpcChild;
@@ -243,19 +186,8 @@ async function startServer(args: Args, dataDir: string, dir: string): Promise<Se
   proc.stdout!.pipe(out);
   proc.stderr!.pipe(out);
   const ipc = new IpcChild(proc);
-  const deadline = Date.now() + 60_000;
-  for (;;) {
-    if (proc.exitCode !== null)
-      throw new Error(`the server exited (${proc.exitCode}); see ${dir}/server.log`);
-    try {
-      const r = await fetch(`http://127.0.0.1:${httpPort}/healthz`);
-      if (r.ok) return { ipc, httpPort, tcpPort, dir };
-    } catch {
-      // not up yet
-    }
-    if (Date.now() > deadline) throw new Error('the server did not come up in 60 s');
-    await sleep(250);
-  }
+  await untilHealthy(proc, httpPort, `; see ${dir}/server.log`);
+  return { ipc, httpPort, tcpPort, dir };
 }
 
 function startSwarm(server: ServerChild, args: Args, name: string): IpcChild {
