@@ -34,7 +34,7 @@ import type { ByteTransport } from '../../shared/client/transport.js';
 import { Bot } from '../../tools/bots/bot.js';
 import { MoveSender } from '../../shared/client/move-sender.js';
 import { walkRecords, WORLD_UPDATE_BODY, type RecordVisitor } from '../../tools/bots/records.js';
-import { DEFAULT_SWARM_OPTIONS, SwarmState } from '../../tools/bots/state.js';
+import { DEFAULT_SWARM_OPTIONS, SwarmState, zeroCounters } from '../../tools/bots/state.js';
 
 type Call = (string | number | boolean)[];
 
@@ -179,16 +179,7 @@ function frame(records: readonly EntityRecord[]): Uint8Array {
 
 function walk(bytes: Uint8Array, start = WORLD_UPDATE_BODY, end = bytes.length) {
   const v = logger();
-  const tally = {
-    records: 0,
-    movementRecords: 0,
-    movementRecordBytes: 0,
-    otherRecordBytes: 0,
-    pathRecords: 0,
-    pathRecordBytes: 0,
-    spawnMotionRecords: 0,
-    spawnMotionBytes: 0,
-  };
+  const tally = zeroCounters();
   const refs = new MotionRefs();
   const ok = walkRecords(bytes, start, end, refs, v, tally);
   return { ok, calls: v.calls, tally };

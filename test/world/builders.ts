@@ -219,6 +219,11 @@ export function move(p: Player, x: number, y: number, o: MoveOptions): WorldInpu
   };
 }
 
+/** A cast input: `entityId` casts `spellId` at `targetId`. */
+export function cast(entityId: number, spellId: number, targetId: number): WorldInput {
+  return { type: 'cast', entityId, spellId, targetId };
+}
+
 /**
  * An honest client walking `p` in a straight line along `angle` at `speed`, from where it
  * stands at client time `t0`: `at(t)` is its movement state at client time t (a start, a

@@ -1,5 +1,4 @@
 import { describe, expect, it } from 'vitest';
-import type { WorldInput } from '../../server/world/index.js';
 import {
   FIREBALL,
   INSTANT,
@@ -11,14 +10,8 @@ import {
   runUntil,
   tick,
   world,
+  cast,
 } from './builders.js';
-
-const cast = (entityId: number, spellId: number, targetId: number): WorldInput => ({
-  type: 'cast',
-  entityId,
-  spellId,
-  targetId,
-});
 
 /** A wall from y 600 to 800 at x 300; the mob stands out of aggro range, in spell range. */
 const wall = { x: 300, y: 600, w: 20, h: 200 };

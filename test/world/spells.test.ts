@@ -17,14 +17,8 @@ import {
   tick,
   unseenBy,
   world,
+  cast,
 } from './builders.js';
-
-const cast = (entityId: number, spellId: number, targetId: number): WorldInput => ({
-  type: 'cast',
-  entityId,
-  spellId,
-  targetId,
-});
 
 describe('casting', () => {
   it('cast -> SpellStart -> SpellGo -> CombatEvent and HealthUpdate, mana and stats', () => {
