@@ -161,8 +161,8 @@ export class Outbox {
     time: number,
   ): void {
     this.tick = tick;
-    // Heads carry whole ms (the server's clock is Date.now()).
-    this.time = Math.round(time);
+    // Whole ms (the zone host rounds its clock): heads carry time as varints.
+    this.time = time;
     const stats = this.stats;
     stats.encoded = stats.queued = stats.dropped = stats.recipients = stats.records = 0;
     this.scratch.reset();
@@ -494,7 +494,7 @@ export class Outbox {
     const out = r.conn.out;
     if (r.frameStart >= 0 && out.pos - r.frameStart + (end - start) > MAX_FRAME_SIZE) this.closeFrame(r);
     if (r.frameStart < 0) this.openFrame(r);
-    copyInto(out, src, start, end);
+    out.rawRange(src, start, end);
   }
 
   private writeViewChanges(r: Recipient): void {
@@ -575,19 +575,8 @@ export class Outbox {
       this.stats.dropped += size;
       return;
     }
-    copyInto(r.conn.out, this.scratch.buf, frame.start, frame.end);
+    r.conn.out.rawRange(this.scratch.buf, frame.start, frame.end);
   }
-}
-
-/** Appends src[start, end) to `out`; short runs byte by byte (no view allocated), long ones in one set. */
-function copyInto(out: Writer, src: Uint8Array, start: number, end: number): void {
-  const n = end - start;
-  out.ensure(n);
-  const dst = out.buf;
-  let at = out.pos;
-  if (n <= 16) for (let i = start; i < end; i++) dst[at++] = src[i]!;
-  else dst.set(src.subarray(start, end), at);
-  out.pos += n;
 }
 
 function isEntity(op: Entity | number | Removal): op is Entity {
