@@ -15,7 +15,8 @@
  *   its last move record, kept here per entity exactly as clients keep it), unless it jumps;
  *   spawns and resyncs send the reference itself (with its age), so every holder of the
  *   entity shares it. Mobs send paths and absolute moves.
- *   its other frames       chat, spell results, acks, errors: each message encoded once
+ *   its other frames       chat, spell results, acks, errors (messages.ts decides which
+ *                          events become which packets): each message encoded once
  *
  * A client whose buffer is over the soft limit at its first write of the tick is behind for
  * the whole tick: its motion blocks and droppable frames are skipped (whole sections, never
@@ -39,7 +40,8 @@ import {
 import type { ServerPacket } from '../../shared/protocol/index.js';
 import type { Connection } from '../transport/connection.js';
 import { remainingRoute } from '../world/mobs.js';
-import type { Entity, Player, WorldEvent, WorldMessage } from '../world/index.js';
+import type { Entity, Player, World, WorldEvent } from '../world/index.js';
+import { messages, type Message, type MessageSink } from './messages.js';
 
 /** Bits of what changed about an entity this tick. */
 const MOTION = 1;
@@ -122,12 +124,16 @@ export class Outbox {
   /** Each spawned entity's block this tick: [start, end) in the scratch buffer. */
   private readonly spawns = new Map<Entity, { start: number; end: number }>();
   /** Each message's frame this tick: [start, end) in the scratch buffer. */
-  private readonly frames = new Map<WorldMessage, { start: number; end: number }>();
+  private readonly frames = new Map<Message, { start: number; end: number }>();
   /** Each player's motion reference: the state its last move record left with every holder. */
   private readonly refs = new Map<number, MotionRef>();
   private readonly reckoned = { qx: 0, qy: 0 };
-  private tick = 0;
-  private time = 0;
+  /** The tick and time being delivered (EnterWorld carries them). */
+  tick = 0;
+  time = 0;
+  /** Messages after the tick's WorldUpdate, and those of a player entering, before it. */
+  private readonly after: MessageSink = this.sink(true);
+  private readonly before: MessageSink = this.sink(false);
 
   /** From now on, `player`'s bytes go to `conn`. */
   add(player: Player, conn: Connection): void {
@@ -153,13 +159,9 @@ export class Outbox {
     this.recipients[playerId] = undefined;
   }
 
-  /** Writes one tick's events into the connections of the players they concern. */
-  deliver(
-    events: readonly WorldEvent[],
-    cellObservers: readonly ReadonlySet<Player>[],
-    tick: number,
-    time: number,
-  ): void {
+  /** Writes one tick's events (the world as that step left it) into the connections of the players they concern. */
+  deliver(events: readonly WorldEvent[], world: World, tick: number, time: number): void {
+    const cellObservers: readonly ReadonlySet<Player>[] = world.cellObservers;
     this.tick = tick;
     // Whole ms (the zone host rounds its clock): heads carry time as varints.
     this.time = time;
@@ -179,12 +181,10 @@ export class Outbox {
           }
           break;
         }
-        case 'toPlayer': {
+        case 'entered':
           // Entering the world: the client learns where it is before what it sees.
-          const r = this.recipients[e.playerId];
-          if (r?.entering) this.message(r.player.id, e.msg, false);
+          if (this.recipients[e.player.id]?.entering) messages(world, this, e, this.before);
           break;
-        }
         case 'seen':
         case 'unseen': {
           const r = this.touch(e.observerId);
@@ -250,27 +250,7 @@ export class Outbox {
     }
     for (const r of this.touched) this.closeFrame(r);
 
-    for (const e of events) {
-      switch (e.type) {
-        case 'toPlayer':
-          if (!this.recipients[e.playerId]?.entering) this.message(e.playerId, e.msg);
-          break;
-        case 'toObservers': {
-          const ids = e.observers;
-          for (let i = 0; i < ids.length; i++) this.message(ids[i]!, e.msg);
-          if (e.self) this.message(e.entityId, e.msg);
-          break;
-        }
-        case 'toPlayers':
-          for (const id of e.playerIds) this.message(id, e.msg);
-          break;
-        case 'toZone':
-          for (const r of this.recipients) if (r) this.message(r.player.id, e.msg);
-          break;
-        default:
-          break;
-      }
-    }
+    for (const e of events) if (e.type !== 'entered') messages(world, this, e, this.after);
 
     for (const r of this.touched) {
       stats.queued += r.conn.out.pos - r.startPos;
@@ -551,7 +531,20 @@ export class Outbox {
   }
 
   /** Appends a message frame (encoded once per tick), after the recipient's WorldUpdate unless `afterUpdate` is false. */
-  private message(playerId: number, msg: WorldMessage, afterUpdate = true): void {
+  private sink(afterUpdate: boolean): MessageSink {
+    return {
+      to: (id, msg) => this.message(id, msg, afterUpdate),
+      toEach: (ids, also, msg) => {
+        for (let i = 0; i < ids.length; i++) this.message(ids[i]!, msg, afterUpdate);
+        if (also !== 0) this.message(also, msg, afterUpdate);
+      },
+      toZone: (msg) => {
+        for (const r of this.recipients) if (r) this.message(r.player.id, msg, afterUpdate);
+      },
+    };
+  }
+
+  private message(playerId: number, msg: Message, afterUpdate = true): void {
     const r = this.touch(playerId);
     if (!r) return;
     if (afterUpdate && !r.opened) {

@@ -8,19 +8,17 @@
  * projectile that lands travelTime ms later with CombatEvent and a health change.
  */
 import { distance, segmentBlocked, type Vec2 } from '../../shared/game/movement.js';
-import type { SpellFailReason } from '../../shared/protocol/index.js';
-import { engage, killMob } from './mobs.js';
 import { randomInt } from '../../shared/game/rng.js';
-import type { Entity, Player, SpellData } from './types.js';
-import { emit, entityById, refilePlayer, statsMessage, toObservers, toPlayer, type World } from './world.js';
+import type { CastFailure, Entity, Player, SpellData } from './types.js';
+import { emit, entityById, observerList, refilePlayer, statsChanged, type World } from './world.js';
 
 /** Whether nothing in the zone stands between `a` and `b`: a thin sight line, not a body's path. */
 export function inSight(w: World, a: Vec2, b: Vec2): boolean {
   return !segmentBlocked(a, b, w.zone.obstacles, 0);
 }
 
-function refuse(w: World, p: Player, spellId: number, reason: SpellFailReason): void {
-  toPlayer(w, p.id, { packet: 'SpellFailed', data: { casterId: p.id, spellId, reason } });
+function refuse(w: World, p: Player, spellId: number, reason: CastFailure): void {
+  emit(w, { type: 'castRefused', player: p, spellId, reason });
 }
 
 /** The entity a spell may land on, or undefined: damage at living mobs, heals at self or living players. */
@@ -51,26 +49,20 @@ export function startCast(w: World, p: Player, spellId: number, targetId: number
   }
   p.cast = { spell, targetId: target.id, endsAt: w.now + spell.castTime };
   w.casting.add(p);
-  toObservers(
-    w,
-    p,
-    {
-      packet: 'SpellStart',
-      data: { casterId: p.id, spellId, targetId: target.id, castTime: spell.castTime },
-    },
-    true,
-  );
+  emit(w, {
+    type: 'castStarted',
+    caster: p,
+    spellId,
+    targetId: target.id,
+    castTime: spell.castTime,
+    witnesses: observerList(p),
+  });
 }
 
 /** Breaks a cast in progress: 'interrupted' by moving, 'cancelled' by CancelCast or death. */
 export function breakCast(w: World, p: Player, reason: 'interrupted' | 'cancelled'): void {
   if (!p.cast) return;
-  toObservers(
-    w,
-    p,
-    { packet: 'SpellFailed', data: { casterId: p.id, spellId: p.cast.spell.id, reason } },
-    true,
-  );
+  emit(w, { type: 'castFailed', caster: p, spellId: p.cast.spell.id, reason, witnesses: observerList(p) });
   p.cast = null;
   w.casting.delete(p);
 }
@@ -88,18 +80,19 @@ export function finishCasts(w: World): void {
     w.casting.delete(p);
     const spell = cast.spell;
     const target = validTarget(w, p, spell, cast.targetId);
-    let reason: SpellFailReason | null = null;
+    let reason: CastFailure | null = null;
     if (!target) reason = 'badTarget';
     else if (distance(p, target) > spell.range) reason = 'outOfRange';
     else if (!inSight(w, p, target)) reason = 'lineOfSight';
     else if (p.mana < spell.manaCost) reason = 'noMana';
     if (reason !== null || !target) {
-      toObservers(
-        w,
-        p,
-        { packet: 'SpellFailed', data: { casterId: p.id, spellId: spell.id, reason: reason! } },
-        true,
-      );
+      emit(w, {
+        type: 'castFailed',
+        caster: p,
+        spellId: spell.id,
+        reason: reason!,
+        witnesses: observerList(p),
+      });
       continue;
     }
     completeCast(w, p, spell, target);
@@ -109,25 +102,24 @@ export function finishCasts(w: World): void {
 function completeCast(w: World, p: Player, spell: SpellData, target: Entity): void {
   if (spell.manaCost > 0) {
     p.mana -= spell.manaCost;
-    toPlayer(w, p.id, statsMessage(p));
+    statsChanged(w, p);
   }
   if (spell.cooldown > 0) {
     p.cooldowns.set(spell.id, w.now + spell.cooldown);
-    toPlayer(w, p.id, { packet: 'Cooldown', data: { spellId: spell.id, remaining: spell.cooldown } });
+    emit(w, { type: 'cooldownStarted', player: p, spellId: spell.id, remaining: spell.cooldown });
   }
   const travel =
     spell.projectileSpeed > 0
       ? Math.min(0xffff, Math.round((distance(p, target) / spell.projectileSpeed) * 1000))
       : 0;
-  toObservers(
-    w,
-    p,
-    {
-      packet: 'SpellGo',
-      data: { casterId: p.id, spellId: spell.id, targetId: target.id, travelTime: travel },
-    },
-    true,
-  );
+  emit(w, {
+    type: 'spellLaunched',
+    caster: p,
+    spellId: spell.id,
+    targetId: target.id,
+    travelTime: travel,
+    witnesses: observerList(p),
+  });
   w.projectiles.push({ casterId: p.id, targetId: target.id, spell, landsAt: w.now + travel });
 }
 
@@ -164,17 +156,25 @@ function heal(
   amount: number,
   crit: boolean,
 ): void {
-  toObservers(
-    w,
+  emit(w, {
+    type: 'spellHit',
+    sourceId,
     target,
-    { packet: 'CombatEvent', data: { sourceId, targetId: target.id, spellId, kind: 'heal', amount, crit } },
-    true,
-  );
+    spellId,
+    effect: 'heal',
+    amount,
+    crit,
+    witnesses: observerList(target),
+  });
   target.health = Math.min(target.maxHealth, target.health + amount);
   emit(w, { type: 'health', entity: target });
 }
 
-/** Damage from `source` (a mob's swing is spellId 0): CombatEvent, a health change, maybe a death. */
+/**
+ * Damage from `source` (a mob's swing is spellId 0): a hit, a health change, maybe a death.
+ * What follows from it for mobs (a corpse, turning on the attacker) is settled later in the
+ * step (see step.ts), so combat never calls into mob AI.
+ */
 export function applyDamage(
   w: World,
   source: Entity | null,
@@ -184,36 +184,32 @@ export function applyDamage(
   crit: boolean,
 ): void {
   const sourceId = source ? source.id : 0;
-  toObservers(
-    w,
+  emit(w, {
+    type: 'spellHit',
+    sourceId,
     target,
-    { packet: 'CombatEvent', data: { sourceId, targetId: target.id, spellId, kind: 'damage', amount, crit } },
-    true,
-  );
+    spellId,
+    effect: 'damage',
+    amount,
+    crit,
+    witnesses: observerList(target),
+  });
   target.health = Math.max(0, target.health - amount);
   emit(w, { type: 'health', entity: target });
   if (target.health === 0) {
-    die(w, target, source);
+    emit(w, { type: 'died', entity: target, killerId: sourceId });
+    target.alive = false;
+    w.fallen.push({ entity: target, killer: source });
     return;
   }
-  if (target.kind === 'mob' && source?.kind === 'player' && target.state !== 'chase')
-    engage(w, target, source);
+  if (target.kind === 'mob' && source?.kind === 'player') w.provoked.push({ mob: target, by: source });
 }
 
-function die(w: World, e: Entity, killer: Entity | null): void {
-  emit(w, { type: 'died', entity: e, killerId: killer ? killer.id : 0 });
-  if (e.kind === 'mob') {
-    killMob(w, e);
-    if (killer?.kind === 'player') {
-      killer.kills++;
-      toPlayer(w, killer.id, statsMessage(killer));
-    }
-    return;
-  }
-  breakCast(w, e, 'cancelled');
-  e.alive = false;
-  e.respawnAt = w.now + w.rules.playerRespawnDelay;
-  w.deadPlayers.add(e);
+/** A player fell: its cast breaks and it waits to respawn at the graveyard. */
+export function playerDied(w: World, p: Player): void {
+  breakCast(w, p, 'cancelled');
+  p.respawnAt = w.now + w.rules.playerRespawnDelay;
+  w.deadPlayers.add(p);
 }
 
 /** Dead players whose delay is over stand up at the graveyard with full health. */
@@ -249,6 +245,6 @@ export function regenerate(w: World): void {
     p.nextManaRegenAt = w.now + w.rules.manaRegenInterval;
     if (!p.alive || p.mana >= p.maxMana || w.rules.manaRegenAmount <= 0) continue;
     p.mana = Math.min(p.maxMana, p.mana + w.rules.manaRegenAmount);
-    toPlayer(w, p.id, statsMessage(p));
+    statsChanged(w, p);
   }
 }

@@ -11,9 +11,9 @@ export {
   findPlayerByName,
   joinPlayer,
   leavePlayer,
+  observerList,
+  ownStats,
   savedCharacter,
-  spellBookMessage,
-  zoneInfoMessage,
 } from './world.js';
 export type { JoinResult, World, WorldStats } from './world.js';
 export { CellSet } from './cell-set.js';

@@ -4,14 +4,20 @@
  * Order within a step (the order things happen in):
  *   1. inputs, in arrival order, none skipped (join, leave, move, cast, cancelCast, chat,
  *      logout, logoutCancel)
- *   2. cast bars that ran out; projectiles that arrive
- *   3. mobs in active cells (AI, walking, melee); corpse decay and mob respawn
- *   4. player respawn, mana regeneration, logout timers
- *   5. movement: walkers whose inputs fell silent stop; a motion event per player whose
- *      state observers dead-reckon from is no longer good enough; one MoveAck per player
- *   6. interest: views that moved gain and lose cells (seen / unseen)
- * Entities crossing cells, appearing and leaving update who sees them as it happens.
- * The world is mutated in place; `state` is the same object, returned for symmetry.
+ *   2. cast bars that ran out; projectiles that arrive (hits, health, deaths)
+ *   3. combat settles: the fallen become corpses or wait to respawn, hit mobs turn on
+ *      their attackers
+ *   4. mobs in active cells (AI, walking, melee); combat settles again; corpse decay and
+ *      mob respawn
+ *   5. player respawn, mana regeneration, logout timers
+ *   6. movement: walkers whose inputs fell silent stop; a motion event per player whose
+ *      state observers dead-reckon from is no longer good enough; one acceptance per player
+ *   7. interest: views that moved gain and lose cells (seen / unseen)
+ * Systems do not call each other back: combat records who fell and who was provoked, and
+ * the step settles them here, so this order is the order things happen. Entities crossing
+ * cells, appearing and leaving update who sees them as it happens. The world is mutated in
+ * place; `state` is the same object, returned for symmetry. The events are the world's own
+ * vocabulary (types.ts): subscribers decide what they become.
  */
 import {
   deadReckon,
@@ -28,13 +34,21 @@ import {
   segmentBlocked,
 } from '../../shared/game/movement.js';
 import { quantizeAngle, quantizeSpeed } from '../../shared/protocol/records.js';
-import { ChatSend, ErrorCode, errorMessage, MAX_CHAT_BYTES } from '../../shared/protocol/index.js';
-import { breakCast, finishCasts, landProjectiles, regenerate, respawnPlayers, startCast } from './combat.js';
+import { MAX_CHAT_BYTES } from '../../shared/protocol/index.js';
+import {
+  breakCast,
+  finishCasts,
+  landProjectiles,
+  playerDied,
+  regenerate,
+  respawnPlayers,
+  startCast,
+} from './combat.js';
 import { updateInterest } from './interest.js';
-import { simulateMobs, updateDeadMobs } from './mobs.js';
+import { engage, killMob, simulateMobs, updateDeadMobs } from './mobs.js';
 import type { Rng } from '../../shared/game/rng.js';
-import type { Player, WorldEvent, WorldInput } from './types.js';
-import { addPlayer, emit, playerMoved, removePlayer, toPlayer, type World } from './world.js';
+import type { MoveRefusal, Player, WorldEvent, WorldInput } from './types.js';
+import { addPlayer, emit, playerMoved, removePlayer, statsChanged, type World } from './world.js';
 
 export interface StepResult {
   state: World;
@@ -48,7 +62,9 @@ export function step(w: World, inputs: readonly WorldInput[], now: number, rng: 
   for (const input of inputs) applyInput(w, input);
   finishCasts(w);
   landProjectiles(w);
+  settleCombat(w);
   simulateMobs(w);
+  settleCombat(w);
   updateDeadMobs(w);
   respawnPlayers(w);
   regenerate(w);
@@ -60,6 +76,24 @@ export function step(w: World, inputs: readonly WorldInput[], now: number, rng: 
   const events = w.events;
   w.events = [];
   return { state: w, events };
+}
+
+/** What combat left this step: the fallen are settled, then provoked mobs turn on who hit them. */
+function settleCombat(w: World): void {
+  for (const { entity, killer } of w.fallen) {
+    if (entity.kind === 'player') {
+      playerDied(w, entity);
+      continue;
+    }
+    killMob(w, entity);
+    if (killer?.kind === 'player') {
+      killer.kills++;
+      statsChanged(w, killer);
+    }
+  }
+  w.fallen.length = 0;
+  for (const { mob, by } of w.provoked) if (mob.alive && mob.state !== 'chase') engage(w, mob, by);
+  w.provoked.length = 0;
 }
 
 function applyInput(w: World, input: WorldInput): void {
@@ -90,7 +124,7 @@ function applyInput(w: World, input: WorldInput): void {
       if (p.logoutAt !== null) return;
       p.logoutAt = w.now + w.rules.logoutDelay;
       w.loggingOut.add(p);
-      toPlayer(w, p.id, { packet: 'LogoutStarted', data: { delay: w.rules.logoutDelay } });
+      emit(w, { type: 'logoutStarted', player: p, delay: w.rules.logoutDelay });
       return;
     case 'logoutCancel':
       cancelLogout(w, p);
@@ -115,11 +149,8 @@ const JUMP_UNITS = 64;
  * burst; a client whose clock runs fast empties the bank and is corrected.
  */
 function applyMove(w: World, p: Player, m: Extract<WorldInput, { type: 'move' }>): void {
-  const correct = (reason: 'speed' | 'bounds' | 'obstacle' | 'dead'): void => {
-    toPlayer(w, p.id, {
-      packet: 'PositionCorrection',
-      data: { seq: m.seq, x: p.x, y: p.y, facing: p.facing, reason },
-    });
+  const correct = (reason: MoveRefusal): void => {
+    emit(w, { type: 'moveRefused', player: p, seq: m.seq, x: p.x, y: p.y, facing: p.facing, reason });
     // The client snaps back and stands; observers see it stand where the server has it.
     if (p.moving) {
       p.moving = false;
@@ -222,7 +253,7 @@ function updateMotion(w: World): void {
     p.sentInputAt = p.inputAt;
     emit(w, { type: 'motion', entity: p, jump });
   }
-  for (const p of w.acks) toPlayer(w, p.id, { packet: 'MoveAck', data: { seq: p.lastSeq } });
+  for (const p of w.acks) emit(w, { type: 'moveAccepted', player: p, seq: p.lastSeq });
   w.acks.clear();
 }
 
@@ -232,7 +263,7 @@ function cancelLogout(w: World, p: Player): void {
   if (p.logoutAt === null) return;
   p.logoutAt = null;
   w.loggingOut.delete(p);
-  toPlayer(w, p.id, { packet: 'LogoutCancelled', data: {} });
+  emit(w, { type: 'logoutCancelled', player: p });
 }
 
 function expireLogouts(w: World): void {
@@ -257,30 +288,20 @@ export function utf8Length(s: string): number {
   return n;
 }
 
-function chatError(w: World, p: Player, code: ErrorCode): void {
-  toPlayer(w, p.id, {
-    packet: 'Error',
-    data: { code, reason: errorMessage(code), opcode: ChatSend.opcode, fatal: false },
-  });
-}
-
 function applyChat(w: World, p: Player, channel: 'say' | 'zone', text: string): void {
-  if (utf8Length(text) > MAX_CHAT_BYTES) return chatError(w, p, ErrorCode.ChatTooLong);
+  if (utf8Length(text) > MAX_CHAT_BYTES)
+    return emit(w, { type: 'chatRefused', player: p, reason: 'tooLong' });
   const r = w.rules;
   p.chatTokens = Math.min(r.chatBurst, p.chatTokens + ((w.now - p.chatRefilledAt) / 1000) * r.chatPerSecond);
   p.chatRefilledAt = w.now;
-  if (p.chatTokens < 1) return chatError(w, p, ErrorCode.RateLimited);
+  if (p.chatTokens < 1) return emit(w, { type: 'chatRefused', player: p, reason: 'rateLimited' });
   p.chatTokens -= 1;
   if (text.trim().length === 0) return;
-  const msg = { packet: 'ChatMessage', data: { channel, fromId: p.id, from: p.name, to: '', text } } as const;
-  if (channel === 'zone') {
-    w.events.push({ type: 'toZone', msg });
-    return;
-  }
+  if (channel === 'zone') return emit(w, { type: 'shouted', speaker: p, text });
   const hearers = [p.id];
   for (const id of p.observers) {
     const o = w.players.get(id);
     if (o && distance(o, p) <= r.sayRange) hearers.push(id);
   }
-  w.events.push({ type: 'toPlayers', playerIds: hearers, msg });
+  emit(w, { type: 'said', speaker: p, text, hearers });
 }

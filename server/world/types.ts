@@ -1,33 +1,12 @@
 /**
  * The world's types: loaded data, tunable rules, entities, the inputs `step` applies and the
- * events it returns. Entity state changes are domain events (seen, motion, health, died...)
- * that the replication writer turns into records; messages that are not entity state
- * (chat, spell results, acks) carry packet payloads typed from the packet definitions, so
- * the outbox writes `byName(msg.packet).write(w, msg.data)` with no game decisions of its own.
+ * domain events it returns (see WorldEvent): what happened, never which packet says it.
  */
 import type { MotionState } from '../../shared/game/motion.js';
 import type { CellSet } from './cell-set.js';
 import type { IdMap, IdSet } from './id-table.js';
 import type { Rect, Vec2 } from '../../shared/game/movement.js';
-import type {
-  ChatMessage,
-  Cooldown,
-  CombatEvent,
-  EnterWorld,
-  ErrorPacket,
-  LogoutCancelled,
-  LogoutComplete,
-  LogoutStarted,
-  MoveAck,
-  PayloadOf,
-  PlayerStats,
-  PositionCorrection,
-  SpellBook,
-  SpellFailed,
-  SpellGo,
-  SpellStart,
-  ZoneInfo,
-} from '../../shared/protocol/index.js';
+import type { SpellFailReason } from '../../shared/protocol/index.js';
 
 // ---------------------------------------------------------------- data
 
@@ -287,46 +266,35 @@ export type WorldInput =
 
 // ---------------------------------------------------------------- events
 
-type Msg<P> = P extends { name: infer N } ? { packet: N; data: PayloadOf<P> } : never;
+/** Why a move was refused: the client snaps back to where the server has it. */
+export type MoveRefusal = 'speed' | 'bounds' | 'obstacle' | 'dead';
+/** Why a cast did not happen or stopped. */
+export type CastFailure = SpellFailReason;
+/** Why a chat line was refused. */
+export type ChatRefusal = 'tooLong' | 'rateLimited';
 
-/** A packet by its definition's name and its payload: the outbox looks the name up with byName. */
-export type WorldMessage =
-  | Msg<typeof MoveAck>
-  | Msg<typeof PositionCorrection>
-  | Msg<typeof PlayerStats>
-  | Msg<typeof SpellStart>
-  | Msg<typeof SpellGo>
-  | Msg<typeof SpellFailed>
-  | Msg<typeof CombatEvent>
-  | Msg<typeof Cooldown>
-  | Msg<typeof SpellBook>
-  | Msg<typeof ChatMessage>
-  | Msg<typeof LogoutStarted>
-  | Msg<typeof LogoutCancelled>
-  | Msg<typeof LogoutComplete>
-  | Msg<typeof ZoneInfo>
-  | Msg<typeof EnterWorld>
-  | Msg<typeof ErrorPacket>;
+/** A player's own numbers that only it sees (health is entity state, seen by all). */
+export interface OwnStats {
+  mana: number;
+  maxMana: number;
+  level: number;
+  kills: number;
+}
 
-export type PacketName = WorldMessage['packet'];
-export type MessageOf<N extends PacketName> = Extract<WorldMessage, { packet: N }>;
-
+/**
+ * What happened in a step, in the order it happened: the world's own vocabulary, with no
+ * packet names. Subscribers turn events into what they need: the replication writer into
+ * records and packets (server/outbox), the zone host into session bindings and saves, metrics
+ * into counters. Events about an entity that others see carry `witnesses`: the players that
+ * saw it when it happened (a frozen snapshot, never mutated).
+ */
 export type WorldEvent =
-  /** To one player. */
-  | { type: 'toPlayer'; playerId: number; msg: WorldMessage }
-  /**
-   * To the players that saw `entityId` when the event happened (`observers` is a frozen
-   * snapshot, never mutated), and to the entity itself when `self` (only ever for players).
-   */
-  | { type: 'toObservers'; entityId: number; observers: readonly number[]; self: boolean; msg: WorldMessage }
-  /** To a list of players computed by the world (say chat: observers within say range). */
-  | { type: 'toPlayers'; playerIds: readonly number[]; msg: WorldMessage }
-  /** To every player in the zone (zone chat). */
-  | { type: 'toZone'; msg: WorldMessage }
+  // ---- views
   /** `observerId` starts seeing `entity` (its state as of the end of the step). */
   | { type: 'seen'; observerId: number; entity: Entity }
   /** `observerId` stops seeing the entity (out of its view). */
   | { type: 'unseen'; observerId: number; entityId: number }
+  // ---- entity state: whoever views the entity's cell when the step ends learns it
   /** A player's motion state changed (start, stop, turn, heartbeat; `jump`: a teleport): see Player.sent. */
   | { type: 'motion'; entity: Player; jump: boolean }
   /** A mob started a walk (Mob.route) or stopped (route null). */
@@ -341,8 +309,65 @@ export type WorldEvent =
    * by the end of the step are told too.
    */
   | { type: 'removed'; entity: Entity; cell: number; reason: 'left' | 'corpse'; observers: readonly number[] }
+  // ---- a player's own affairs
   /** A join input became this player entity: bind the session to it before later events. */
   | { type: 'joined'; sessionId: number; playerId: number }
+  /** The player is in the zone: it learns the zone, its spells and itself (as of the step's end). */
+  | { type: 'entered'; player: Player }
+  /** The player's newest move this step was accepted (one per player per step). */
+  | { type: 'moveAccepted'; player: Player; seq: number }
+  /** A move was refused: the player stands at (x, y) facing `facing`. */
+  | {
+      type: 'moveRefused';
+      player: Player;
+      seq: number;
+      x: number;
+      y: number;
+      facing: number;
+      reason: MoveRefusal;
+    }
+  | { type: 'statsChanged'; player: Player; stats: OwnStats }
+  | { type: 'cooldownStarted'; player: Player; spellId: number; remaining: number }
+  /** A cast refused before it began: only the caster learns it. */
+  | { type: 'castRefused'; player: Player; spellId: number; reason: CastFailure }
+  | { type: 'chatRefused'; player: Player; reason: ChatRefusal }
+  | { type: 'logoutStarted'; player: Player; delay: number }
+  | { type: 'logoutCancelled'; player: Player }
+  // ---- seen by others
+  | {
+      type: 'castStarted';
+      caster: Player;
+      spellId: number;
+      targetId: number;
+      castTime: number;
+      witnesses: readonly number[];
+    }
+  /** A cast bar broke (moved, cancelled, died) or its spell could not go off at the end. */
+  | { type: 'castFailed'; caster: Player; spellId: number; reason: CastFailure; witnesses: readonly number[] }
+  | {
+      type: 'spellLaunched';
+      caster: Player;
+      spellId: number;
+      targetId: number;
+      travelTime: number;
+      witnesses: readonly number[];
+    }
+  /** A spell or a swing (spellId 0) landed: `witnesses` saw the target then. */
+  | {
+      type: 'spellHit';
+      sourceId: number;
+      target: Entity;
+      spellId: number;
+      effect: SpellKind;
+      amount: number;
+      crit: boolean;
+      witnesses: readonly number[];
+    }
+  /** Said aloud: `hearers` (the speaker among them) were within say range. */
+  | { type: 'said'; speaker: Player; text: string; hearers: readonly number[] }
+  /** Said to the whole zone. */
+  | { type: 'shouted'; speaker: Player; text: string }
+  // ---- the session's
   /** A plain copy of a player's persistent state, to store. */
   | { type: 'save'; sessionId: number; playerId: number; character: SavedCharacter }
   /** The player entity is gone; the session goes back to the character screen (or closes). */

@@ -11,14 +11,13 @@ import { randomInt, type Rng } from '../../shared/game/rng.js';
 import type {
   Entity,
   LeaveReason,
-  MessageOf,
   Mob,
   Player,
   SavedCharacter,
   SpellData,
   WorldData,
   WorldEvent,
-  WorldMessage,
+  OwnStats,
   WorldRules,
   ZoneData,
 } from './types.js';
@@ -65,6 +64,10 @@ export interface World {
   readonly deadPlayers: Set<Player>;
   /** Players with a logout timer running. */
   readonly loggingOut: Set<Player>;
+  /** Entities that fell to combat this step, not yet settled (see step.ts). */
+  readonly fallen: { entity: Entity; killer: Entity | null }[];
+  /** Mobs hit by a player this step, not yet turned on their attacker. */
+  readonly provoked: { mob: Mob; by: Player }[];
   /** The step's random source (set by step from its argument). */
   rng: Rng;
   nextPlayerId: number;
@@ -117,6 +120,8 @@ export function createWorld(
     casting: new Set(),
     deadPlayers: new Set(),
     loggingOut: new Set(),
+    fallen: [],
+    provoked: [],
     rng: opts.rng,
     nextPlayerId: 1,
     events: [],
@@ -180,31 +185,19 @@ export function emit(w: World, e: WorldEvent): void {
   w.events.push(e);
 }
 
-export function toPlayer(w: World, playerId: number, msg: WorldMessage): void {
-  w.events.push({ type: 'toPlayer', playerId, msg });
-}
-
+/** Who sees `e` now, as a frozen list (cached until its observers change). */
 export function observerList(e: Entity): readonly number[] {
   if (e.observerList === null) e.observerList = Object.freeze(Array.from(e.observers));
   return e.observerList;
 }
 
-/** To everyone who sees `e` now; `self` adds `e` itself when it is a player. */
-export function toObservers(w: World, e: Entity, msg: WorldMessage, self: boolean): void {
-  w.events.push({
-    type: 'toObservers',
-    entityId: e.id,
-    observers: observerList(e),
-    self: self && e.kind === 'player',
-    msg,
-  });
+/** A player's own numbers as they are now. */
+export function ownStats(p: Player): OwnStats {
+  return { mana: p.mana, maxMana: p.maxMana, level: p.level, kills: p.kills };
 }
 
-export function statsMessage(p: Player): MessageOf<'PlayerStats'> {
-  return {
-    packet: 'PlayerStats',
-    data: { mana: p.mana, maxMana: p.maxMana, level: p.level, kills: p.kills },
-  };
+export function statsChanged(w: World, p: Player): void {
+  w.events.push({ type: 'statsChanged', player: p, stats: ownStats(p) });
 }
 
 // ------------------------------------------------------------ grid and activation
@@ -401,54 +394,8 @@ export function addPlayer(w: World, sessionId: number, c: SavedCharacter, now: n
   placePlayer(w, p);
   w.viewDirty.add(p);
   emit(w, { type: 'joined', sessionId, playerId: p.id });
-  toPlayer(w, p.id, zoneInfoMessage(w));
-  toPlayer(w, p.id, spellBookMessage(w, p));
-  toPlayer(w, p.id, {
-    packet: 'EnterWorld',
-    data: {
-      zone: w.zone.name,
-      entityId: p.id,
-      name: p.name,
-      x: p.x,
-      y: p.y,
-      facing: p.facing,
-      speed: p.speed,
-      level: p.level,
-      health: p.health,
-      maxHealth: p.maxHealth,
-      mana: p.mana,
-      maxMana: p.maxMana,
-      spells: p.spells,
-      serverTime: now,
-      tick: w.tick,
-      interestRadius: w.rules.interestRadius,
-    },
-  });
-  // The kill count and the rest of the own stats, which EnterWorld does not carry.
-  toPlayer(w, p.id, statsMessage(p));
+  emit(w, { type: 'entered', player: p });
   return p;
-}
-
-export function zoneInfoMessage(w: World): MessageOf<'ZoneInfo'> {
-  return {
-    packet: 'ZoneInfo',
-    data: {
-      zone: w.zone.name,
-      width: w.zone.width,
-      height: w.zone.height,
-      obstacles: w.zone.obstacles,
-      cellSize: w.rules.cellSize,
-      respawnDelay: w.rules.playerRespawnDelay,
-    },
-  };
-}
-
-export function spellBookMessage(w: World, p: Player): MessageOf<'SpellBook'> {
-  const spells = p.spells.flatMap((id) => {
-    const s = w.data.spells.get(id);
-    return s ? [{ ...s }] : [];
-  });
-  return { packet: 'SpellBook', data: { spells } };
 }
 
 /** The persistent part of a player, as storage keeps it. */
@@ -474,7 +421,6 @@ export function savedCharacter(w: World, p: Player): SavedCharacter {
  */
 export function removePlayer(w: World, p: Player, reason: LeaveReason | 'logout'): void {
   emit(w, { type: 'save', sessionId: p.sessionId, playerId: p.id, character: savedCharacter(w, p) });
-  if (reason === 'logout') toPlayer(w, p.id, { packet: 'LogoutComplete', data: {} });
   unplacePlayer(w, p);
   for (const e of p.visible.values()) {
     e.observers.delete(p.id);

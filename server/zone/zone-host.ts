@@ -1,8 +1,10 @@
 /**
  * Runs one zone: holds the inputs the dispatch core queued for it, steps the world at each
- * tick, turns the events into frames through the outbox, and binds sessions to the player
- * entities the world creates. The world itself stays a pure function of (state, inputs,
- * now, rng); everything with a socket or a clock is here.
+ * tick and hands the step's domain events to their subscribers, in this order: session
+ * bindings (a new player's session before its first packets), the replication writer
+ * (the outbox: records and packets), metrics, then saves and departures (after delivery, so
+ * a leaving player still gets its last packets). The world itself stays a pure function of
+ * (state, inputs, now, rng); everything with a socket or a clock is here.
  */
 import { replicationBytes, replicationRecords } from '../metrics/index.js';
 import { Outbox } from '../outbox/outbox.js';
@@ -69,15 +71,12 @@ export class ZoneHost {
     const inputs = this.inputs;
     this.inputs = [];
     const { events } = step(this.world, inputs, now, this.rng);
-    // Bind new players first: the rest of this tick's events include their first packets.
-    // Saves and departures are handled after delivery, so a leaving player still gets its
-    // last packets; they are picked out in the same pass.
     const after: WorldEvent[] = [];
     for (const e of events) {
       if (e.type === 'joined') this.hooks.joined(this, e.sessionId, e.playerId);
       else if (e.type === 'save' || e.type === 'leftWorld') after.push(e);
     }
-    this.outbox.deliver(events, this.world.cellObservers, this.world.tick, now);
+    this.outbox.deliver(events, this.world, this.world.tick, now);
     const stats = this.outbox.stats;
     replicationRecords.inc(stats.records);
     replicationBytes.inc({ stage: 'encoded' }, stats.encoded);

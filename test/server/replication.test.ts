@@ -44,7 +44,7 @@ function setup(positions: readonly [number, number][], soft?: number) {
   const step = (inputs: WorldInput[] = []) => {
     const now = w.now + 50;
     const events = tick(w, inputs, now);
-    outbox.deliver(events, w.cellObservers, w.tick, now);
+    outbox.deliver(events, w, w.tick, now);
     for (const c of clients) c.conn.flush();
   };
   // The first step builds every view.

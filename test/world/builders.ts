@@ -9,10 +9,8 @@ import {
   joinPlayer,
   mulberry32,
   step,
-  type MessageOf,
   type MobSpawnPoint,
   type MobTemplate,
-  type PacketName,
   type Player,
   type Rng,
   type SavedCharacter,
@@ -25,6 +23,13 @@ import {
   type WorldRules,
   type ZoneData,
 } from '../../server/world/index.js';
+import {
+  messages,
+  type Message,
+  type MessageOf,
+  type MessageSink,
+  type PacketName,
+} from '../../server/outbox/messages.js';
 
 export const FIREBALL = 1;
 export const INSTANT = 2;
@@ -255,39 +260,42 @@ export function walker(
   };
 }
 
-/**
- * Who receives a message or a view change: player ids, or 'zone' for everyone in the zone.
- * Entity state (motion, path, health, died, respawned, removed) goes to whoever views the
- * entity's cell when the step ends, which the replication writer works out: read it with `ofType`.
- */
-export function recipients(e: WorldEvent): readonly number[] | 'zone' {
-  switch (e.type) {
-    case 'toPlayer':
-      return [e.playerId];
-    case 'toObservers':
-      return e.self ? [...e.observers, e.entityId] : e.observers;
-    case 'toPlayers':
-      return e.playerIds;
-    case 'toZone':
-      return 'zone';
-    case 'seen':
-    case 'unseen':
-      return [e.observerId];
-    default:
-      return [];
-  }
+/** A message the events become (server/outbox/messages.ts), and who gets it. */
+export interface Delivery {
+  to: readonly number[] | 'zone';
+  msg: Message;
 }
 
-function messageOf(e: WorldEvent): { packet: PacketName; data: unknown } | undefined {
-  return 'msg' in e ? e.msg : undefined;
+/**
+ * The messages `events` become, in order, through the replication writer's own mapping.
+ * Entering players' messages (ZoneInfo, EnterWorld...) need the world they entered: pass `w`.
+ * Entity state (motion, path, health, died, respawned, removed) goes as records to whoever
+ * views the entity's cell when the step ends, which the replication writer works out: read
+ * it with `ofType`.
+ */
+export function deliveries(events: readonly WorldEvent[], w?: World): Delivery[] {
+  const out: Delivery[] = [];
+  const sink: MessageSink = {
+    to: (id, msg) => out.push({ to: [id], msg }),
+    toEach: (ids, also, msg) => out.push({ to: also === 0 ? ids : [...ids, also], msg }),
+    toZone: (msg) => out.push({ to: 'zone', msg }),
+  };
+  for (const e of events) {
+    if (e.type === 'entered' && !w) continue;
+    messages(w!, { tick: w?.tick ?? 0, time: w?.now ?? 0 }, e, sink);
+  }
+  return out;
 }
 
 /** Payloads of `packet` in the events, whoever they go to. */
-export function sent<N extends PacketName>(events: WorldEvent[], packet: N): MessageOf<N>['data'][] {
-  return events.flatMap((e) => {
-    const m = messageOf(e);
-    return m && m.packet === packet ? [m.data as MessageOf<N>['data']] : [];
-  });
+export function sent<N extends PacketName>(
+  events: WorldEvent[],
+  packet: N,
+  w?: World,
+): MessageOf<N>['data'][] {
+  return deliveries(events, w).flatMap((d) =>
+    d.msg.packet === packet ? [d.msg.data as MessageOf<N>['data']] : [],
+  );
 }
 
 /** Payloads of `packet` that reach player `playerId`. */
@@ -295,13 +303,13 @@ export function received<N extends PacketName>(
   events: WorldEvent[],
   playerId: number,
   packet: N,
+  w?: World,
 ): MessageOf<N>['data'][] {
-  return events.flatMap((e) => {
-    const m = messageOf(e);
-    if (!m || m.packet !== packet) return [];
-    const to = recipients(e);
-    return to === 'zone' || to.includes(playerId) ? [m.data as MessageOf<N>['data']] : [];
-  });
+  return deliveries(events, w).flatMap((d) =>
+    d.msg.packet === packet && (d.to === 'zone' || d.to.includes(playerId))
+      ? [d.msg.data as MessageOf<N>['data']]
+      : [],
+  );
 }
 
 /** The domain events of one type, in order. */

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { findPlayerByName } from '../../server/world/index.js';
-import { join, move, ofType, player, received, runUntil, tick, world } from './builders.js';
+import { deliveries, join, move, ofType, player, received, runUntil, tick, world } from './builders.js';
 
 describe('chat', () => {
   it('say reaches the speaker and observers within say range; zone reaches everyone', () => {
@@ -17,9 +17,8 @@ describe('chat', () => {
     expect(received(say, seenButFar.id, 'ChatMessage')).toEqual([]);
     expect(received(say, far.id, 'ChatMessage')).toEqual([]);
     const zone = tick(w, [{ type: 'chat', entityId: a.id, channel: 'zone', text: 'all' }], 200);
-    expect(zone).toEqual([
-      { type: 'toZone', msg: { packet: 'ChatMessage', data: { ...line, channel: 'zone', text: 'all' } } },
-    ]);
+    expect(zone).toEqual([{ type: 'shouted', speaker: a, text: 'all' }]);
+    expect(received(zone, far.id, 'ChatMessage')).toEqual([{ ...line, channel: 'zone', text: 'all' }]);
   });
 
   it('refuses a line over MAX_CHAT_BYTES with ERR_CHAT_TOO_LONG to the sender', () => {
@@ -37,10 +36,10 @@ describe('chat', () => {
     const a = join(w, player({ x: 100, y: 500 }));
     const line = { type: 'chat', entityId: a.id, channel: 'zone', text: 'spam' } as const;
     const ev = tick(w, [line, line, line, line], 100);
-    expect(ev.filter((e) => e.type === 'toZone')).toHaveLength(3);
+    expect(ofType(ev, 'shouted')).toHaveLength(3);
     expect(received(ev, a.id, 'Error').map((e) => e.code)).toEqual(['ERR_RATE_LIMITED']);
     const later = tick(w, [line], 1200);
-    expect(later.filter((e) => e.type === 'toZone')).toHaveLength(1);
+    expect(ofType(later, 'shouted')).toHaveLength(1);
   });
 
   it('finds a player by name ignoring case (for whisper and who)', () => {
@@ -104,18 +103,19 @@ describe('logout', () => {
     expect(ev.find((e) => e.type === 'leftWorld')).toMatchObject({ reason: 'disconnected' });
   });
 
-  it('a join input emits joined, then ZoneInfo, SpellBook, EnterWorld and PlayerStats to the player', () => {
+  it('a join input emits joined and entered, which become ZoneInfo, SpellBook, EnterWorld and PlayerStats to the player', () => {
     const w = world();
     join(w, player({ x: 120, y: 500 }));
     const ev = tick(w, [{ type: 'join', sessionId: 42, character: player({ name: 'Nim' }) }], 100);
     const joined = ev[0];
     expect(joined).toMatchObject({ type: 'joined', sessionId: 42 });
     const id = joined?.type === 'joined' ? joined.playerId : -1;
-    const order = ev
-      .filter((e) => e.type === 'toPlayer' && e.playerId === id)
-      .map((e) => ('msg' in e ? e.msg.packet : ''));
+    expect(ev[1]).toMatchObject({ type: 'entered', player: { id } });
+    const order = deliveries(ev, w)
+      .filter((d) => d.to !== 'zone' && d.to.includes(id))
+      .map((d) => d.msg.packet);
     expect(order).toEqual(['ZoneInfo', 'SpellBook', 'EnterWorld', 'PlayerStats']);
-    expect(received(ev, id, 'EnterWorld')[0]).toMatchObject({
+    expect(received(ev, id, 'EnterWorld', w)[0]).toMatchObject({
       name: 'Nim',
       x: 100,
       y: 100,
