@@ -7,6 +7,7 @@
  * (state, inputs, now, rng); everything with a socket or a clock is here.
  */
 import { replicationBytes, replicationRecords } from '../metrics/index.js';
+import { countWorldEvents } from '../metrics/world-events.js';
 import { Outbox } from '../outbox/outbox.js';
 import type { Session } from '../session/connection.js';
 import { step, type Rng, type World, type WorldEvent, type WorldInput } from '../world/index.js';
@@ -82,6 +83,7 @@ export class ZoneHost {
     replicationBytes.inc({ stage: 'encoded' }, stats.encoded);
     replicationBytes.inc({ stage: 'written' }, stats.queued);
     if (stats.dropped > 0) replicationBytes.inc({ stage: 'skipped' }, stats.dropped);
+    countWorldEvents(events);
     for (const e of after) {
       if (e.type === 'save') this.hooks.save(this, e);
       else if (e.type === 'leftWorld') this.hooks.leftWorld(this, e);
