@@ -1,0 +1,72 @@
+/**
+ * A NATS restart under live clients: nats-server is stopped and started again on the same port
+ * and store while a NatsBus publishes and subscribes. Publishing resumes, subscriptions come
+ * back, nothing crashes and no promise is left rejected unhandled.
+ */
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { NatsBus } from '../../server/cluster/nats-bus.js';
+import { Subjects } from '../../server/cluster/subjects.js';
+import { NATS_SKIP_MESSAGE, natsServerAvailable, startNatsServer, type NatsServer } from '../helpers/nats.js';
+import { until } from './until.js';
+
+const fastReconnect = { reconnectMinMs: 50, reconnectMaxMs: 400, pingIntervalMs: 1_000 };
+
+if (!natsServerAvailable()) {
+  console.log(NATS_SKIP_MESSAGE);
+  describe('NATS restart', () => {
+    it.skip('runs only where nats-server is installed', () => {});
+  });
+} else {
+  describe('NATS restart', () => {
+    let server: NatsServer;
+    const unhandled: unknown[] = [];
+    const onUnhandled = (reason: unknown) => unhandled.push(reason);
+    const cleanups: (() => Promise<void>)[] = [];
+
+    beforeAll(async () => {
+      process.on('unhandledRejection', onUnhandled);
+      server = await startNatsServer();
+    });
+    afterEach(async () => {
+      for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
+    });
+    afterAll(async () => {
+      process.off('unhandledRejection', onUnhandled);
+      await server?.stop();
+    });
+
+    it('the bus publishes, subscribes and answers requests again after nats-server restarts', async () => {
+      const a = await NatsBus.connect({ servers: server.url, name: 'restart-a', ...fastReconnect });
+      const b = await NatsBus.connect({ servers: server.url, name: 'restart-b', ...fastReconnect });
+      cleanups.push(
+        () => a.close(),
+        () => b.close(),
+      );
+      const got: number[] = [];
+      b.subscribe(Subjects.gatewayTick('gw0'), (m) => got.push(m.data[0]!));
+      b.subscribe(Subjects.gatewayDirect('gw0'), (m) => void m.respond(Uint8Array.of(m.data[0]! + 1)));
+      await b.flush();
+      a.publish(Subjects.gatewayTick('gw0'), Uint8Array.of(1));
+      await until(() => got.length === 1);
+
+      await server.kill('SIGKILL');
+      await until(() => !a.stats().connected && !b.stats().connected, 10_000, 'both ends to see the loss');
+      // Published while the server is down: held by the client, not thrown.
+      expect(() => a.publish(Subjects.gatewayTick('gw0'), Uint8Array.of(2))).not.toThrow();
+      await server.start();
+
+      await until(
+        () => a.stats().reconnects >= 1 && b.stats().reconnects >= 1,
+        15_000,
+        'both ends to reconnect',
+      );
+      await a.flush();
+      await b.flush();
+      a.publish(Subjects.gatewayTick('gw0'), Uint8Array.of(3));
+      await until(() => got.includes(3), 10_000, 'a message published after the restart');
+      expect([...(await a.request(Subjects.gatewayDirect('gw0'), Uint8Array.of(41)))]).toEqual([42]);
+      expect(a.stats().connected && b.stats().connected).toBe(true);
+      expect(unhandled).toEqual([]);
+    });
+  });
+}
