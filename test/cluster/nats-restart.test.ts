@@ -1,10 +1,13 @@
 /**
  * A NATS restart under live clients: nats-server is stopped and started again on the same port
  * and store while a NatsBus publishes and subscribes. Publishing resumes, subscriptions come
- * back, nothing crashes and no promise is left rejected unhandled.
+ * back, the registry keeps its leases and its watch, nothing crashes and no promise is left
+ * rejected unhandled.
  */
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { jetStreamRegistry } from '../../server/cluster/index.js';
 import { NatsBus } from '../../server/cluster/nats-bus.js';
+import { Role, type RegistryEvent } from '../../server/cluster/registry.js';
 import { Subjects } from '../../server/cluster/subjects.js';
 import { NATS_SKIP_MESSAGE, natsServerAvailable, startNatsServer, type NatsServer } from '../helpers/nats.js';
 import { until } from './until.js';
@@ -66,6 +69,57 @@ if (!natsServerAvailable()) {
       await until(() => got.includes(3), 10_000, 'a message published after the restart');
       expect([...(await a.request(Subjects.gatewayDirect('gw0'), Uint8Array.of(41)))]).toEqual([42]);
       expect(a.stats().connected && b.stats().connected).toBe(true);
+      expect(unhandled).toEqual([]);
+    });
+
+    it('the registry keeps its leases and its watch across a restart', async () => {
+      const hostBus = await NatsBus.connect({ servers: server.url, name: 'restart-host', ...fastReconnect });
+      const gatewayBus = await NatsBus.connect({
+        servers: server.url,
+        name: 'restart-gateway',
+        ...fastReconnect,
+      });
+      cleanups.push(
+        () => hostBus.close(),
+        () => gatewayBus.close(),
+      );
+      const options = { prefix: `restart${process.pid}`, ttlMs: 2_000 };
+      const host = await jetStreamRegistry(hostBus.connection, options);
+      const gateway = await jetStreamRegistry(gatewayBus.connection, options);
+      cleanups.push(
+        () => host.close(),
+        () => gateway.close(),
+      );
+      const zh0 = { id: 'zh0', instance: 'one', role: Role.ZoneHost, host: '127.0.0.1', startedAt: 0 };
+      let lost = 0;
+      const nodeLease = await host.announce(zh0, { onLost: () => lost++ });
+      const zoneLease = await host.claimZone('greenvale', zh0, { onLost: () => lost++ });
+      expect(zoneLease).toBeDefined();
+      const events: RegistryEvent[] = [];
+      await gateway.watch((e) => events.push(e));
+
+      // Down for longer than the TTL: the entries may expire meanwhile, and are written again.
+      await server.restart({ signal: 'SIGKILL', downMs: 2_500 });
+      await until(
+        () => hostBus.stats().reconnects >= 1 && gatewayBus.stats().reconnects >= 1,
+        15_000,
+        'reconnects',
+      );
+
+      await until(
+        async () =>
+          nodeLease.held() && zoneLease!.held() && (await gateway.zoneClaim('greenvale'))?.host.id === 'zh0',
+        20_000,
+        'the leases held again',
+      );
+      expect(lost).toBe(0);
+      // The watch still hears changes made after the restart.
+      await host.claimZone('ashmoor', zh0);
+      await until(
+        () => events.some((e) => e.type === 'zone' && e.zone === 'ashmoor' && e.claim?.host.id === 'zh0'),
+        20_000,
+        'the new claim seen by the watch',
+      );
       expect(unhandled).toEqual([]);
     });
   });
