@@ -57,6 +57,7 @@ export class NatsBus implements Bus {
     const minMs = options.reconnectMinMs ?? 250;
     const maxMs = options.reconnectMaxMs ?? 5_000;
     let attempt = 0;
+    logger.info({ servers: options.servers }, 'bus connecting (waits until a server answers)');
     const connection = await connect({
       servers: options.servers,
       name: options.name,

@@ -122,5 +122,23 @@ if (!natsServerAvailable()) {
       );
       expect(unhandled).toEqual([]);
     });
+
+    it('a bus started while nats-server is down connects when it comes up', async () => {
+      await server.kill();
+      const connecting = NatsBus.connect({ servers: server.url, name: 'late', ...fastReconnect });
+      let connected = false;
+      void connecting.then(() => (connected = true));
+      await new Promise((r) => setTimeout(r, 300));
+      expect(connected).toBe(false);
+      await server.start();
+      const bus = await connecting;
+      cleanups.push(() => bus.close());
+      const got: number[] = [];
+      bus.subscribe(Subjects.gatewayTick('late'), (m) => got.push(m.data[0]!));
+      await bus.flush();
+      bus.publish(Subjects.gatewayTick('late'), Uint8Array.of(9));
+      await until(() => got.length === 1);
+      expect(unhandled).toEqual([]);
+    });
   });
 }
