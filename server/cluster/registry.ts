@@ -20,6 +20,7 @@
  * session entries stop counting the moment its node entry is gone (lookups check the holder's
  * instance; sweepSessions deletes them).
  */
+import { Counter, Gauge, type Registry } from 'prom-client';
 import { silentLogger, type Logger } from '../log.js';
 import { checkToken } from './subjects.js';
 
@@ -89,8 +90,19 @@ export interface Watch {
   stop(): void;
 }
 
+/** Counts since the registry was opened. */
+export interface RegistryStats {
+  /** Lookups by what was looked up (node, zone, session, character). */
+  lookups: Record<'node' | 'zone' | 'session' | 'character', number>;
+  leasesHeld: number;
+  leasesLost: number;
+  /** Refreshes that failed for want of the store (they are retried). */
+  refreshFailures: number;
+}
+
 export interface ClusterRegistry {
   readonly ttlMs: number;
+  stats(): RegistryStats;
   /** Registers a live node, rewritten until released (a restarted node replaces its old entry). */
   announce(node: NodeInfo, options?: LeaseOptions): Promise<Lease>;
   nodes(): Promise<NodeInfo[]>;
@@ -201,6 +213,9 @@ export class KvRegistry implements ClusterRegistry {
   private readonly timer: NodeJS.Timeout;
   private refreshing = false;
   private closed = false;
+  private readonly lookups: RegistryStats['lookups'] = { node: 0, zone: 0, session: 0, character: 0 };
+  private leasesLost = 0;
+  private refreshFailures = 0;
 
   constructor(
     private readonly kv: KvBackend,
@@ -214,6 +229,15 @@ export class KvRegistry implements ClusterRegistry {
 
   get ttlMs(): number {
     return this.kv.ttlMs;
+  }
+
+  stats(): RegistryStats {
+    return {
+      lookups: { ...this.lookups },
+      leasesHeld: this.leases.size,
+      leasesLost: this.leasesLost,
+      refreshFailures: this.refreshFailures,
+    };
   }
 
   async announce(node: NodeInfo, options: LeaseOptions = {}): Promise<Lease> {
@@ -242,6 +266,7 @@ export class KvRegistry implements ClusterRegistry {
   }
 
   async node(id: string): Promise<NodeInfo | undefined> {
+    this.lookups.node++;
     const entry = await this.kv.get('leases', nodeKey(id));
     return entry && decode<NodeInfo>(entry);
   }
@@ -258,6 +283,7 @@ export class KvRegistry implements ClusterRegistry {
   }
 
   async zoneClaim(zone: string): Promise<ZoneClaim | undefined> {
+    this.lookups.zone++;
     const entry = await this.kv.get('leases', zoneKey(zone));
     return entry && decode<ZoneClaim>(entry);
   }
@@ -283,6 +309,7 @@ export class KvRegistry implements ClusterRegistry {
   }
 
   async sessionGateway(accountId: number): Promise<SessionEntry | undefined> {
+    this.lookups.session++;
     const entry = await this.kv.get('sessions', accountKey(accountId));
     if (!entry) return undefined;
     const session = decode<SessionEntry>(entry);
@@ -303,6 +330,7 @@ export class KvRegistry implements ClusterRegistry {
   }
 
   async characterGateway(name: string): Promise<CharacterEntry | undefined> {
+    this.lookups.character++;
     const entry = await this.kv.get('sessions', characterKey(name));
     if (!entry) return undefined;
     const character = decode<CharacterEntry>(entry);
@@ -434,6 +462,7 @@ export class KvRegistry implements ClusterRegistry {
           if (this.leases.get(state.key) !== state) continue;
           if (revision === undefined) {
             state.lost = true;
+            this.leasesLost++;
             this.leases.delete(state.key);
             this.logger.warn({ key: state.key }, 'lease lost: another node holds it');
             state.onLost?.();
@@ -442,6 +471,7 @@ export class KvRegistry implements ClusterRegistry {
             state.refreshedAt = this.now();
           }
         } catch (err) {
+          this.refreshFailures++;
           this.logger.warn({ err, key: state.key }, 'lease refresh failed (will retry)');
         }
       }
@@ -481,6 +511,46 @@ export class KvRegistry implements ClusterRegistry {
     }
     return out;
   }
+}
+
+/** The registry's counts as Prometheus metrics in `registry`, read when scraped. */
+export function registryMetrics(registry: Registry, cluster: ClusterRegistry): void {
+  new Counter({
+    name: 'wyvern_registry_lookups_total',
+    help: 'Cluster registry lookups, by what was looked up (node, zone, session, character).',
+    labelNames: ['kind'],
+    registers: [registry],
+    collect() {
+      this.reset();
+      for (const [kind, n] of Object.entries(cluster.stats().lookups)) this.inc({ kind }, n);
+    },
+  });
+  new Gauge({
+    name: 'wyvern_registry_leases',
+    help: 'Leases (node entry, zone claims) this process holds.',
+    registers: [registry],
+    collect() {
+      this.set(cluster.stats().leasesHeld);
+    },
+  });
+  new Counter({
+    name: 'wyvern_registry_leases_lost_total',
+    help: 'Leases found taken by another process.',
+    registers: [registry],
+    collect() {
+      this.reset();
+      this.inc(cluster.stats().leasesLost);
+    },
+  });
+  new Counter({
+    name: 'wyvern_registry_refresh_failures_total',
+    help: 'Lease refreshes that failed for want of the store (retried).',
+    registers: [registry],
+    collect() {
+      this.reset();
+      this.inc(cluster.stats().refreshFailures);
+    },
+  });
 }
 
 function toEvent(key: string, entry: KvEntry | undefined): RegistryEvent | undefined {

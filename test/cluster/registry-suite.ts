@@ -4,8 +4,10 @@
  * one more process with its own handle (closing it, with or without releasing, leaves the
  * others running).
  */
+import { Registry } from 'prom-client';
 import { afterEach, describe, expect, it } from 'vitest';
 import {
+  registryMetrics,
   Role,
   type ClusterRegistry,
   type Holder,
@@ -266,6 +268,15 @@ export function registrySuite(name: string, harness: RegistryHarness): void {
         });
         expect(await r.sessionGateway(43)).toBeUndefined();
         expect(await r.characterGateway('Boromir')).toBeUndefined();
+
+        const metrics = new Registry();
+        registryMetrics(metrics, r);
+        const lookups = (await metrics.getMetricsAsJSON()).find(
+          (m) => m.name === 'wyvern_registry_lookups_total',
+        )!;
+        const count = (kind: string) => lookups.values.find((v) => v.labels['kind'] === kind)?.value;
+        expect([count('session'), count('character'), count('zone')]).toEqual([2, 2, 0]);
+        expect(r.stats().leasesHeld).toBe(1);
       });
 
       it('a session taken over on another gateway names the old one, which can no longer release it', async () => {
