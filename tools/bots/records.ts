@@ -132,7 +132,7 @@ export function walkRecords(
         const qy = u16(buf, q + 2);
         refs.setRef(id, qx, qy, buf[q + 4]!, (tag & MOVING) !== 0, tag & SPEED ? u16(buf, q + 5) : -1, age);
         tally.movementRecords++;
-        v.move(id, qx, qy, tag, spawned === id);
+        v.move(id, qx, qy, tag & 0xf0, spawned === id);
         break;
       }
       case RecordKind.MoveBy: {
