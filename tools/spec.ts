@@ -90,6 +90,7 @@ import {
   SpellBook,
   Welcome,
   WorldUpdate,
+  markBase,
   writeRecord,
   ZoneInfo,
 } from '../shared/protocol/index.js';
@@ -425,10 +426,12 @@ ${index}
 // (shared/game/motion.ts) and a worked example from the golden sample.
 
 /** The bytes of one record written with this id delta. */
-function recordBytes(r: EntityRecord, idDelta: number): Uint8Array {
+function recordBytes(r: EntityRecord, idDelta: number, base = false): Uint8Array {
   const w = new Writer(64);
   writeRecord(w, idDelta, r);
-  return w.finish().slice();
+  const bytes = w.finish().slice();
+  if (base) markBase(bytes, 0);
+  return bytes;
 }
 
 /** "a" or "a–b": the sizes of the smallest and largest examples of a kind, 1-byte id delta. */
@@ -654,22 +657,29 @@ function worldUpdateExample(): string {
   add(tickBytes, `tick: ${value.tick} after the previous WorldUpdate's (or EnterWorld's)`);
   add(timeBytes, `time: ${value.time} ms after the previous WorldUpdate's (or EnterWorld's serverTime)`);
   const records = value.records;
+  let blocks = 0;
   for (let i = 0; i < records.length;) {
     let j = i + 1;
     while (j < records.length && records[j]!.id >= records[j - 1]!.id) j++;
-    add(varintBytes(j - i), `block: ${j - i} records`);
     let prev = 0;
     for (let k = i; k < j; k++) {
       const r = records[k]!;
-      add(recordBytes(r, r.id - prev), `id ${r.id} (delta ${r.id - prev}), ${recordMeaning(r)}`);
+      const first = k === i;
+      add(
+        recordBytes(r, r.id - prev, first),
+        first
+          ? `id ${r.id} (BASE: a block starts; delta from 0), ${recordMeaning(r)}`
+          : `id ${r.id} (delta ${r.id - prev}), ${recordMeaning(r)}`,
+      );
       prev = r.id;
     }
+    blocks++;
     i = j;
   }
   const rebuilt = rows.map((r) => r[1]!.replace(/`/g, '')).join(' ');
   if (rebuilt !== spaced(frame))
     throw new Error('the WorldUpdate example does not add up to its golden frame');
-  return `\`test/protocol/golden/${WorldUpdate.name}.hex\` (see [Golden vectors](#golden-vectors)), byte by byte: ${frame.length} bytes, ${records.length} records in ${rows.filter((r) => r[2]!.startsWith('block')).length} blocks (the second starts where the id goes down). Ids at or above ${MOB_ID_BASE} are mobs.
+  return `\`test/protocol/golden/${WorldUpdate.name}.hex\` (see [Golden vectors](#golden-vectors)), byte by byte: ${frame.length} bytes, ${records.length} records in ${blocks} blocks (the second starts where the id goes down, with a BASE record). Ids at or above ${MOB_ID_BASE} are mobs.
 
 ${table(['Offset', 'Bytes', 'Meaning'], rows)}
 
@@ -680,25 +690,25 @@ function recordsSection(): string {
   const move = `${code('move')}`;
   return `## ${RECORDS_HEADING}
 
-A ${packetLink(WorldUpdate)} carries, after its \`tick\` and \`time\`, everything the client learns about the entities in its view in that tick, as **entity records**. The server encodes each interest cell's records once per tick and copies the same bytes to every client that sees the cell, so the records come in self-contained **blocks**; a client reads blocks until the payload ends.
+A ${packetLink(WorldUpdate)} carries, after its \`tick\` and \`time\`, everything the client learns about the entities in its view in that tick, as **entity records**. The server encodes each interest cell's records once per tick and copies the same bytes to every client that sees the cell, so the records come in self-contained **blocks**; a client reads records until the payload ends.
 
 \`\`\`
-payload := tick varint · time varint · block*
+payload := tick varint · time varint · record*
            (ticks and whole server ms since the previous WorldUpdate on the connection,
             the first since EnterWorld's tick and serverTime; usually 2 bytes)
-block   := count varint (≥ 1) · record × count
 record  := idDelta varint · tag u8 · the fields of the tag's kind
-tag     := kind (low 4 bits) | flags (high 4 bits)
+tag     := kind (low 3 bits) | BASE 0x08 | flags (high 4 bits)
+block   := a run of records whose first has BASE
 \`\`\`
 
-- **Id delta coding.** A block's first record has id = idDelta; every later one has id = previous id + idDelta. Ids ascend within a block, and a delta of 0 repeats the entity (a spawn, then its motion). Every block starts again from 0, so blocks never depend on each other: concatenated blocks are a valid body, and an encoder starts a new block wherever an id goes down. An id past 2^32 − 1 is ${code(DecodeErrorCode.BadVarint)}.
-- **Empty blocks** (count 0) are ${code(DecodeErrorCode.BadEnum)}; a payload of just the head (no blocks) is a valid, empty update. A kind above ${Math.max(...Object.values(RecordKind))}, a flag a kind does not define, an entity kind or despawn reason out of range are ${code(DecodeErrorCode.BadEnum)}; a path of more than ${MAX_PATH_POINTS} waypoints is ${code(DecodeErrorCode.ListTooLong)}; a record cut short is ${code(DecodeErrorCode.Short)}.
+- **Id delta coding.** A record whose tag has **BASE** (0x08) has id = idDelta; any other has id = the previous record's id + idDelta (the payload starts from 0). A block is a run of records starting with a BASE record: ids ascend within it, and a delta of 0 repeats the entity (a spawn, then its motion). A block depends on nothing before it, so blocks encoded apart are a valid body when concatenated: the server encodes each cell's block once and copies it to every observer, and an encoder starts a new block wherever an id goes down. A block costs nothing but its first record's id (no count, no length). An id past 2^32 − 1 is ${code(DecodeErrorCode.BadVarint)}.
+- A payload of just the head (no records) is a valid, empty update. A flag a kind does not define, an entity kind or despawn reason out of range are ${code(DecodeErrorCode.BadEnum)}; a path of more than ${MAX_PATH_POINTS} waypoints is ${code(DecodeErrorCode.ListTooLong)}; a record cut short is ${code(DecodeErrorCode.Short)}.
 - **Frames.** One WorldUpdate payload holds at most ${WorldUpdate.fields.records.maxSize} bytes of records; when a tick's records do not fit, the server sends more WorldUpdate frames for the same tick (their head says 0 and 0).
 - **The head counts on.** The frame's tick and time are the previous WorldUpdate's plus the head's two varints; a client keeps the sum from EnterWorld on (a new EnterWorld starts it again). WorldUpdate frames are never dropped, so the sum never skips.
 
 ${table(['Kind', 'Tag', 'Flags', 'Fields after the tag', 'Bytes (1-byte id delta)'], recordKindRows())}
 
-A record with an id delta of 128 or more is 1 to 4 bytes longer (the varint). A player's movement state usually costs 4 to 5 bytes as a moveBy within a block (1-byte id delta); an absolute move 7.
+Any kind's tag may also carry BASE (0x08), which starts a block. A record with an id delta of 128 or more is 1 to 4 bytes longer (the varint). A player's movement state usually costs 4 to 5 bytes as a moveBy within a block (1-byte id delta); an absolute move 7.
 
 **Quantization.** \`coord\` is a u16: \`q = round(v × 65535 / ${COORD_MAX})\` clamped to [0, 65535], decoded \`v = q × (${COORD_MAX} / 65535)\` (the [quantized](#field-types) type over [0, ${COORD_MAX}], about 1/16 unit). \`angle\` is the angle type: a u8 of 2π/256 steps. \`speed\` is a u16 of 1/16 unit per second: \`q = round(v × 16)\` clamped to [0, 65535], decoded \`v = q / 16\`. Health values are varints; names are at most ${nameMax()} bytes of UTF-8.
 

@@ -155,7 +155,7 @@ export function markdown(meta: Record<string, string>, runs: RunResult[]): strin
     lines.push('');
   }
   lines.push(
-    'Bytes per movement update: WorldUpdate bytes (frame header, tick and time, block counts, records) less the bytes of spawn, ' +
+    'Bytes per movement update: WorldUpdate bytes (frame header, tick and time, records) less the bytes of spawn, ' +
       "despawn, health, death and respawn records, divided by the move and path records received: all overhead is charged to movement. In brackets: the move and path records' own bytes alone.",
     '',
   );

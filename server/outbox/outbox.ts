@@ -29,6 +29,7 @@ import { Writer } from '../../shared/codec/writer.js';
 import { deadReckon } from '../../shared/game/motion.js';
 import {
   byName,
+  markBase,
   quantizeAngle,
   quantizeCoord,
   quantizeSpeed,
@@ -295,7 +296,6 @@ export class Outbox {
       let n = removed ? removed.length : 0;
       for (const e of entities) n += countBits(this.changed.get(e)! & RELIABLE);
       if (n > 0) {
-        w.varint(n);
         this.stats.records += n;
         let prev = 0;
         let ri = 0;
@@ -324,13 +324,13 @@ export class Outbox {
           writeRecordBody.despawn(w, d.entity.id - prev, d.reason);
           prev = d.entity.id;
         }
+        markBase(w.buf, blocks.rel);
         blocks.relEnd = blocks.mot = blocks.motEnd = w.pos;
       }
 
       let m = 0;
       for (const e of entities) if (this.changed.get(e)! & MOVEMENT) m++;
       if (m > 0) {
-        w.varint(m);
         this.stats.records += m;
         let prev = 0;
         for (const e of entities) {
@@ -339,6 +339,7 @@ export class Outbox {
           this.writeMotion(w, e, e.id - prev, true, (bits & JUMP) !== 0);
           prev = e.id;
         }
+        markBase(w.buf, blocks.mot);
         blocks.motEnd = w.pos;
       }
       this.cells.set(cell, blocks);
@@ -406,7 +407,6 @@ export class Outbox {
     if (cached) return cached;
     const w = this.scratch;
     const start = w.pos;
-    w.varint(2);
     writeRecordBody.spawn(w, e.id, {
       entity: e.kind,
       template: e.kind === 'mob' ? e.template.id : 0,
@@ -418,6 +418,7 @@ export class Outbox {
       appearance: e.appearance,
       alive: e.alive,
     });
+    markBase(w.buf, start);
     this.writeMotion(w, e, 0, false);
     this.stats.records += 2;
     const block = { start, end: w.pos };
@@ -500,12 +501,12 @@ export class Outbox {
         )
         .sort((a, b) => a.id - b.id);
       const start = w.pos;
-      w.varint(gone.length);
       let prev = 0;
       for (const g of gone) {
         writeRecordBody.despawn(w, g.id - prev, g.reason);
         prev = g.id;
       }
+      markBase(w.buf, start);
       this.append(r, w.buf, start, w.pos);
       i = j;
     }
@@ -520,12 +521,12 @@ export class Outbox {
     for (let i = 0; i < entities.length; i += RESYNC_BLOCK) {
       const chunk = entities.slice(i, i + RESYNC_BLOCK);
       const start = w.pos;
-      w.varint(chunk.length);
       let prev = 0;
       for (const e of chunk) {
         this.writeMotion(w, e, e.id - prev, false);
         prev = e.id;
       }
+      markBase(w.buf, start);
       this.append(r, w.buf, start, w.pos);
     }
   }

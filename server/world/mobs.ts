@@ -6,7 +6,13 @@
  *   idle ──pause over──> wander ──arrived──> idle
  *     └──player within aggroRadius (or hit)──> chase ──too far from home / target dead or gone──> return ──> idle
  *   any ──health 0──> dead ──corpseTime──> (corpse despawns) ──respawnTime──> idle at home
+ *
+ * A chase aims where the target's movement state (the one its observers dead-reckon from)
+ * puts it when the mob gets there, and keeps its route while the target keeps that course:
+ * a walking target costs a path when it turns, stops or outruns the route's end, not one
+ * every few steps it takes.
  */
+import { deadReckon, type MotionState } from '../../shared/game/motion.js';
 import {
   blocked,
   distance,
@@ -26,6 +32,13 @@ import { emit, placeMob, refileMob, unplaceMob, wireCoord, type World } from './
 const MAX_WAYPOINTS = MAX_PATH_POINTS;
 /** A failed chase plan is retried after this long, not every step. */
 const REPATH_DELAY = 500;
+/** A chase aims at most this far ahead of the target. */
+const CHASE_LEAD_MS = 1500;
+
+/** Where `course` puts its walker at server time `t` (however far past the state). */
+function along(course: MotionState, t: number): Vec2 {
+  return deadReckon(course, t, Infinity);
+}
 
 /** Waypoints not yet reached at `now`. */
 export function remainingRoute(route: MobRoute, now: number): Vec2[] {
@@ -166,6 +179,7 @@ export function engage(w: World, m: Mob, target: Player): void {
   m.state = 'chase';
   m.targetId = target.id;
   m.repathAt = 0;
+  m.chaseCourse = null;
   chase(w, m);
 }
 
@@ -198,12 +212,27 @@ function chase(w: World, m: Mob): void {
     }
     return;
   }
-  if (m.route && distance(end, t) <= w.rules.rechaseDistance) return;
+  if (m.route) {
+    // The target keeps the course the route aimed by: nothing to change.
+    if (t.sent === m.chaseCourse) return;
+    // A new state (a heartbeat, a small turn) that still meets the route's end will do.
+    if (distance(end, along(t.sent, m.route.startTime + m.chaseLead)) <= w.rules.rechaseDistance) {
+      m.chaseCourse = t.sent;
+      return;
+    }
+  }
   if (w.now < m.repathAt) return;
-  const goal = meleeSpot(w, m, t, d);
-  const route = planRoute(w, { x: m.x, y: m.y }, walkable(w, goal) ? goal : { x: t.x, y: t.y });
-  if (route) startRoute(w, m, route);
-  else m.repathAt = w.now + REPATH_DELAY;
+  // Aim where the target will be when the mob gets there (as far as its course tells).
+  const lead = t.sent.moving ? Math.min(CHASE_LEAD_MS, (d / m.speed) * 1000) : 0;
+  let aim = along(t.sent, w.now + lead);
+  if (!walkable(w, aim) || segmentBlocked(t, aim, w.zone.obstacles, 0)) aim = { x: t.x, y: t.y };
+  const goal = meleeSpot(w, m, aim, distance(m, aim));
+  const route = planRoute(w, { x: m.x, y: m.y }, walkable(w, goal) ? goal : aim);
+  if (route) {
+    startRoute(w, m, route);
+    m.chaseCourse = t.sent;
+    m.chaseLead = lead;
+  } else m.repathAt = w.now + REPATH_DELAY;
 }
 
 /** Places around a target that mobs fighting it stand on: one sprite each, not a pile. */
@@ -213,7 +242,7 @@ const MELEE_SLOTS = 8;
  * Where `m` stands to swing at `t`, `d` away: a little inside melee range on the near side,
  * or the nearest slot around the target that no other attacker stands on or walks to.
  */
-function meleeSpot(w: World, m: Mob, t: Player, d: number): Vec2 {
+function meleeSpot(w: World, m: Mob, t: Vec2, d: number): Vec2 {
   const range = w.rules.meleeRange;
   const stand = Math.min(range * 0.8, d);
   const near = Math.atan2(m.y - t.y, m.x - t.x);
@@ -224,7 +253,7 @@ function meleeSpot(w: World, m: Mob, t: Player, d: number): Vec2 {
   for (let cy = g.cellY(t.y - r); cy <= g.cellY(t.y + r); cy++) {
     for (let cx = g.cellX(t.x - r); cx <= g.cellX(t.x + r); cx++) {
       for (const o of g.cells[cy * g.cols + cx]!) {
-        if (o === m || !o.alive || o.state !== 'chase' || o.targetId !== t.id) continue;
+        if (o === m || !o.alive || o.state !== 'chase' || o.targetId !== m.targetId) continue;
         taken.push(o.route ? o.route.waypoints[o.route.waypoints.length - 1]! : o);
       }
     }

@@ -232,6 +232,12 @@ export interface Mob extends EntityBase {
   nextSwingAt: number;
   /** A chase that found no way round walls tries again at this time. */
   repathAt: number;
+  /**
+   * Chasing: the target's motion state the route was aimed by, and how far ahead (ms past the
+   * route's start) it aimed. The route holds while the target keeps to that course.
+   */
+  chaseCourse: MotionState | null;
+  chaseLead: number;
   corpseUntil: number;
   respawnAt: number;
 }

@@ -156,6 +156,8 @@ export function createWorld(
         nextWanderAt: w.now + opts.rng() * rules.wanderPauseMax,
         nextSwingAt: 0,
         repathAt: 0,
+        chaseCourse: null,
+        chaseLead: 0,
         corpseUntil: 0,
         respawnAt: 0,
       };

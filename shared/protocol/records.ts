@@ -2,14 +2,16 @@
  * Entity records: the body of a WorldUpdate frame, everything a client learns about the
  * entities in its view in one tick. The server encodes each interest cell's records once
  * per tick and gives every observer of that cell the same bytes, so the body is a
- * sequence of self-contained blocks; a client reads blocks until the payload ends.
+ * sequence of self-contained blocks; a client reads records until the payload ends.
  *
- *   body    := block*
- *   block   := count varint (>= 1) · record × count
+ *   body    := record*
  *   record  := idDelta varint · tag u8 · fields of the tag's kind
- *              id = idDelta for a block's first record, else previous id + idDelta
- *              (ids ascend within a block; 0 repeats the entity: a spawn then its motion)
- *   tag     := kind (low 4 bits) | flags (high 4 bits)
+ *              id = idDelta when the tag has BASE (0x08), else previous id + idDelta
+ *              (the payload starts from id 0; ids ascend within a block; 0 repeats the
+ *              entity: a spawn then its motion)
+ *   block   := a run of records whose first has BASE: it depends on nothing before it, so
+ *              blocks encoded apart can be concatenated (no counts, no lengths)
+ *   tag     := kind (low 3 bits) | BASE 0x08 | flags (high 4 bits)
  *
  *   kind 0 move     x coord · y coord · angle [· speed u16 if SPEED] [· age varint if AGE]
  *                   MOVING 0x10: walking along `angle` at `speed` (the spawn's speed
@@ -52,6 +54,10 @@ export const RecordKind = {
   Respawn: 6,
   MoveBy: 7,
 } as const;
+
+/** Tag bit: this record's id delta counts from 0 (the first record of a block). */
+export const BASE = 0x08;
+const KIND_MASK = 0x07;
 
 export const MOVING = 0x10;
 export const JUMP = 0x20;
@@ -241,8 +247,8 @@ function coord(w: Writer, v: number): void {
 // ------------------------------------------------------------------ writing
 
 /**
- * Writes one block's records, in ascending id order, into `w`. The caller writes the
- * block's count first (`w.varint(n)`) and passes each record's id delta.
+ * Writes one block's records, in ascending id order, into `w`: the caller passes each
+ * record's id delta (the first's from 0) and marks the first with `markBase`.
  */
 export const writeRecordBody = {
   move(
@@ -366,6 +372,16 @@ export const writeRecordBody = {
   },
 };
 
+/**
+ * Sets BASE on the record written at `start` in `buf` (its tag follows the id delta varint):
+ * the first record of a block, whose id delta counts from 0.
+ */
+export function markBase(buf: Uint8Array, start: number): void {
+  let i = start;
+  while (buf[i]! & 0x80) i++;
+  buf[i + 1]! |= BASE;
+}
+
 /** Writes one record (object form: tests, tools and the spec's examples). */
 export function writeRecord(w: Writer, idDelta: number, r: EntityRecord): void {
   const b = writeRecordBody;
@@ -403,12 +419,13 @@ export function writeRecords(w: Writer, records: readonly EntityRecord[]): void 
   while (i < records.length) {
     let j = i + 1;
     while (j < records.length && records[j]!.id >= records[j - 1]!.id) j++;
-    w.varint(j - i);
     let prev = 0;
     for (let k = i; k < j; k++) {
       const r = records[k]!;
       int(r.id, 0, 0xffffffff, 'entity id');
+      const start = w.pos;
       writeRecord(w, r.id - prev, r);
+      if (k === i) markBase(w.buf, start);
       prev = r.id;
     }
     i = j;
@@ -429,10 +446,9 @@ function readSpeed(r: Reader): number {
   return r.u16() / 16;
 }
 
-function readRecord(r: Reader, id: number): EntityRecord {
-  const tag = r.u8();
+function readRecord(r: Reader, id: number, tag: number): EntityRecord {
   const flags = tag & 0xf0;
-  switch (tag & 0x0f) {
+  switch (tag & KIND_MASK) {
     case RecordKind.Move: {
       const x = readCoord(r);
       const y = readCoord(r);
@@ -513,28 +529,26 @@ function readRecord(r: Reader, id: number): EntityRecord {
         maxHealth: r.varint(),
       };
     default:
-      return bad(DecodeErrorCode.BadEnum, `record kind ${tag & 0x0f} is not below 8`);
+      return bad(DecodeErrorCode.BadEnum, `record kind ${tag & KIND_MASK} is not below 8`);
   }
 }
 
-/** Reads blocks to the end of the payload. */
+/** Reads records to the end of the payload. */
 export function readRecords(r: Reader): EntityRecord[] {
   const out: EntityRecord[] = [];
+  let id = 0;
   while (r.pos < r.end) {
-    const n = r.varint();
-    if (n === 0) bad(DecodeErrorCode.BadEnum, 'empty record block');
-    let id = 0;
-    for (let i = 0; i < n; i++) {
-      id += r.varint();
-      if (id > 0xffffffff) bad(DecodeErrorCode.BadVarint, `entity id ${id} beyond u32`);
-      out.push(readRecord(r, id));
-    }
+    const delta = r.varint();
+    const tag = r.u8();
+    id = tag & BASE ? delta : id + delta;
+    if (id > 0xffffffff) bad(DecodeErrorCode.BadVarint, `entity id ${id} beyond u32`);
+    out.push(readRecord(r, id, tag));
   }
   return out;
 }
 
 /**
- * The records field: blocks to the end of the payload. A frame holds at most
+ * The records field: records to the end of the payload. A frame holds at most
  * MAX_FRAME_SIZE bytes, so the server starts another WorldUpdate frame when one is full.
  */
 export function entityRecords(maxSize: number): Field<EntityRecord[]> {

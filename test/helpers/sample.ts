@@ -193,15 +193,6 @@ const MAX_ID = 0xffffffff;
 /** The largest value of each varint length, 1 to 5 bytes. */
 const VARINT_OF_LENGTH = [0, 0x7f, 0x3fff, 0x1fffff, 0xfffffff, 0xffffffff] as const;
 
-function varintLength(v: number): number {
-  let n = 1;
-  while (v >= 0x80) {
-    v = Math.floor(v / 128);
-    n++;
-  }
-  return n;
-}
-
 /** A health (4..12 bytes) or death (3 bytes) record of exactly `size` bytes, id delta 0. */
 function fillerRecord(size: number): EntityRecord {
   if (size === 3) return { kind: 'death', id: MAX_ID, killerId: 0 };
@@ -219,7 +210,7 @@ function fillerRecord(size: number): EntityRecord {
  * 5-byte delta first, then deltas of 0), opening with the largest spawn and the largest
  * move, then paths of MAX_PATH_POINTS waypoints (the largest record), then health and
  * death records sized to use up the rest. Throws for the budgets that cannot be met so:
- * 1 to 49, 51 and 52 bytes (the real one, a WorldUpdate's, is the frame limit).
+ * 1 to 48, 50 and 51 bytes (the real one, a WorldUpdate's, is the frame limit).
  */
 export function maximalRecords(budget: number): EntityRecord[] {
   if (budget === 0) return [];
@@ -262,13 +253,11 @@ export function maximalRecords(budget: number): EntityRecord[] {
     writeRecords(w, records);
     return w.pos;
   };
-  // Sizes without the block count; a path after the head has a 1-byte delta, not 5.
-  const headSize = sizeOf(head) - 1;
-  const pathSize = sizeOf([path]) - 1 - 4;
-  for (let countBytes = 1; countBytes <= 5; countBytes++) {
-    let rest = budget - countBytes - headSize;
-    if (rest < 0) break;
-    if (rest === 1 || rest === 2) continue;
+  // A path after the head has a 1-byte delta, not 5 (no block counts: a block costs nothing).
+  const headSize = sizeOf(head);
+  const pathSize = sizeOf([path]) - 4;
+  let rest = budget - headSize;
+  if (rest >= 0 && rest !== 1 && rest !== 2) {
     const paths = rest < 3 ? 0 : Math.floor((rest - 3) / pathSize);
     rest -= paths * pathSize;
     const records = [...head, ...Array<EntityRecord>(paths).fill(path)];
@@ -277,7 +266,7 @@ export function maximalRecords(budget: number): EntityRecord[] {
       records.push(fillerRecord(size));
       rest -= size;
     }
-    if (varintLength(records.length) === countBytes && sizeOf(records) === budget) return records;
+    if (sizeOf(records) === budget) return records;
   }
   throw new Error(`no entity records encode to exactly ${budget} bytes`);
 }

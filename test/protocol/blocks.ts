@@ -1,7 +1,7 @@
 /**
  * Facts about packets that end in entity records (WorldUpdate), for the generic per-packet
- * tests. A records field reads blocks until the payload ends, so a payload cut between two
- * blocks is not short: it is a whole payload holding the blocks before the cut.
+ * tests. A records field reads records until the payload ends, so a payload cut between two
+ * records is not short: it is a whole payload holding the records before the cut.
  */
 import type { EntityRecord, Packet, PayloadOf } from '../../shared/protocol/index.js';
 import { HEADER_SIZE } from '../../shared/codec/index.js';
@@ -23,16 +23,16 @@ export function splitBlocks(records: readonly EntityRecord[]): EntityRecord[][] 
 
 /**
  * The payload lengths, short of the whole payload of `value`, at which its prefix is itself
- * a whole payload (a cut between blocks, or right before the first), each with the value it
+ * a whole payload (a cut between records, or right before the first), each with the value it
  * decodes to. Empty for a packet without records.
  */
 export function wholeBlockPrefixes<P extends Packet>(def: P, value: PayloadOf<P>): Map<number, unknown> {
   const out = new Map<number, unknown>();
   const name = recordsFieldOf(def);
   if (name === undefined) return out;
-  const blocks = splitBlocks((value as Record<string, EntityRecord[]>)[name]!);
-  for (let n = 0; n < blocks.length; n++) {
-    const shorter = { ...value, [name]: blocks.slice(0, n).flat() };
+  const records = (value as Record<string, EntityRecord[]>)[name]!;
+  for (let n = 0; n < records.length; n++) {
+    const shorter = { ...value, [name]: records.slice(0, n) };
     out.set(def.encode(shorter as never).length - HEADER_SIZE, shorter);
   }
   return out;

@@ -13,6 +13,7 @@ import fc from 'fast-check';
 import {
   AGE,
   ALIVE,
+  BASE,
   CharacterList,
   ChatSend,
   DeleteCharacter,
@@ -31,6 +32,7 @@ import {
   SAME_ANGLE,
   SPEED,
   WorldUpdate,
+  markBase,
   writeRecord,
   writeRecords,
   ZoneInfo,
@@ -205,8 +207,8 @@ describe('malformed payloads get specific decode errors', () => {
 });
 
 // ---------------------------------------------------------------------------------------
-// WorldUpdate's entity records (shared/protocol/records.ts): blocks to the end of the
-// payload, each `count varint · (idDelta varint · tag u8 · fields) × count`.
+// WorldUpdate's entity records (shared/protocol/records.ts): records to the end of the
+// payload, each `idDelta varint · tag u8 · fields` (a tag with BASE starts a block).
 
 /** tick varint · time varint: what comes before the records. */
 const HEAD = [...varint(7), ...varint(1000)];
@@ -225,7 +227,7 @@ const BODY: Record<keyof typeof RecordKind, number[]> = {
 };
 const KINDS = Object.keys(RecordKind) as (keyof typeof RecordKind)[];
 
-/** A WorldUpdate payload holding these records (the bytes of whole blocks). */
+/** A WorldUpdate payload holding these records (the bytes of whole records). */
 function update(...records: (number | readonly number[] | Uint8Array)[]): Uint8Array {
   return bytes(HEAD, ...records);
 }
@@ -239,7 +241,7 @@ function recordsBytes(records: readonly EntityRecord[]): Uint8Array {
 describe('WorldUpdate refuses malformed entity records with specific decode errors', () => {
   it('accepts one record of every kind, so the cases below break only what they name', () => {
     for (const kind of KINDS) {
-      const got = WorldUpdate.decode(update(1, 5, RecordKind[kind], BODY[kind]));
+      const got = WorldUpdate.decode(update(5, RecordKind[kind], BODY[kind]));
       expect(
         got.records.map((r) => [r.kind, r.id]),
         kind,
@@ -247,8 +249,19 @@ describe('WorldUpdate refuses malformed entity records with specific decode erro
     }
   });
 
-  it.each([8, 9, 10, 11, 12, 13, 14, 15])('refuses record kind %i with ERR_BAD_ENUM', (kind) => {
-    expect(decodeFailure(WorldUpdate, update(1, 5, kind)).code).toBe(DecodeErrorCode.BadEnum);
+  it('reads the kind from the low 3 bits: BASE (0x08) changes only where the id counts from', () => {
+    for (const kind of KINDS) {
+      const got = WorldUpdate.decode(
+        update(9, RecordKind.Death, BODY.Death, 5, RecordKind[kind] | BASE, BODY[kind]),
+      );
+      expect(
+        got.records.map((r) => [r.kind, r.id]),
+        kind,
+      ).toEqual([
+        ['death', 9],
+        [kind[0]!.toLowerCase() + kind.slice(1), 5],
+      ]);
+    }
   });
 
   /** Every flag bit each kind refuses: move uses four, moveBy three, path and spawn one, the rest none. */
@@ -268,20 +281,20 @@ describe('WorldUpdate refuses malformed entity records with specific decode erro
   it.each(badFlags)(
     'refuses a %s record with flag %s with ERR_BAD_ENUM, from its tag alone',
     (_k, _f, tag) => {
-      expect(decodeFailure(WorldUpdate, update(1, 5, tag)).code).toBe(DecodeErrorCode.BadEnum);
+      expect(decodeFailure(WorldUpdate, update(5, tag)).code).toBe(DecodeErrorCode.BadEnum);
     },
   );
 
   it('accepts every flag a kind defines', () => {
     const moveTag = RecordKind.Move | MOVING | JUMP | SPEED | AGE;
-    expect(WorldUpdate.decode(update(1, 5, moveTag, BODY.Move, C, varint(300))).records[0]).toMatchObject({
+    expect(WorldUpdate.decode(update(5, moveTag, BODY.Move, C, varint(300))).records[0]).toMatchObject({
       moving: true,
       jump: true,
       speed: 0x1234 / 16,
       age: 300,
     });
     const byTag = RecordKind.MoveBy | MOVING | SAME_ANGLE | SPEED;
-    expect(WorldUpdate.decode(update(1, 5, byTag, varint(5), varint(6), C)).records[0]).toEqual({
+    expect(WorldUpdate.decode(update(5, byTag, varint(5), varint(6), C)).records[0]).toEqual({
       kind: 'moveBy',
       id: 5,
       dx: -3,
@@ -290,31 +303,25 @@ describe('WorldUpdate refuses malformed entity records with specific decode erro
       moving: true,
       speed: 0x1234 / 16,
     });
-    expect(WorldUpdate.decode(update(1, 5, RecordKind.Path | SPEED, C, C, C, 0)).records[0]).toMatchObject({
+    expect(WorldUpdate.decode(update(5, RecordKind.Path | SPEED, C, C, C, 0)).records[0]).toMatchObject({
       speed: 0x1234 / 16,
     });
-    expect(WorldUpdate.decode(update(1, 5, RecordKind.Spawn | ALIVE, BODY.Spawn)).records[0]).toMatchObject({
+    expect(WorldUpdate.decode(update(5, RecordKind.Spawn | ALIVE, BODY.Spawn)).records[0]).toMatchObject({
       alive: true,
     });
   });
 
-  it('refuses an empty block (count 0) with ERR_BAD_ENUM, first or after a valid block', () => {
-    expect(decodeFailure(WorldUpdate, update(0)).code).toBe(DecodeErrorCode.BadEnum);
-    const valid = [1, 5, RecordKind.Death, ...BODY.Death];
-    expect(decodeFailure(WorldUpdate, update(valid, 0)).code).toBe(DecodeErrorCode.BadEnum);
-  });
-
-  it('refuses a block count that is not a shortest varint with ERR_BAD_VARINT', () => {
-    expect(decodeFailure(WorldUpdate, update(0x81, 0x00)).code).toBe(DecodeErrorCode.BadVarint);
+  it('accepts a payload of just the head: an empty update', () => {
+    expect(WorldUpdate.decode(update()).records).toEqual([]);
   });
 
   it(`refuses a path of ${MAX_PATH_POINTS + 1} waypoints with ERR_LIST_TOO_LONG, before reading them`, () => {
     for (const n of [MAX_PATH_POINTS + 1, 255]) {
-      const e = decodeFailure(WorldUpdate, update(1, 5, RecordKind.Path, C, C, n));
+      const e = decodeFailure(WorldUpdate, update(5, RecordKind.Path, C, C, n));
       expect(e.code, `${n} waypoints`).toBe(DecodeErrorCode.ListTooLong);
     }
     const full = Array.from({ length: MAX_PATH_POINTS }, () => [...C, ...C]).flat();
-    const path = WorldUpdate.decode(update(1, 5, RecordKind.Path, C, C, MAX_PATH_POINTS, full)).records[0];
+    const path = WorldUpdate.decode(update(5, RecordKind.Path, C, C, MAX_PATH_POINTS, full)).records[0];
     expect(path).toMatchObject({ kind: 'path' });
     expect((path as Extract<EntityRecord, { kind: 'path' }>).waypoints).toHaveLength(MAX_PATH_POINTS);
   });
@@ -322,59 +329,58 @@ describe('WorldUpdate refuses malformed entity records with specific decode erro
   it('refuses an id that id deltas carry past 2^32 - 1 with ERR_BAD_VARINT', () => {
     const death = (delta: number) => [...varint(delta), RecordKind.Death, ...BODY.Death];
     // 2^32 - 1 itself, and a repeat of it (delta 0), are fine.
-    const top = WorldUpdate.decode(update(2, death(0xffffffff), death(0)));
+    const top = WorldUpdate.decode(update(death(0xffffffff), death(0)));
     expect(top.records.map((r) => r.id)).toEqual([0xffffffff, 0xffffffff]);
-    expect(decodeFailure(WorldUpdate, update(2, death(0xffffffff), death(1))).code).toBe(
+    expect(decodeFailure(WorldUpdate, update(death(0xffffffff), death(1))).code).toBe(
       DecodeErrorCode.BadVarint,
     );
-    expect(decodeFailure(WorldUpdate, update(2, death(0x80000000), death(0x80000000))).code).toBe(
+    expect(decodeFailure(WorldUpdate, update(death(0x80000000), death(0x80000000))).code).toBe(
       DecodeErrorCode.BadVarint,
     );
-    // The overflow is found from the delta alone, before the record's tag.
-    expect(decodeFailure(WorldUpdate, update(2, death(0xffffffff), varint(1))).code).toBe(
+    // The overflow is found at the record's tag (which says where the id counts from), before its fields.
+    expect(decodeFailure(WorldUpdate, update(death(0xffffffff), varint(1), RecordKind.Death)).code).toBe(
       DecodeErrorCode.BadVarint,
     );
   });
 
-  it('starts ids again from 0 in every block, so blocks never overflow each other', () => {
-    const death = (delta: number) => [...varint(delta), RecordKind.Death, ...BODY.Death];
-    const got = WorldUpdate.decode(update(1, death(0xffffffff), 1, death(1)));
+  it('starts ids again from 0 in every block (BASE), so blocks never overflow each other', () => {
+    const death = (delta: number, tag = 0) => [...varint(delta), RecordKind.Death | tag, ...BODY.Death];
+    const got = WorldUpdate.decode(update(death(0xffffffff), death(1, BASE)));
     expect(got.records.map((r) => r.id)).toEqual([0xffffffff, 1]);
   });
 
   it('refuses a non-shortest id delta with ERR_BAD_VARINT', () => {
-    expect(decodeFailure(WorldUpdate, update(1, 0x85, 0x00)).code).toBe(DecodeErrorCode.BadVarint);
+    expect(decodeFailure(WorldUpdate, update(0x85, 0x00)).code).toBe(DecodeErrorCode.BadVarint);
   });
 
   it.each<[string, number[], DecodeErrorCode]>([
-    ['an entity kind of 2', [1, 5, RecordKind.Spawn, 2], DecodeErrorCode.BadEnum],
-    ['a name of 17 bytes', [1, 5, RecordKind.Spawn, 1, ...u16le(3), 17], DecodeErrorCode.StringTooLong],
+    ['an entity kind of 2', [5, RecordKind.Spawn, 2], DecodeErrorCode.BadEnum],
+    ['a name of 17 bytes', [5, RecordKind.Spawn, 1, ...u16le(3), 17], DecodeErrorCode.StringTooLong],
     [
       'a name of invalid UTF-8',
-      [1, 5, RecordKind.Spawn, 1, ...u16le(3), 2, 0xc3, 0x28],
+      [5, RecordKind.Spawn, 1, ...u16le(3), 2, 0xc3, 0x28],
       DecodeErrorCode.BadUtf8,
     ],
-    ['a non-shortest health', [1, 5, RecordKind.Health, 0x80, 0x00], DecodeErrorCode.BadVarint],
+    ['a non-shortest health', [5, RecordKind.Health, 0x80, 0x00], DecodeErrorCode.BadVarint],
     [
       'a health above 2^32 - 1',
-      [1, 5, RecordKind.Health, 0x80, 0x80, 0x80, 0x80, 0x10],
+      [5, RecordKind.Health, 0x80, 0x80, 0x80, 0x80, 0x10],
       DecodeErrorCode.BadVarint,
     ],
-    ['a despawn reason of 3', [1, 5, RecordKind.Despawn, 3], DecodeErrorCode.BadEnum],
-    ['a non-shortest killer', [1, 5, RecordKind.Death, 0x80, 0x00], DecodeErrorCode.BadVarint],
+    ['a despawn reason of 3', [5, RecordKind.Despawn, 3], DecodeErrorCode.BadEnum],
+    ['a non-shortest killer', [5, RecordKind.Death, 0x80, 0x00], DecodeErrorCode.BadVarint],
   ])('refuses %s with its code', (_name, body, code) => {
     expect(decodeFailure(WorldUpdate, update(body)).code).toBe(code);
   });
 
-  it('refuses a truncated multi-block body with ERR_SHORT at every length but between blocks', () => {
+  it('refuses a truncated multi-block body with ERR_SHORT at every length but between records', () => {
     const records = sampleRecords();
-    const blocks = splitBlocks(records);
-    expect(blocks.length).toBeGreaterThan(1);
+    expect(splitBlocks(records).length).toBeGreaterThan(1);
     const full = update(recordsBytes(records));
-    // Between blocks the shorter payload is whole: it holds the blocks before the cut.
+    // Between records the shorter payload is whole: it holds the records before the cut.
     const whole = new Map<number, EntityRecord[]>();
-    for (let n = 0; n < blocks.length; n++) {
-      whole.set(update(recordsBytes(blocks.slice(0, n).flat())).length, blocks.slice(0, n).flat());
+    for (let n = 0; n < records.length; n++) {
+      whole.set(update(recordsBytes(records.slice(0, n))).length, records.slice(0, n));
     }
     const wrong: string[] = [];
     for (let len = 0; len < full.length; len++) {
@@ -511,24 +517,22 @@ function hostilePayloads(def: Packet): Hostile[] {
     }
     field.write(w, value);
   };
-  /** Each block's count, and each record's id delta and tag (records.ts checks the fields). */
+  /** Each record's id delta and tag (records.ts checks the fields). */
   const walkRecords = (records: EntityRecord[], at: string): void => {
     let i = 0;
     for (const block of splitBlocks(records)) {
-      add(`${at} block at record ${i}`, DecodeErrorCode.BadEnum, [0]);
-      add(`${at} block at record ${i}`, DecodeErrorCode.BadVarint, [0x80, 0x00]);
-      w.varint(block.length);
       let prev = 0;
       for (const r of block) {
         const where = `${at}[${i++}]`;
+        const kind = RecordKind[kindName(r)];
         add(where, DecodeErrorCode.BadVarint, [0x80, 0x00]);
-        add(where, DecodeErrorCode.BadVarint, varint(2 ** 32 - prev));
-        add(where, DecodeErrorCode.BadEnum, [...varint(r.id - prev), 0x0f]);
+        // An id past 2^32 - 1: counted on from the previous one (no BASE), or a delta past it.
+        add(where, DecodeErrorCode.BadVarint, [...varint(2 ** 32 - prev), kind]);
         // 0x80 is AGE on a move; every other kind refuses it.
-        if (r.kind !== 'move') {
-          add(where, DecodeErrorCode.BadEnum, [...varint(r.id - prev), 0x80 | RecordKind[kindName(r)]]);
-        }
+        if (r.kind !== 'move') add(where, DecodeErrorCode.BadEnum, [...varint(r.id - prev), 0x80 | kind]);
+        const start = w.pos;
         writeRecord(w, r.id - prev, r);
+        if (r === block[0]) markBase(w.buf, start);
         prev = r.id;
       }
     }

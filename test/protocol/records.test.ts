@@ -3,10 +3,12 @@ import { describe, expect, it } from 'vitest';
 import { EncodeError, HEADER_SIZE, MAX_FRAME_SIZE, Reader, Writer } from '../../shared/codec/index.js';
 import {
   ALIVE,
+  BASE,
   characterName,
   COORD_MAX,
   dequantizeCoord,
   JUMP,
+  markBase,
   MAX_PATH_POINTS,
   MOVING,
   packets,
@@ -50,6 +52,13 @@ function recordBytes(record: EntityRecord, idDelta = 1): number[] {
   return Array.from(w.finish());
 }
 
+/** The same bytes with BASE set: the first record of a block. */
+function based(bytes: number[]): number[] {
+  const out = Uint8Array.from(bytes);
+  markBase(out, 0);
+  return Array.from(out);
+}
+
 function move(over: Partial<MoveRecord> = {}): MoveRecord {
   return {
     kind: 'move',
@@ -81,7 +90,7 @@ describe('entity records', () => {
   it('round-trip a record written with any id delta as that id, first in its block', () => {
     fc.assert(
       fc.property(entityRecordsArbitrary(1), (records) => {
-        for (const r of records) expect(decode([1, ...recordBytes(r, r.id)])).toEqual([r]);
+        for (const r of records) expect(decode(based(recordBytes(r, r.id)))).toEqual([r]);
       }),
     );
   });
@@ -120,8 +129,7 @@ describe('record blocks', () => {
     const D = RecordKind.Death;
     // prettier-ignore
     expect(bytes).toEqual([
-      3,                // count
-      3, D, 0,          // id 3 = 0 + 3, killer 0
+      3, D | BASE, 0,   // id 3, a block starts (BASE): from 0; killer 0
       7, D, 0,          // id 10 = 3 + 7
       0xa2, 0x02, D, 0, // id 300 = 10 + 290, a 2-byte varint
     ]);
@@ -130,11 +138,12 @@ describe('record blocks', () => {
   it('start a new block where an id goes down, its ids again from 0', () => {
     const bytes = encode([death(10), death(12), death(3), death(5), death(1)]);
     const D = RecordKind.Death;
+    const B = D | BASE;
     // prettier-ignore
     expect(bytes).toEqual([
-      2, 10, D, 0, 2, D, 0, // ids 10, 12
-      2, 3, D, 0, 2, D, 0,  // ids 3, 5
-      1, 1, D, 0,           // id 1
+      10, B, 0, 2, D, 0, // ids 10, 12
+      3, B, 0, 2, D, 0,  // ids 3, 5
+      1, B, 0,           // id 1
     ]);
     expect(decode(bytes).map((r) => r.id)).toEqual([10, 12, 3, 5, 1]);
   });
@@ -144,8 +153,8 @@ describe('record blocks', () => {
     const standing = move({ id: spawn.id });
     const bytes = encode([spawn, standing]);
     const spawnBytes = recordBytes(spawn, spawn.id);
-    expect(bytes).toEqual([2, ...spawnBytes, ...recordBytes(standing, 0)]);
-    expect(bytes[1 + spawnBytes.length]).toBe(0);
+    expect(bytes).toEqual([...based(spawnBytes), ...recordBytes(standing, 0)]);
+    expect(bytes[spawnBytes.length]).toBe(0);
     expect(decode(bytes)).toEqual([spawn, standing]);
   });
 
@@ -155,21 +164,20 @@ describe('record blocks', () => {
         const descents = records.filter((r, i) => i > 0 && r.id < records[i - 1]!.id).length;
         const blocks = splitBlocks(records);
         expect(blocks).toHaveLength(records.length === 0 ? 0 : descents + 1);
-        // Each block is its count and its records, back to back.
-        const bytes = blocks.flatMap((b) => [
-          b.length,
-          ...b.flatMap((r, i) => recordBytes(r, r.id - (b[i - 1]?.id ?? 0))),
-        ]);
+        // Each block is its records back to back, the first with BASE.
+        const bytes = blocks.flatMap((b) =>
+          b.flatMap((r, i) => (i === 0 ? based(recordBytes(r, r.id)) : recordBytes(r, r.id - b[i - 1]!.id))),
+        );
         expect(encode(records)).toEqual(bytes);
       }),
       { numRuns: 200 },
     );
   });
 
-  it('are what writeRecordBody writes after a count, as the server writes them', () => {
+  it('are what writeRecordBody writes, the first marked BASE, as the server writes them', () => {
     const w = new Writer(8);
-    w.varint(3);
     writeRecordBody.health(w, 9, 180, 300);
+    markBase(w.buf, 0);
     writeRecordBody.move(w, 3, coordStep(5), coordStep(6), angleStep(7), true, false, speedStep(40));
     writeRecordBody.despawn(w, 0, 'outOfRange');
     expect(decode(w.finish())).toEqual([
@@ -209,6 +217,16 @@ describe('record blocks', () => {
   });
 });
 
+describe('record ids without BASE', () => {
+  it('count on from the previous record, whatever block it was in; the payload starts from 0', () => {
+    const D = RecordKind.Death;
+    // No BASE anywhere: 5, then 5 + 2, then 7 + 1.
+    expect(decode([5, D, 0, 2, D, 0, 1, D, 0]).map((r) => r.id)).toEqual([5, 7, 8]);
+    // BASE restarts from 0; the next counts on from it.
+    expect(decode([5, D, 0, 2, D | BASE, 0, 1, D, 0]).map((r) => r.id)).toEqual([5, 2, 3]);
+  });
+});
+
 describe('record byte costs', () => {
   it('a move is 7 bytes with a 1-byte id delta: delta, tag, x u16, y u16, angle u8', () => {
     expect(recordBytes(move())).toHaveLength(7);
@@ -222,12 +240,13 @@ describe('record byte costs', () => {
     expect(bytes.slice(-2)).toEqual([88, 0]);
   });
 
-  it('a block of walking entities costs one count byte and 7 bytes each', () => {
+  it('a block of walking entities costs 7 bytes each and nothing for the block', () => {
     const walkers = Array.from({ length: 100 }, (_, i) => move({ id: 1 + i, moving: true }));
-    expect(encode(walkers)).toHaveLength(1 + 7 * 100);
+    expect(encode(walkers)).toHaveLength(7 * 100);
   });
 
-  it('puts the kind in the low nibble of the tag and the flags in the high nibble', () => {
+  it('puts the kind in the low 3 bits of the tag, BASE in bit 3 and the flags in the high nibble', () => {
+    expect(based(recordBytes(move()))[1]).toBe(RecordKind.Move | BASE);
     const tag = (r: EntityRecord) => recordBytes(r)[1];
     expect(tag(move())).toBe(RecordKind.Move);
     expect(tag(move({ moving: true }))).toBe(RecordKind.Move | MOVING);

@@ -16,6 +16,7 @@ import {
   spell,
   template,
   tick,
+  walker,
   world,
 } from './builders.js';
 
@@ -72,6 +73,39 @@ describe('mob combat', () => {
     // walks off 40 units: a new path
     ev = [...tick(w, [move(p, 210, 600, { t: 1050 })], 1050), ...runUntil(w, 1200)];
     expect(routes(ev).length).toBeGreaterThanOrEqual(1);
+  });
+
+  it('aims where a walking target will be and keeps that route while the target keeps its course', () => {
+    const w = world({
+      mobs: [mobAt(300, 500)],
+      templates: [template({ speed: 80 })],
+      rules: { leashDistance: 2000 },
+      zone: { obstacles: [] },
+    });
+    const p = join(w, player({ x: 250, y: 500 }));
+    const m = w.mobs.get(mobId(0))!;
+    runUntil(w, 100);
+    expect(m.state).toBe('chase');
+    // The player walks off along +y at its full speed (faster than the mob) for 1.5 s, with a
+    // client's heartbeat every 250 ms, then stops.
+    const walk = walker(p, Math.PI / 2, 100);
+    const paths: { t: number; route: MobRoute | null }[] = [];
+    const events: WorldEvent[] = [];
+    for (let t = 150; t <= 4000; t += 50) {
+      const input = t <= 1600 && (t - 100) % 250 === 0 ? [walk.at(t, t < 1600)] : [];
+      const ev = tick(w, input, t);
+      for (const route of routes(ev)) paths.push({ t, route });
+      events.push(...ev);
+    }
+    const walking = paths.filter((x) => x.t <= 1600);
+    // One route aimed ahead along the walk, kept while the player keeps its course (the old
+    // chase re-planned every 24 units the player walked: 6 or more routes in 1.5 s).
+    expect(walking.length).toBeLessThanOrEqual(2);
+    // Aimed ahead of where the player was when the route was planned (y 536 at t 400).
+    expect(walking[0]!.route!.waypoints.at(-1)!.y).toBeGreaterThan(560);
+    // Then it catches up with the stopped player and swings.
+    expect(distance(m, p)).toBeLessThanOrEqual(22);
+    expect(received(events, p.id, 'CombatEvent').length).toBeGreaterThanOrEqual(1);
   });
 
   it('stops where it stands, with a one-point path, when its target comes within reach before its route ends', () => {

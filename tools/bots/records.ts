@@ -3,10 +3,9 @@
  * bots on one core. A record's fields are read only when the bot measures them; every other
  * field is stepped over by its length (shared/protocol/records.ts has the layout):
  *
- *   payload := tick varint · time varint (deltas) · block*
- *   body    := block*
- *   block   := count varint (>= 1) · record × count
- *   record  := idDelta varint · tag u8 · fields of the tag's kind (low 4 bits)
+ *   payload := tick varint · time varint (deltas) · record*
+ *   record  := idDelta varint · tag u8 · fields of the tag's kind (low 3 bits)
+ *              id = idDelta with BASE (0x08, a block starts), else previous id + idDelta
  *
  *   kind 0 move     x u16 · y u16 · angle u8 [· speed u16 if SPEED] [· age varint if AGE]
  *   kind 1 path     x u16 · y u16 [· speed u16 if SPEED] · count u8 · (x u16 · y u16) × count
@@ -29,6 +28,7 @@ import { HEADER_SIZE } from '../../shared/codec/frame.js';
 import {
   AGE,
   ALIVE,
+  BASE,
   MOVING,
   RecordKind,
   SAME_ANGLE,
@@ -97,9 +97,9 @@ function u16(buf: Uint8Array, q: number): number {
 }
 
 /**
- * Walks a WorldUpdate payload in buf[start, end): its head into `refs`, then its record
- * blocks, calling `v` and adding to `tally`. Returns false when it does not parse: a record
- * running past `end`, an empty block, an unknown kind, a varint over 5 bytes.
+ * Walks a WorldUpdate payload in buf[start, end): its head into `refs`, then its records,
+ * calling `v` and adding to `tally`. Returns false when it does not parse: a record running
+ * past `end`, a varint over 5 bytes.
  */
 export function walkRecords(
   buf: Uint8Array,
@@ -114,108 +114,104 @@ export function walkRecords(
   const timeDelta = varint(buf);
   if (tickDelta < 0 || timeDelta < 0 || at > end) return false;
   refs.advance(tickDelta, timeDelta);
+  let id = 0;
+  let spawned = -1;
   while (at < end) {
-    const n = varint(buf);
-    if (n <= 0 || at > end) return false;
-    let id = 0;
-    let spawned = -1;
-    for (let i = 0; i < n; i++) {
-      const recordStart = at;
-      const delta = varint(buf);
-      if (delta < 0 || at >= end) return false;
-      id += delta;
-      const tag = buf[at++]!;
-      switch (tag & 0x0f) {
-        case RecordKind.Move: {
-          const q = at;
-          at += tag & SPEED ? 7 : 5;
-          const age = tag & AGE ? varint(buf) : 0;
-          if (age < 0 || at > end) return false;
-          const qx = u16(buf, q);
-          const qy = u16(buf, q + 2);
-          refs.setRef(id, qx, qy, buf[q + 4]!, (tag & MOVING) !== 0, tag & SPEED ? u16(buf, q + 5) : -1, age);
-          tally.movementRecords++;
-          v.move(id, qx, qy, tag, spawned === id);
-          break;
-        }
-        case RecordKind.MoveBy: {
-          const dx = varint(buf);
-          const dy = varint(buf);
-          if (dx < 0 || dy < 0) return false;
-          const qa = tag & SAME_ANGLE ? -1 : buf[at++]!;
-          const qs = tag & SPEED ? u16(buf, at) : -1;
-          if (tag & SPEED) at += 2;
-          if (at > end) return false;
-          tally.movementRecords++;
-          if (refs.moveBy(id, unzigzag(dx), unzigzag(dy), qa, (tag & MOVING) !== 0, qs)) {
-            v.move(id, refs.qx, refs.qy, tag & MOVING, false);
-          }
-          break;
-        }
-        case RecordKind.Path: {
-          const q = at;
-          at += tag & SPEED ? 6 : 4;
-          if (at >= end) return false;
-          at += 1 + 4 * buf[at]!;
-          if (at > end) return false;
-          refs.path(id);
-          tally.movementRecords++;
-          v.path(id, u16(buf, q), u16(buf, q + 2));
-          break;
-        }
-        case RecordKind.Spawn: {
-          const kind = buf[at]!;
-          at += 3;
-          if (at >= end) return false;
-          at += 1 + buf[at]! + 1;
-          if (varint(buf) < 0 || varint(buf) < 0) return false;
-          const qs = u16(buf, at);
-          at += 3;
-          if (at > end) return false;
-          refs.spawn(id, qs);
-          v.spawn(id, kind === 1, (tag & ALIVE) !== 0);
-          break;
-        }
-        case RecordKind.Despawn:
-          at += 1;
-          if (at > end) return false;
-          refs.forget(id);
-          v.despawn(id);
-          break;
-        case RecordKind.Health:
-          if (varint(buf) < 0 || varint(buf) < 0 || at > end) return false;
-          break;
-        case RecordKind.Death:
-          if (varint(buf) < 0 || at > end) return false;
-          v.death(id);
-          break;
-        case RecordKind.Respawn: {
-          const q = at;
-          at += 4;
-          if (varint(buf) < 0 || varint(buf) < 0 || at > end) return false;
-          v.respawn(id, buf[q]! | (buf[q + 1]! << 8), buf[q + 2]! | (buf[q + 3]! << 8));
-          break;
-        }
-        default:
-          return false;
+    const recordStart = at;
+    const delta = varint(buf);
+    if (delta < 0 || at >= end) return false;
+    const tag = buf[at++]!;
+    id = tag & BASE ? delta : id + delta;
+    switch (tag & 0x07) {
+      case RecordKind.Move: {
+        const q = at;
+        at += tag & SPEED ? 7 : 5;
+        const age = tag & AGE ? varint(buf) : 0;
+        if (age < 0 || at > end) return false;
+        const qx = u16(buf, q);
+        const qy = u16(buf, q + 2);
+        refs.setRef(id, qx, qy, buf[q + 4]!, (tag & MOVING) !== 0, tag & SPEED ? u16(buf, q + 5) : -1, age);
+        tally.movementRecords++;
+        v.move(id, qx, qy, tag & 0xf0, spawned === id);
+        break;
       }
-      tally.records++;
-      const kind = tag & 0x0f;
-      const bytes = at - recordStart;
-      if (kind === RecordKind.Move || kind === RecordKind.Path || kind === RecordKind.MoveBy) {
-        tally.movementRecordBytes += bytes;
-        if (kind === RecordKind.Path) {
-          tally.pathRecords++;
-          tally.pathRecordBytes += bytes;
+      case RecordKind.MoveBy: {
+        const dx = varint(buf);
+        const dy = varint(buf);
+        if (dx < 0 || dy < 0) return false;
+        const qa = tag & SAME_ANGLE ? -1 : buf[at++]!;
+        const qs = tag & SPEED ? u16(buf, at) : -1;
+        if (tag & SPEED) at += 2;
+        if (at > end) return false;
+        tally.movementRecords++;
+        if (refs.moveBy(id, unzigzag(dx), unzigzag(dy), qa, (tag & MOVING) !== 0, qs)) {
+          v.move(id, refs.qx, refs.qy, tag & MOVING, false);
         }
-        if (spawned === id) {
-          tally.spawnMotionRecords++;
-          tally.spawnMotionBytes += bytes;
-        }
-      } else tally.otherRecordBytes += bytes;
-      // A spawn's motion record comes right after it, with the same id.
-      spawned = kind === RecordKind.Spawn ? id : -1;
+        break;
+      }
+      case RecordKind.Path: {
+        const q = at;
+        at += tag & SPEED ? 6 : 4;
+        if (at >= end) return false;
+        at += 1 + 4 * buf[at]!;
+        if (at > end) return false;
+        refs.path(id);
+        tally.movementRecords++;
+        v.path(id, u16(buf, q), u16(buf, q + 2));
+        break;
+      }
+      case RecordKind.Spawn: {
+        const kind = buf[at]!;
+        at += 3;
+        if (at >= end) return false;
+        at += 1 + buf[at]! + 1;
+        if (varint(buf) < 0 || varint(buf) < 0) return false;
+        const qs = u16(buf, at);
+        at += 3;
+        if (at > end) return false;
+        refs.spawn(id, qs);
+        v.spawn(id, kind === 1, (tag & ALIVE) !== 0);
+        break;
+      }
+      case RecordKind.Despawn:
+        at += 1;
+        if (at > end) return false;
+        refs.forget(id);
+        v.despawn(id);
+        break;
+      case RecordKind.Health:
+        if (varint(buf) < 0 || varint(buf) < 0 || at > end) return false;
+        break;
+      case RecordKind.Death:
+        if (varint(buf) < 0 || at > end) return false;
+        v.death(id);
+        break;
+      case RecordKind.Respawn: {
+        const q = at;
+        at += 4;
+        if (varint(buf) < 0 || varint(buf) < 0 || at > end) return false;
+        v.respawn(id, buf[q]! | (buf[q + 1]! << 8), buf[q + 2]! | (buf[q + 3]! << 8));
+        break;
+      }
+      default:
+        return false;
     }
+    tally.records++;
+    const kind = tag & 0x07;
+    const bytes = at - recordStart;
+    if (kind === RecordKind.Move || kind === RecordKind.Path || kind === RecordKind.MoveBy) {
+      tally.movementRecordBytes += bytes;
+      if (kind === RecordKind.Path) {
+        tally.pathRecords++;
+        tally.pathRecordBytes += bytes;
+      }
+      if (spawned === id) {
+        tally.spawnMotionRecords++;
+        tally.spawnMotionBytes += bytes;
+      }
+    } else tally.otherRecordBytes += bytes;
+    // A spawn's motion record comes right after it, with the same id.
+    spawned = kind === RecordKind.Spawn ? id : -1;
   }
   return at === end;
 }

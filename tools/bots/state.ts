@@ -74,7 +74,7 @@ export interface Counters {
   records: number;
   /** Move and path records received. */
   movementRecords: number;
-  /** Bytes of received move and path records (id delta included, no headers or block counts). */
+  /** Bytes of received move and path records (id delta included, no headers). */
   movementRecordBytes: number;
   /** Bytes of received records that are not movement (spawns, despawns, health, deaths, respawns). */
   otherRecordBytes: number;

@@ -62,11 +62,11 @@ export interface PhaseReport {
     recordsPerClientPerSecond: number;
     worldUpdatesPerClientPerSecond: number;
     /**
-     * WorldUpdate bytes (frame header, tick and time, block counts, records) less the bytes of
+     * WorldUpdate bytes (frame header, tick and time, records) less the bytes of
      * non-movement records, per movement record: every byte of overhead is charged to movement.
      */
     bytesPerMovementUpdate: number | null;
-    /** The move and path records' own bytes per movement record (no headers, no block counts). */
+    /** The move and path records' own bytes per movement record (no headers). */
     recordBytesPerMovementUpdate: number | null;
     /** All WorldUpdate bytes per record (headers included). */
     bytesPerRecord: number | null;
