@@ -54,6 +54,7 @@ import { cpus, tmpdir, totalmem } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { AreaSpec, GrowReport, PhaseReport } from '../tools/bots/swarm.js';
+import { DEFAULT_SWARM_OPTIONS } from '../tools/bots/state.js';
 import {
   delta,
   histogram,
@@ -572,6 +573,7 @@ async function main(): Promise<void> {
     movement:
       'bots stroll near their places with a few turns and pauses, sending movement state (start, stop, turn, heartbeat every 250 ms while walking)',
     'per step': `logins, bots walk to their places (up to ${args.arriveTimeout} s), ${args.settle} s settle, ${args.hold} s measured`,
+    latency: `move -> observer measured by one bot in ${DEFAULT_SWARM_OPTIONS.measureEvery} (each resolves every moveBy it receives to a position and matches it to the mover's send); the others only count records`,
     validity: `a step is invalid when the bot process used over ${BOT_CPU_LIMIT}% of its core or sent under ${MOVES_SENT_MIN * 100}% of the moves due`,
   };
   writeFileSync(`${base}.json`, `${JSON.stringify({ meta, runs }, null, 2)}\n`);

@@ -7,7 +7,7 @@
  *
  *   npx tsx tools/bots.ts --count 200 --transport mix --duration 30
  *       [--url 127.0.0.1] [--tcp-port 7777] [--http-port 8080]
- *       [--spread R | --area x,y,w,h | --dense | --in-view 40] [--step-hz 20]
+ *       [--spread R | --area x,y,w,h | --dense | --in-view 40] [--step-hz 20] [--measure-every 4]
  *       [--login-concurrency 32] [--connect-rate 0] [--prefix bot] [--json out.json] [--quiet]
  *
  * With --ipc (run by bench/load.ts as a child with an IPC channel) it takes orders instead:
@@ -109,6 +109,9 @@ function parseArgs(argv: readonly string[]): Args {
         break;
       case '--step-hz':
         args.swarm.stepHz = num(flag, value(), 1);
+        break;
+      case '--measure-every':
+        args.swarm.measureEvery = Math.floor(num(flag, value(), 1));
         break;
       case '--login-concurrency':
         args.swarm.loginConcurrency = Math.floor(num(flag, value(), 1));

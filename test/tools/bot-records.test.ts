@@ -387,7 +387,10 @@ describe('bot intake', () => {
   it("matches another bot's move record to its send and records the latency", () => {
     const s = swarmState();
     const mover = hookedBot(s, 1, 10);
-    const observer = hookedBot(s, 2, 11);
+    // Bot 4 measures (one in measureEvery = 4); bot 3 only counts.
+    expect(s.options.measureEvery).toBe(4);
+    const observer = hookedBot(s, 4, 11);
+    const counter = hookedBot(s, 3, 12);
     const x = 1234.56;
     const y = 987.65;
     mover.bot.noteSent(1000, 1000, true, performance.now() - 5_000);
@@ -404,6 +407,8 @@ describe('bot intake', () => {
         speed: undefined,
         ...extra,
       }) as EntityRecord;
+    counter.feed(frame([rec(10, true)]));
+    expect(s.counters.matched + s.counters.unmatched).toBe(0);
     observer.feed(frame([rec(10, true)]));
     expect(s.counters.matched).toBe(1);
     expect(s.phase.latency.count).toBe(1);

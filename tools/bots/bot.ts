@@ -88,6 +88,10 @@ export class Bot implements RecordVisitor {
   entityId = 0;
   /** Motion references before the client exists (a bot fed bytes directly). */
   private readonly refs = new MotionRefs();
+  /** This bot resolves players' positions to match latency (one in measureEvery). */
+  private get measures(): boolean {
+    return this.n % this.s.options.measureEvery === 0;
+  }
   x = 0;
   y = 0;
   /** Heading while walking, facing while standing. */
@@ -476,7 +480,8 @@ export class Bot implements RecordVisitor {
           this.rxAt = now;
           // The client's references: its EnterWorld set where the heads count from.
           const refs = this.client?.motionRefs ?? this.refs;
-          if (!walkRecords(buf, p + WORLD_UPDATE_BODY, p + size, refs, this, c)) c.badUpdates++;
+          if (!walkRecords(buf, p + WORLD_UPDATE_BODY, p + size, refs, this, c, this.measures))
+            c.badUpdates++;
         } else c.moveAcks++;
         p += size;
         runStart = p;
@@ -495,8 +500,9 @@ export class Bot implements RecordVisitor {
       this.mobAt(id, qx, qy);
       return;
     }
-    // The bot's own state, where a spawn puts someone, a snap: nothing sent to match.
-    if (id === this.entityId || spawned || tag & JUMP) return;
+    // The bot's own state, where a spawn puts someone, a snap: nothing sent to match; and
+    // only the bots that measure match at all, so every sample comes from the same observers.
+    if (id === this.entityId || spawned || tag & JUMP || !this.measures) return;
     const s = this.s;
     const owner = s.botsByEntity[id];
     if (!owner) return;

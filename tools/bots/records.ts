@@ -98,8 +98,10 @@ function u16(buf: Uint8Array, q: number): number {
 
 /**
  * Walks a WorldUpdate payload in buf[start, end): its head into `refs`, then its records,
- * calling `v` and adding to `tally`. Returns false when it does not parse: a record running
- * past `end`, a varint over 5 bytes.
+ * calling `v` and adding to `tally`. Without `resolve` the motion references are left alone
+ * (a moveBy reaches no visitor): a bot that does not measure latency needs no positions of
+ * players. Returns false when it does not parse: a record running past `end`, a varint over
+ * 5 bytes.
  */
 export function walkRecords(
   buf: Uint8Array,
@@ -108,6 +110,7 @@ export function walkRecords(
   refs: MotionRefs,
   v: RecordVisitor,
   tally: RecordTally,
+  resolve = true,
 ): boolean {
   at = start;
   const tickDelta = varint(buf);
@@ -130,7 +133,8 @@ export function walkRecords(
         if (age < 0 || at > end) return false;
         const qx = u16(buf, q);
         const qy = u16(buf, q + 2);
-        refs.setRef(id, qx, qy, buf[q + 4]!, (tag & MOVING) !== 0, tag & SPEED ? u16(buf, q + 5) : -1, age);
+        if (resolve)
+          refs.setRef(id, qx, qy, buf[q + 4]!, (tag & MOVING) !== 0, tag & SPEED ? u16(buf, q + 5) : -1, age);
         tally.movementRecords++;
         v.move(id, qx, qy, tag & 0xf0, spawned === id);
         break;
@@ -144,7 +148,7 @@ export function walkRecords(
         if (tag & SPEED) at += 2;
         if (at > end) return false;
         tally.movementRecords++;
-        if (refs.moveBy(id, unzigzag(dx), unzigzag(dy), qa, (tag & MOVING) !== 0, qs)) {
+        if (resolve && refs.moveBy(id, unzigzag(dx), unzigzag(dy), qa, (tag & MOVING) !== 0, qs)) {
           v.move(id, refs.qx, refs.qy, tag & MOVING, false);
         }
         break;
@@ -155,7 +159,7 @@ export function walkRecords(
         if (at >= end) return false;
         at += 1 + 4 * buf[at]!;
         if (at > end) return false;
-        refs.path(id);
+        if (resolve) refs.path(id);
         tally.movementRecords++;
         v.path(id, u16(buf, q), u16(buf, q + 2));
         break;
@@ -169,14 +173,14 @@ export function walkRecords(
         const qs = u16(buf, at);
         at += 3;
         if (at > end) return false;
-        refs.spawn(id, qs);
+        if (resolve) refs.spawn(id, qs);
         v.spawn(id, kind === 1, (tag & ALIVE) !== 0);
         break;
       }
       case RecordKind.Despawn:
         at += 1;
         if (at > end) return false;
-        refs.forget(id);
+        if (resolve) refs.forget(id);
         v.despawn(id);
         break;
       case RecordKind.Health:

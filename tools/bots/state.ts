@@ -30,6 +30,12 @@ export interface SwarmOptions {
    * every CLIENT_HEARTBEAT_MS, so a rate that divides it (20: every 50 ms) keeps them on time.
    */
   stepHz: number;
+  /**
+   * One bot in this many measures move -> observer latency: it keeps every entity's motion
+   * reference to resolve moveBy records to positions. The others read records only as far as
+   * counting them and placing mobs needs, so the swarm's own cost stays off the server's figures.
+   */
+  measureEvery: number;
   /** How far from home a bot roams. */
   roamRadius: number;
   /** Chance, at each pause between walks, to cast at a mob / to say something. */
@@ -52,6 +58,7 @@ export const DEFAULT_SWARM_OPTIONS: SwarmOptions = {
   pingIntervalMs: 5_000,
   stepHz: 20,
   roamRadius: 90,
+  measureEvery: 4,
   castChance: 0.15,
   chatChance: 0.02,
   progress: true,
