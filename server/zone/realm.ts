@@ -1,8 +1,9 @@
 /**
  * The realm: every zone this process runs, the fixed tick that drives them, and the routing
- * of zone- and world-targeted packets (the dispatch core's GameRouter). Zone packets become
- * world inputs queued for the session's zone; world packets (enter world, whisper, who)
- * are answered here because they cross zones.
+ * of zone- and world-targeted packets (the dispatch core's GameRouter) through the tables of
+ * routes.ts, typed from the packets' declared targets. Zone packets become world inputs
+ * queued for the session's zone; world packets (enter world, whisper, who) are answered here
+ * because they cross zones.
  *
  * Saving: a player's state is stored when the world says so (logout, disconnect), every
  * autosave interval for everyone in the world (one batched write), and at shutdown. A
@@ -10,7 +11,6 @@
  * reconnect never loads a stale row.
  */
 import { ChatMessage, EnterWorldRequest, Whisper, WhoList } from '../../shared/protocol/index.js';
-import type { CastSpell, ChatSend, MoveInput } from '../../shared/protocol/index.js';
 import type { PayloadOf } from '../../shared/protocol/index.js';
 import type { AnyClientPacket } from '../../shared/protocol/registry.js';
 import type { GameRouter } from '../dispatch/router.js';
@@ -30,6 +30,7 @@ import {
   type WorldEvent,
   type WorldRules,
 } from '../world/index.js';
+import { routeWorld, zoneInput, type WorldRoutes } from './routes.js';
 import { ZoneHost, type ZoneHostHooks } from './zone-host.js';
 
 export interface RealmOptions {
@@ -162,81 +163,40 @@ export class Realm implements GameRouter {
   // ------------------------------------------------------------------ routing
 
   zone<P extends AnyClientPacket>(session: Session, def: P, payload: PayloadOf<P>): void {
+    const d: AnyClientPacket = def;
+    if (d.target !== 'zone') {
+      session.error('ERR_WRONG_STATE', `${d.name} is not a zone packet`, { fatal: false, opcode: d.opcode });
+      return;
+    }
     const placement = this.placements.get(session.id);
     const entityId = placement?.playerId;
     if (!placement || entityId === undefined) return;
-    const host = placement.host;
-    // Every input of every player passes here: switch on the name, no wrapper objects.
-    const name = (def as AnyClientPacket).name;
-    switch (name) {
-      case 'MoveInput': {
-        const m = payload as PayloadOf<typeof MoveInput>;
-        host.queue({
-          type: 'move',
-          entityId,
-          seq: m.seq,
-          x: m.x,
-          y: m.y,
-          facing: m.facing,
-          moving: m.moving,
-          speed: m.speed,
-          clientTime: m.clientTime,
-          receivedAt: this.clock(),
-        });
-        break;
-      }
-      case 'CastSpell': {
-        const c = payload as PayloadOf<typeof CastSpell>;
-        host.queue({ type: 'cast', entityId, spellId: c.spellId, targetId: c.targetId });
-        break;
-      }
-      case 'CancelCast':
-        host.queue({ type: 'cancelCast', entityId });
-        break;
-      case 'ChatSend': {
-        const c = payload as PayloadOf<typeof ChatSend>;
-        host.queue({ type: 'chat', entityId, channel: c.channel, text: c.text });
-        break;
-      }
-      case 'LogoutRequest':
-        host.queue({ type: 'logout', entityId });
-        break;
-      case 'LogoutCancel':
-        host.queue({ type: 'logoutCancel', entityId });
-        break;
-      default:
-        session.error('ERR_WRONG_STATE', `${def.name} is not a zone packet`, {
-          fatal: false,
-          opcode: def.opcode,
-        });
-    }
+    placement.host.queue(zoneInput(d, entityId, payload, this.clock()));
   }
 
   world<P extends AnyClientPacket>(session: Session, def: P, payload: PayloadOf<P>): void {
-    switch ((def as AnyClientPacket).name) {
-      case 'EnterWorldRequest':
-        void this.enterWorld(session, (payload as PayloadOf<typeof EnterWorldRequest>).characterId).catch(
-          (err: unknown) => {
-            session.log.error({ err }, 'enter world failed');
-            session.error('ERR_INTERNAL', 'could not enter the world', { fatal: false, opcode: def.opcode });
-          },
-        );
-        break;
-      case 'Whisper': {
-        const w = payload as PayloadOf<typeof Whisper>;
-        this.whisper(session, w.to, w.text);
-        break;
-      }
-      case 'Who':
-        this.who(session);
-        break;
-      default:
-        session.error('ERR_WRONG_STATE', `${def.name} is not a world packet`, {
-          fatal: false,
-          opcode: def.opcode,
-        });
+    const d: AnyClientPacket = def;
+    if (d.target !== 'world') {
+      session.error('ERR_WRONG_STATE', `${d.name} is not a world packet`, { fatal: false, opcode: d.opcode });
+      return;
     }
+    routeWorld(this.worldRoutes, d, session, payload);
   }
+
+  /** World packets: they cross zones, so the realm answers them. */
+  private readonly worldRoutes: WorldRoutes = {
+    EnterWorldRequest: (session, { characterId }) => {
+      void this.enterWorld(session, characterId).catch((err: unknown) => {
+        session.log.error({ err }, 'enter world failed');
+        session.error('ERR_INTERNAL', 'could not enter the world', {
+          fatal: false,
+          opcode: EnterWorldRequest.opcode,
+        });
+      });
+    },
+    Whisper: (session, { to, text }) => this.whisper(session, to, text),
+    Who: (session) => this.who(session),
+  };
 
   sessionClosed(session: Session): void {
     const placement = this.placements.get(session.id);

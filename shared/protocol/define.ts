@@ -37,9 +37,11 @@ interface CommonDef<N extends string, F extends Fields> {
   readonly doc: string;
   readonly fields: F;
 }
-export interface ClientPacketDef<N extends string, F extends Fields> extends CommonDef<N, F> {
+export interface ClientPacketDef<N extends string, F extends Fields, T extends Target = Target>
+  extends CommonDef<N, F> {
   readonly dir: 'c2s';
-  readonly target: Target;
+  /** Kept literal in each definition's type, so routing tables can be derived from it. */
+  readonly target: T;
   readonly states: readonly ConnState[];
   /** Token-bucket class for rate limiting; see server config. */
   readonly rate?: RateClass;
@@ -65,8 +67,11 @@ export interface PacketCodec<F extends Fields> {
   write(w: Writer, value: InferFields<F>): void;
 }
 
-export type ClientPacket<N extends string = string, F extends Fields = Fields> = ClientPacketDef<N, F> &
-  PacketCodec<F>;
+export type ClientPacket<
+  N extends string = string,
+  F extends Fields = Fields,
+  T extends Target = Target,
+> = ClientPacketDef<N, F, T> & PacketCodec<F>;
 export type ServerPacket<N extends string = string, F extends Fields = Fields> = ServerPacketDef<N, F> &
   PacketCodec<F>;
 export type Packet = ClientPacket | ServerPacket;
@@ -157,9 +162,9 @@ function codec<F extends Fields>(opcode: number, name: string, fields: F): Packe
   };
 }
 
-export function definePacket<const N extends string, const F extends Fields>(
-  def: ClientPacketDef<N, F>,
-): ClientPacket<N, F>;
+export function definePacket<const N extends string, const F extends Fields, const T extends Target>(
+  def: ClientPacketDef<N, F, T>,
+): ClientPacket<N, F, T>;
 export function definePacket<const N extends string, const F extends Fields>(
   def: ServerPacketDef<N, F>,
 ): ServerPacket<N, F>;

@@ -51,4 +51,8 @@ export type AnyClientPacket = Extract<AnyPacket, { dir: 'c2s' }>;
 /** Union of every server-to-client definition. */
 export type AnyServerPacket = Extract<AnyPacket, { dir: 's2c' }>;
 export type ClientPacketName = AnyClientPacket['name'];
+/** A client packet's definition by its name. */
+export type ClientPacketByName<N extends ClientPacketName> = Extract<AnyClientPacket, { name: N }>;
+/** The names of the client packets with dispatch target `T`, from their definitions. */
+export type ClientPacketNameFor<T extends AnyClientPacket['target']> = Extract<AnyClientPacket, { target: T }>['name'];
 export type ServerPacketName = AnyServerPacket['name'];

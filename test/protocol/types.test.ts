@@ -2,6 +2,7 @@ import { describe, expectTypeOf, it } from 'vitest';
 import { t } from '../../shared/codec/index.js';
 import type { Infer, InferFields } from '../../shared/codec/index.js';
 import {
+  CastSpell,
   CharacterList,
   ChatMessage,
   ChatSend,
@@ -10,10 +11,13 @@ import {
   ListCharacters,
   LoginOk,
   MoveInput,
+  Whisper,
   WorldUpdate,
 } from '../../shared/protocol/index.js';
 import type { EntityRecord, PayloadOf, SpawnRecord } from '../../shared/protocol/index.js';
 import type { ClientPacketName, ServerPacketName } from '../../shared/protocol/registry.js';
+import { zoneInputs } from '../../server/zone/routes.js';
+import type { WorldPacketName, WorldRoutes, ZonePacketName, ZoneRoutes } from '../../server/zone/routes.js';
 
 // A packet that is never registered, for field types no real packet uses yet.
 const Probe = definePacket({
@@ -107,5 +111,29 @@ describe('inferred payload types', () => {
     expectTypeOf<PayloadOf<typeof MoveInput>['moving']>().toEqualTypeOf<number>();
     // @ts-expect-error a move record has no health
     WorldUpdate.encode.bind(null, { tick: 1, time: 0, records: [{ kind: 'move', id: 1, health: 5 }] });
+  });
+});
+
+describe('routing tables from declared targets', () => {
+  it('derives the zone and world packets from their definitions', () => {
+    expectTypeOf<ZonePacketName>().toEqualTypeOf<
+      'MoveInput' | 'CastSpell' | 'CancelCast' | 'ChatSend' | 'LogoutRequest' | 'LogoutCancel'
+    >();
+    expectTypeOf<WorldPacketName>().toEqualTypeOf<'EnterWorldRequest' | 'Whisper' | 'Who'>();
+  });
+
+  it('refuses a zone table missing a packet, or naming one that is not a zone packet', () => {
+    const { MoveInput: _dropped, ...rest } = zoneInputs;
+    // @ts-expect-error MoveInput has target 'zone': its route is required
+    const missing: ZoneRoutes = rest;
+    // @ts-expect-error Whisper's target is 'world', not 'zone'
+    const extra: ZoneRoutes = { ...zoneInputs, Whisper: () => ({ type: 'logout', entityId: 1 }) };
+    expectTypeOf(missing).not.toBeAny();
+    expectTypeOf(extra).not.toBeAny();
+  });
+
+  it('types each route from its own packet', () => {
+    expectTypeOf<Parameters<ZoneRoutes['CastSpell']>[1]>().toEqualTypeOf<PayloadOf<typeof CastSpell>>();
+    expectTypeOf<Parameters<WorldRoutes['Whisper']>[1]>().toEqualTypeOf<PayloadOf<typeof Whisper>>();
   });
 });
