@@ -392,6 +392,7 @@ export function addPlayer(w: World, sessionId: number, c: SavedCharacter, now: n
     cast: null,
     cooldowns: new Map(),
     logoutAt: null,
+    lastCombatAt: -Infinity,
     respawnAt: null,
     nextManaRegenAt: now + w.rules.manaRegenInterval,
     chatTokens: w.rules.chatBurst,
@@ -401,6 +402,12 @@ export function addPlayer(w: World, sessionId: number, c: SavedCharacter, now: n
   placePlayer(w, p);
   w.viewDirty.add(p);
   emit(w, { type: 'joined', sessionId, playerId: p.id });
+  sendEntry(w, p, now);
+  return p;
+}
+
+/** ZoneInfo, SpellBook, EnterWorld (the WorldUpdate heads count from its tick and time) and the own stats. */
+function sendEntry(w: World, p: Player, now: number): void {
   toPlayer(w, p.id, zoneInfoMessage(w));
   toPlayer(w, p.id, spellBookMessage(w, p));
   toPlayer(w, p.id, {
@@ -426,7 +433,40 @@ export function addPlayer(w: World, sessionId: number, c: SavedCharacter, now: n
   });
   // The kill count and the rest of the own stats, which EnterWorld does not carry.
   toPlayer(w, p.id, statsMessage(p));
-  return p;
+}
+
+/**
+ * Gives a player in the world to a new session (a resumed or taken-over connection) without
+ * leaving: `joined` binds the session, then it gets what a join sends, the cast it is in, its
+ * cooldowns and logout timer, and every entity it sees as if it had just come into view (its
+ * first WorldUpdate holds them all as spawns). Observers notice nothing. The client's clock
+ * starts afresh, so the move checks forget the old one.
+ */
+export function attachPlayer(w: World, p: Player, sessionId: number): void {
+  const now = w.now;
+  p.sessionId = sessionId;
+  p.lastSeq = 0;
+  p.lastMoveAt = now;
+  p.lastClientTime = undefined;
+  p.timeBank = w.rules.moveBurstMs;
+  p.clockOffset = Infinity;
+  emit(w, { type: 'joined', sessionId, playerId: p.id });
+  sendEntry(w, p, now);
+  if (p.cast) {
+    const { spell, targetId, endsAt } = p.cast;
+    const castTime = Math.max(0, endsAt - now);
+    toPlayer(w, p.id, {
+      packet: 'SpellStart',
+      data: { casterId: p.id, spellId: spell.id, targetId, castTime },
+    });
+  }
+  for (const [spellId, readyAt] of p.cooldowns) {
+    if (readyAt > now) toPlayer(w, p.id, { packet: 'Cooldown', data: { spellId, remaining: readyAt - now } });
+  }
+  if (p.logoutAt !== null) {
+    toPlayer(w, p.id, { packet: 'LogoutStarted', data: { delay: Math.max(0, p.logoutAt - now) } });
+  }
+  for (const e of p.visible.values()) emit(w, { type: 'seen', observerId: p.id, entity: e });
 }
 
 export function zoneInfoMessage(w: World): MessageOf<'ZoneInfo'> {
