@@ -285,6 +285,10 @@ export async function startWyvern(
     throw e;
   }
   flushAll = () => server.scheduler.flushAll();
+  // A token stays good for its whole lifetime after the connection that holds it drops.
+  server.dispatcher.onSessionClosed((s) => {
+    if (s.accountId !== undefined) accounts.renewResumeToken(s.accountId);
+  });
   realm.start();
   server.onShutdown('world', async () => {
     // Everyone's final state is written before the store closes.
