@@ -256,6 +256,8 @@ export async function startWyvern(
     tickRate: config.tickRate,
     autosaveMs: config.autosaveIntervalMs,
     rules: { interestRadius: config.interestRadius },
+    lingerMs: config.lingerMs,
+    combatLingerMs: config.combatLingerMs,
     seed: options.seed,
     afterTick: () => flushAll(),
   });
@@ -276,7 +278,7 @@ export async function startWyvern(
   try {
     server = await startServer(config, {
       log,
-      handlers: [accountHandlers({ accounts }), characterHandlers({ accounts, startingState })],
+      handlers: [accountHandlers({ accounts, world: realm }), characterHandlers({ accounts, startingState })],
       router: realm,
     });
   } catch (e) {
