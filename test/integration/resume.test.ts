@@ -5,6 +5,8 @@
  * stands with its whole view, while observers never see it leave. After the linger the
  * character is saved and leaves; a bad or used token changes nothing.
  */
+import { spawn } from 'node:child_process';
+import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ResumeResult } from '../../shared/client/client.js';
 import type { WyvernClient } from '../../shared/client/client.js';
@@ -28,6 +30,7 @@ import {
   type WorldServer,
 } from '../helpers/game-client.js';
 
+const ROOT = path.resolve(import.meta.dirname, '../..');
 const ARCANE_SHOT = 3;
 /** Within view and reach of the two Meadow Wolves that live at (400, 400); see world.test.ts. */
 const FIGHT = { x: 340, y: 385 };
@@ -317,6 +320,57 @@ describe('shutting down with a character lingering', () => {
         expect(await store.getCharacter(g.characterId)).toMatchObject({ x: 100, y: 160 });
       } finally {
         await store.close();
+      }
+    } finally {
+      await world.stop();
+    }
+  });
+});
+
+describe('the terminal client after a dropped connection', () => {
+  it('reconnects by itself and resumes in place', async () => {
+    const world = await startWorldServer({ LINGER_MS: '5000' });
+    try {
+      const args = ['--port', String(world.server.tcpPort), '--user', 'termi', '--password', 'pw-termi-1'];
+      const child = spawn(process.execPath, ['--import', 'tsx', 'tools/client.ts', ...args, '--register'], {
+        cwd: ROOT,
+        stdio: ['pipe', 'pipe', 'pipe'],
+      });
+      let stdout = '';
+      child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
+      child.stderr.on('data', (d: Buffer) => (stdout += d.toString()));
+      const exited = new Promise<number | null>((resolve) => child.on('close', resolve));
+      const timer = setTimeout(() => child.kill('SIGKILL'), 30_000);
+      try {
+        child.stdin.write('move 100 130\n');
+        const inWorld = () =>
+          [...world.server.dispatcher.sessions.values()].find(
+            (s) => s.account === 'termi' && s.state === 'inWorld',
+          );
+        for (let i = 0; !stdout.includes('Arrived at 100,130'); i++) {
+          if (i > 500) throw new Error(`the client never arrived:\n${stdout}`);
+          await sleep(20);
+        }
+        const first = inWorld()!;
+        const entityId = first.entityId;
+        // The server cuts the connection without a goodbye.
+        first.close('test drop');
+        for (let i = 0; !stdout.includes('Resumed in'); i++) {
+          if (i > 500) throw new Error(`the client never resumed:\n${stdout}`);
+          await sleep(20);
+        }
+        const second = inWorld()!;
+        expect(second).not.toBe(first);
+        expect(second.entityId).toBe(entityId);
+        expect(stdout).toMatch(/Resumed in \d+ ms: at 100,130/);
+        child.stdin.write('where\n');
+        child.stdin.end();
+        expect(await exited).toBe(0);
+        expect(stdout).toContain('You are at 100,130');
+        expect(stdout).toContain('Logged out.');
+      } finally {
+        clearTimeout(timer);
+        child.kill('SIGKILL');
       }
     } finally {
       await world.stop();
