@@ -550,7 +550,8 @@ export class WyvernClient {
   }
 
   private authenticated(ok: { accountId: number; account: string; resumeToken: Uint8Array }): void {
-    this.state = 'authenticated';
+    // A resumed character's EnterWorld may have come in the same chunk as Resumed, before this.
+    if (this.state !== 'inWorld') this.state = 'authenticated';
     this.account = ok.account;
     this.accountId = ok.accountId;
     this.resumeToken = ok.resumeToken;

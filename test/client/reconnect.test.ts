@@ -96,6 +96,43 @@ describe('reconnect', () => {
     expect(events).toEqual(['waiting', 'connecting', 'resumed']);
   });
 
+  it('is in the world when Resumed and the character state come in one chunk', async () => {
+    const { connect } = servers((s) =>
+      s.handle(Resume, (r) => {
+        const frames = [
+          Resumed.encode({ accountId: 7, account: r.account, resumeToken: FRESH, characterId: 3 }),
+          ZoneInfo.encode({
+            zone: 'Vale',
+            width: 800,
+            height: 800,
+            obstacles: [],
+            cellSize: 64,
+            respawnDelay: 5000,
+          }),
+          SpellBook.encode({ spells: [] }),
+          EnterWorld.encode(enterWorld({ entityId: 12 })),
+        ];
+        const chunk = new Uint8Array(frames.reduce((n, f) => n + f.length, 0));
+        let at = 0;
+        for (const f of frames) {
+          chunk.set(f, at);
+          at += f.length;
+        }
+        s.sendRaw(chunk);
+      }),
+    );
+    const { client, result } = await reconnect({
+      connect,
+      account: 'alice',
+      token: TOKEN,
+      clientKind: 'bot',
+      clientName: 'unit',
+    });
+    clients.push(client);
+    expect(result.entered?.enter.entityId).toBe(12);
+    expect(client.state).toBe('inWorld');
+  });
+
   it('resumes at account level when the character is no longer in the world', async () => {
     const { connect } = servers((s) => answerResume(s, false));
     const { client, result } = await reconnect({
