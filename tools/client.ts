@@ -63,6 +63,9 @@ const SPELL_FAIL_WORDS: Record<SpellFailReason, string> = {
   lineOfSight: 'target out of sight',
 };
 
+/** Commands that send game packets: only in the world. */
+const WORLD_COMMANDS = new Set(['/say', '/s', '/zone', '/z', '/w', '/whisper', 'move', 'cast', 'who']);
+
 const DESPAWN_WORDS = { outOfRange: 'leaves view', left: 'left the world', corpse: 'is gone' } as const;
 
 function out(line: string): void {
@@ -267,6 +270,11 @@ class Session {
     const [head = '', ...rest] = text.split(/\s+/);
     const cmd = head.toLowerCase();
     const restText = text.slice(head.length).trim();
+    // While a dropped connection is being resumed the server takes no game packets yet.
+    if (WORLD_COMMANDS.has(cmd) && this.client.state !== 'inWorld') {
+      out(`Not in the world right now${this.client.isClosed ? ' (reconnecting)' : ''}.`);
+      return undefined;
+    }
     switch (cmd) {
       case '/say':
       case '/s':
