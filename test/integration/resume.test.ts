@@ -12,7 +12,7 @@ import type { ResumeResult } from '../../shared/client/client.js';
 import type { WyvernClient } from '../../shared/client/client.js';
 import { CombatEvent, SpellGo } from '../../shared/protocol/spell.js';
 import { EnterWorld } from '../../shared/protocol/character.js';
-import { ErrorPacket } from '../../shared/protocol/session.js';
+import { Bye, ErrorPacket } from '../../shared/protocol/session.js';
 import { Resume } from '../../shared/protocol/account.js';
 import { WorldUpdate } from '../../shared/protocol/entity.js';
 import type { PayloadOf } from '../../shared/protocol/define.js';
@@ -175,6 +175,21 @@ describe('resuming a character that outlived its socket', () => {
     expect(backOverWs.client.world.self?.id).toBe(b.entityId);
     await backOverWs.client.who();
     neverLeft(watcher.log, b.entityId);
+  });
+
+  it('takes the character from a connection the server still thinks open (half-open) without a despawn', async () => {
+    const h = await startGameClient(ports(world), { transport: 'tcp', name: 'Halfopen' });
+    open.push(h);
+    await watcher.log.expectRecord('spawn', { predicate: (s) => s.id === h.entityId });
+    const wSince = watcher.log.mark();
+    // The client gave up on its link (no bytes either way) and comes back on a new one.
+    const r = await resumeGameClient(ports(world), 'ws', h);
+    open.push(r);
+    expect(await h.log.expect(Bye)).toMatchObject({ reason: 'takenOver' });
+    expect(r.result.entered?.enter.entityId).toBe(h.entityId);
+    await r.client.who();
+    neverLeft(watcher.log, h.entityId, wSince);
+    expect(watcher.log.records('spawn', (s) => s.id === h.entityId, wSince)).toEqual([]);
   });
 
   it('refuses a used or made-up token with ERR_BAD_RESUME and changes nothing else', async () => {
@@ -365,9 +380,9 @@ describe('the terminal client after a dropped connection', () => {
         expect(stdout).toMatch(/Resumed in \d+ ms: at 100,130/);
         child.stdin.write('where\n');
         child.stdin.end();
-        expect(await exited).toBe(0);
+        expect(await exited, stdout).toBe(0);
         expect(stdout).toContain('You are at 100,130');
-        expect(stdout).toContain('Logged out.');
+        expect(stdout, stdout).toContain('Logged out.');
       } finally {
         clearTimeout(timer);
         child.kill('SIGKILL');
