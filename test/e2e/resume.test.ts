@@ -32,8 +32,9 @@ const view = (page: Page): Promise<View> =>
 const inWorld = (page: Page) =>
   page.waitForFunction(
     () => {
-      const w = (window as unknown as Wyvern).__wyvern;
-      return w.screen === 'world' && w.self !== undefined;
+      // Undefined until the reloaded page's script has run.
+      const w = (window as unknown as Partial<Wyvern>).__wyvern;
+      return w?.screen === 'world' && w.self !== undefined;
     },
     null,
     { timeout: WAIT_MS },
