@@ -295,12 +295,6 @@ export class Realm implements GameRouter {
     return undefined;
   }
 
-  /** Whether `characterId` is in the world without a connection. */
-  isLingering(characterId: number): boolean {
-    for (const placement of this.lingering) if (placement.characterId === characterId) return true;
-    return false;
-  }
-
   // ------------------------------------------------------------------ linger
 
   /** The connection is gone: the character stays, standing, with nobody to write to. */
