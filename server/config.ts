@@ -42,6 +42,10 @@ export interface Config {
   readonly tlsKeyFile: string | undefined;
   readonly serverName: string;
   readonly autosaveIntervalMs: number;
+  /** How long a character stays in the world after its connection drops. */
+  readonly lingerMs: number;
+  /** ...and at least this long after its last combat action (dealt or took damage). */
+  readonly combatLingerMs: number;
   readonly dataDir: string;
   readonly webRoot: string;
   readonly interestRadius: number;
@@ -272,6 +276,20 @@ const specs = new Map<string, OptionSpec>([
     integer(1, MAX_INT),
     'How often online characters are saved.',
   ),
+  option(
+    'lingerMs',
+    'LINGER_MS',
+    '5000',
+    integer(0, MAX_INT),
+    'A character whose connection drops stays in the world this long (Resume takes it back), then is saved and leaves.',
+  ),
+  option(
+    'combatLingerMs',
+    'COMBAT_LINGER_MS',
+    '20000',
+    integer(0, MAX_INT),
+    'A dropped character stays at least this long after its last combat action (dealt or took damage).',
+  ),
   option('dataDir', 'DATA_DIR', 'data', text(), 'World data directory (zones, mobs, spells).'),
   option('webRoot', 'WEB_ROOT', 'web-client/dist', text(), 'Built browser client served over HTTP.'),
   option(
@@ -396,6 +414,8 @@ export function loadConfig(
     tlsKeyFile: v.tlsKeyFile,
     serverName: v.serverName,
     autosaveIntervalMs: v.autosaveIntervalMs,
+    lingerMs: v.lingerMs,
+    combatLingerMs: v.combatLingerMs,
     dataDir: v.dataDir,
     webRoot: v.webRoot,
     interestRadius: v.interestRadius,

@@ -256,6 +256,8 @@ export async function startWyvern(
     tickRate: config.tickRate,
     autosaveMs: config.autosaveIntervalMs,
     rules: { interestRadius: config.interestRadius },
+    lingerMs: config.lingerMs,
+    combatLingerMs: config.combatLingerMs,
     seed: options.seed,
     afterTick: () => flushAll(),
   });
@@ -276,7 +278,7 @@ export async function startWyvern(
   try {
     server = await startServer(config, {
       log,
-      handlers: [accountHandlers({ accounts }), characterHandlers({ accounts, startingState })],
+      handlers: [accountHandlers({ accounts, world: realm }), characterHandlers({ accounts, startingState })],
       router: realm,
     });
   } catch (e) {
@@ -285,6 +287,10 @@ export async function startWyvern(
     throw e;
   }
   flushAll = () => server.scheduler.flushAll();
+  // A token stays good for its whole lifetime after the connection that holds it drops.
+  server.dispatcher.onSessionClosed((s) => {
+    if (s.accountId !== undefined) accounts.renewResumeToken(s.accountId);
+  });
   realm.start();
   server.onShutdown('world', async () => {
     // Everyone's final state is written before the store closes.

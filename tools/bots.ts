@@ -221,7 +221,7 @@ async function main(): Promise<void> {
       `in view: ${p.inView.entities} (${p.inView.players} players, ${p.inView.mobs} mobs); moves/s ${p.moves.sentPerSecond} (${p.moves.sentRatio} of due)\n` +
       `entity records/s ${p.updates.recordsPerSecond} (${p.updates.recordsPerClientPerSecond} per client, movement ${p.updates.movementPerSecond}); ` +
       `${p.updates.bytesPerMovementUpdate} B per movement update, ${p.updates.bytesPerRecord} B per record (headers included)\n` +
-      `errors ${JSON.stringify(p.errors)}, disconnects ${p.disconnects}, corrections ${p.corrections}, deaths ${p.deaths}; ` +
+      `errors ${JSON.stringify(p.errors)}, disconnects ${p.disconnects} (resumed ${p.resumes}, lost ${p.resumeFailures}), corrections ${p.corrections}, deaths ${p.deaths}; ` +
       `bot cpu ${p.botCpuPercent}% of a core, step loop lag p99 ${p.loopLag.p99} ms\n`,
   );
   if (args.json) writeFileSync(args.json, `${JSON.stringify(summary, null, 2)}\n`);

@@ -7,15 +7,18 @@
  *   printf 'target nearest\ncast 1\nwait 3000\n' | npx tsx tools/client.ts ... --linger 1000
  *
  * At the end of a piped script it lingers for --linger ms, logs out and exits 0. The password
- * may come from WYVERN_PASSWORD instead of the command line.
+ * may come from WYVERN_PASSWORD instead of the command line. When the connection drops (not a
+ * goodbye from the server), it reconnects with backoff and resumes: the server keeps the
+ * character in the world for a few seconds, so it is back where it stood.
  */
 import readline from 'node:readline';
 import { parseArgs } from 'node:util';
 import { WyvernClient } from '../shared/client/client.js';
+import { reconnect, type ReconnectEvent } from '../shared/client/reconnect.js';
 import { WyvernError } from '../shared/client/errors.js';
 import { passwordProblem } from '../shared/client/password.js';
 import { MoveSender } from '../shared/client/move-sender.js';
-import type { ViewEntity, WorldChange } from '../shared/client/world-view.js';
+import { WorldView, type ViewEntity, type WorldChange } from '../shared/client/world-view.js';
 import { clampToZone, distance, MOVE_SEND_HZ, PLAYER_SPEED, slide } from '../shared/game/movement.js';
 import { ErrorCode } from '../shared/protocol/errors.js';
 import { PositionCorrection } from '../shared/protocol/movement.js';
@@ -43,7 +46,9 @@ const USAGE = `Usage: npx tsx tools/client.ts [--host H --port P | --ws URL] --u
   --register          register the account first (otherwise only when the login fails and the name is free)
   --character NAME    play this character (created if missing; default: the first one)
   --linger MS         at the end of piped input, wait this long before logging out (default 0)
-  --timeout MS        connect and request timeout (default 15000)`;
+  --timeout MS        connect and request timeout (default 15000)
+  --reconnect-attempts N
+                      after a dropped connection, tries to resume this many times (default 8, 0: never)`;
 
 const SPELL_FAIL_WORDS: Record<SpellFailReason, string> = {
   interrupted: 'interrupted',
@@ -57,6 +62,9 @@ const SPELL_FAIL_WORDS: Record<SpellFailReason, string> = {
   busy: 'already casting',
   lineOfSight: 'target out of sight',
 };
+
+/** Commands that send game packets: only in the world. */
+const WORLD_COMMANDS = new Set(['/say', '/s', '/zone', '/z', '/w', '/whisper', 'move', 'cast', 'who']);
 
 const DESPAWN_WORDS = { outOfRange: 'leaves view', left: 'left the world', corpse: 'is gone' } as const;
 
@@ -90,10 +98,26 @@ class Session {
   private readonly moved = new Set<number>();
   private readonly summary: ReturnType<typeof setInterval>;
   finishing = false;
+  /** The server said goodbye on the current connection: do not come back on our own. */
+  byeReceived = false;
 
-  constructor(private readonly client: WyvernClient) {
+  constructor(
+    private client: WyvernClient,
+    world: WorldView,
+  ) {
     this.summary = setInterval(() => this.summarizeMoves(), 1000);
-    client.world.onChange((change) => this.onWorld(change));
+    world.onChange((change) => this.onWorld(change));
+    this.attach(client);
+  }
+
+  get current(): WyvernClient {
+    return this.client;
+  }
+
+  /** From now on commands go to, and lines come from, `client` (a resumed connection). */
+  attach(client: WyvernClient): void {
+    this.client = client;
+    this.byeReceived = false;
     client.on(ChatMessage, (m) => {
       if (m.channel === 'system') out(`[system] ${m.text}`);
       else if (m.channel === 'whisper') {
@@ -137,7 +161,10 @@ class Session {
       out(`${this.spell(c.spellId)} is ready in ${(c.remaining / 1000).toFixed(1)} s`),
     );
     client.on(LogoutCancelled, () => out('Logout cancelled.'));
-    client.on(Bye, (b) => out(`The server says goodbye (${b.reason})${b.message ? `: ${b.message}` : ''}`));
+    client.on(Bye, (b) => {
+      this.byeReceived = true;
+      out(`The server says goodbye (${b.reason})${b.message ? `: ${b.message}` : ''}`);
+    });
     client.onError = (err) => out(`Error: ${words(err)}`);
   }
 
@@ -243,6 +270,11 @@ class Session {
     const [head = '', ...rest] = text.split(/\s+/);
     const cmd = head.toLowerCase();
     const restText = text.slice(head.length).trim();
+    // While a dropped connection is being resumed the server takes no game packets yet.
+    if (WORLD_COMMANDS.has(cmd) && this.client.state !== 'inWorld') {
+      out(`Not in the world right now${this.client.isClosed ? ' (reconnecting)' : ''}.`);
+      return undefined;
+    }
     switch (cmd) {
       case '/say':
       case '/s':
@@ -484,6 +516,7 @@ async function main(): Promise<number> {
       character: { type: 'string' },
       linger: { type: 'string' },
       timeout: { type: 'string' },
+      'reconnect-attempts': { type: 'string' },
       help: { type: 'boolean', short: 'h', default: false },
     },
     strict: true,
@@ -500,10 +533,14 @@ async function main(): Promise<number> {
   }
   const linger = intOption(values.linger, 'linger', 0);
   const timeoutMs = intOption(values.timeout, 'timeout', 15_000);
+  const attempts = intOption(values['reconnect-attempts'], 'reconnect-attempts', 8);
   const address = values.ws ?? `${values.tls ? 'tls' : 'tcp'}://${values.host}:${values.port}`;
 
+  // One world view for every connection of this run: the session's listener stays put.
+  const world = new WorldView();
+  const clientOptions = { requestTimeoutMs: timeoutMs, world };
   const transport = await connect(address, { timeoutMs });
-  const client = new WyvernClient(transport, { requestTimeoutMs: timeoutMs });
+  let client = new WyvernClient(transport, clientOptions);
   out(`Connected to ${address}`);
   const welcome = await client.hello({ clientKind: 'native', clientName: 'wyvern-terminal' });
   out(`Server: ${welcome.serverName} (protocol ${welcome.protocolVersion}, ${welcome.tickRate} ticks/s)`);
@@ -527,7 +564,7 @@ async function main(): Promise<number> {
     out(`Created character ${character.name}`);
   }
 
-  const session = new Session(client);
+  const session = new Session(client, world);
   const { zone, spells, enter } = await client.enterWorld(character.id);
   out(
     `Entered ${zone.zone} as ${enter.name} (lvl ${enter.level}, player #${enter.entityId}) at ${round(enter.x)},${round(enter.y)}: ${enter.health}/${enter.maxHealth} hp, ${enter.mana}/${enter.maxMana} mana`,
@@ -556,12 +593,58 @@ async function main(): Promise<number> {
     return 0;
   };
 
-  const lost = client.closed.then((reason) => {
-    if (finishing) return 0;
-    out(`Disconnected: ${reason}`);
-    session.stop();
-    return 1;
-  });
+  const printReconnect = (e: ReconnectEvent): void => {
+    if (e.type === 'waiting' && e.delayMs > 0)
+      out(`Reconnecting in ${(e.delayMs / 1000).toFixed(1)} s (attempt ${e.attempt} of ${attempts})...`);
+    else if (e.type === 'failed') out(`Reconnect attempt ${e.attempt} failed: ${words(e.error)}`);
+  };
+  /**
+   * Resolves with the exit code once the connection is gone for good: after a goodbye, a
+   * finish, or resuming failed. A drop is followed by a resume on a new connection.
+   */
+  const lost = (async (): Promise<number> => {
+    for (;;) {
+      const reason = await client.closed;
+      if (finishing) return 0;
+      out(`Disconnected: ${reason}`);
+      const token = client.resumeToken;
+      const account = client.account;
+      if (session.byeReceived || attempts === 0 || !token || !account) {
+        session.stop();
+        return 1;
+      }
+      const dropped = performance.now();
+      try {
+        const back = await reconnect({
+          connect: () => connect(address, { timeoutMs }),
+          account,
+          token,
+          clientKind: 'native',
+          clientName: 'wyvern-terminal',
+          clientOptions,
+          maxAttempts: attempts,
+          onEvent: printReconnect,
+          prepare: (next) => session.attach(next),
+        });
+        client = back.client;
+        if (finishing) {
+          client.close();
+          return 0;
+        }
+        client.startClockSync(5_000);
+        const entered = back.result.entered ?? (await client.enterWorld(character.id));
+        const e = entered.enter;
+        const how = back.result.entered ? 'Resumed' : 'Entered again';
+        out(
+          `${how} in ${(performance.now() - dropped).toFixed(0)} ms: at ${round(e.x)},${round(e.y)}, ${e.health}/${e.maxHealth} hp`,
+        );
+      } catch (err) {
+        out(`Could not get back in: ${words(err)}`);
+        session.stop();
+        return 1;
+      }
+    }
+  })();
 
   const interactive = process.stdin.isTTY === true;
   const rl = readline.createInterface({ input: process.stdin, terminal: interactive });
@@ -571,7 +654,7 @@ async function main(): Promise<number> {
       quit ??= finish(0);
     });
     for await (const line of rl) {
-      if (client.isClosed || quit) break;
+      if (quit) break;
       if ((await session.command(line, !interactive)) === 'quit') {
         quit = finish(0);
         break;

@@ -88,6 +88,8 @@ import {
   Resumed,
   SPEED,
   SpellBook,
+  SpellStart,
+  Cooldown,
   Welcome,
   WorldUpdate,
   markBase,
@@ -913,7 +915,15 @@ Compute a random salt \`s\` and the verifier \`v\` (see [SRP-6a, exactly](#srp-6
 
 ### 4. Resume after a dropped connection
 
-After a new Hello/Welcome, send ${packetLink(Resume)} with the account name and the last \`resumeToken\` instead of logging in. ${packetLink(Resumed)} authenticates the connection and brings a fresh token (each token is single-use and short-lived); ${code(ErrorCode.BadResume)} means: log in again.
+After a new Hello/Welcome (over TCP or WebSocket, whichever the dropped connection used), send ${packetLink(Resume)} with the account name and the last \`resumeToken\` instead of logging in. ${packetLink(Resumed)} authenticates the connection and brings a fresh token; ${code(ErrorCode.BadResume)} means: log in again (nothing else changed). Each token works once, whether it is accepted or refused, and stays good for 5 minutes after the connection that received it closes; keep the newest one.
+
+A character does not leave the world when its connection drops: it stays, standing where its last movement state put it, visible and attackable, for the server's linger time (\`LINGER_MS\`, 5 s by default, and at least \`COMBAT_LINGER_MS\`, 20 s, after it last dealt or took damage), then is saved and leaves as after a logout. A Resume within that time has \`characterId\` set in ${packetLink(Resumed)}: that character is this connection's again, without leaving anyone's view. Do not send ${packetLink(EnterWorldRequest)}; at the next tick the server sends, in order:
+
+1. ${packetLink(ZoneInfo)}, ${packetLink(SpellBook)}, ${packetLink(EnterWorld)} (where the character stands now, its health and mana; its \`tick\` and \`serverTime\` are the base the next ${packetLink(WorldUpdate)} head counts from, as after entering) and ${packetLink(PlayerStats)};
+2. the character's state: ${packetLink(SpellStart)} for a cast in progress (\`castTime\` is what is left of it), one ${packetLink(Cooldown)} per spell still cooling down, ${packetLink(LogoutStarted)} when a logout is under way;
+3. a ${packetLink(WorldUpdate)} with a spawn (and motion state) for every entity in view: forget what you held before and build the view from it.
+
+Motion references and the clock start afresh with this connection (\`seq\` of ${packetLink(MoveInput)} may start again at 1). With \`characterId = 0\` the character is not in the world (never was, or its time ran out and it was saved): list the characters and enter as usual. A login with the password while the character lingers takes it over the same way: ${packetLink(EnterWorldRequest)} for that character attaches the new connection to it, and the answer is the sequence above.
 
 ### 5. Characters
 

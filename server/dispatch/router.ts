@@ -11,7 +11,7 @@ export interface GameRouter {
   zone<P extends AnyClientPacket>(session: Session, def: P, payload: PayloadOf<P>): void;
   /** A packet for the world as a whole (enter world, whisper, who). */
   world<P extends AnyClientPacket>(session: Session, def: P, payload: PayloadOf<P>): void;
-  /** The session's connection closed: forget its entity (called once per session). */
+  /** The session's connection closed: its entity lingers, then leaves (called once per session). */
   sessionClosed?(session: Session): void;
 }
 

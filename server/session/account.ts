@@ -7,8 +7,12 @@
  *                                          | Error ERR_BAD_ACCOUNT_NAME, ERR_LOGIN_THROTTLED
  *   LoginProof {A, M1}                  -> LoginOk {M2, accountId, account, resumeToken}
  *                                          | Error ERR_BAD_LOGIN, ERR_LOGIN_THROTTLED, ERR_WRONG_STATE
- *   Resume {account, token}             -> Resumed {accountId, account, resumeToken}
+ *   Resume {account, token}             -> Resumed {accountId, account, resumeToken, characterId}
  *                                          | Error ERR_BAD_RESUME
+ *
+ * A Resume while the account's character lingers in the world (its connection dropped a
+ * moment ago) attaches this connection to it: Resumed names the character, and the world's
+ * ZoneInfo, SpellBook, EnterWorld... follow at its next tick, as after EnterWorldRequest.
  *
  * Every refusal is a non-fatal Error carrying the request's opcode. A wrong password and an
  * unknown account get the same ERR_BAD_LOGIN. One session per account: a login or resume
@@ -33,8 +37,16 @@ import type { Session } from './connection.js';
 import type { HandlerContext, SessionHandlers } from './handlers.js';
 import { SrpError } from './srp.js';
 
+/** Where a resumed session finds the character its account left in the world. */
+export interface ResumeWorld {
+  /** Attaches the session to its account's lingering character; that character's id, if any. */
+  reattach(session: Session): number | undefined;
+}
+
 export interface AccountHandlerDeps {
   readonly accounts: AccountService;
+  /** Without it a Resume only authenticates (the client picks a character again). */
+  readonly world?: ResumeWorld;
   /**
    * Least time between two LoginQueue packets to one client, unless its position at least
    * halved meanwhile. Default 250 ms: a queue of hundreds moves many times a second and each
@@ -251,7 +263,13 @@ export function accountHandlers(deps: AccountHandlerDeps): SessionHandlers {
       loginResults.inc({ result: LoginResult.Resumed });
       pendingLogins.delete(session);
       const resumeToken = authenticate(ctx, accounts, redeemed.accountId, redeemed.name);
-      session.send(Resumed, { accountId: redeemed.accountId, account: redeemed.name, resumeToken });
+      const characterId = deps.world?.reattach(session) ?? 0;
+      session.send(Resumed, {
+        accountId: redeemed.accountId,
+        account: redeemed.name,
+        resumeToken,
+        characterId,
+      });
     },
   };
 }

@@ -230,6 +230,17 @@ export class AccountService {
     return { ok: true, accountId: entry.accountId, name: entry.name };
   }
 
+  /**
+   * The account's current token, if any, is valid for `resumeTokenTtlMs` from now: called when
+   * the connection that holds it closes, so a token stays usable however long it was held.
+   */
+  renewResumeToken(accountId: number): void {
+    const key = this.tokenByAccount.get(accountId);
+    const entry = key === undefined ? undefined : this.resumeTokens.get(key);
+    if (key === undefined || !entry) return;
+    this.resumeTokens.set(key, { ...entry, expiresAt: this.now() + this.resumeTtlMs });
+  }
+
   revokeResumeToken(accountId: number): void {
     const key = this.tokenByAccount.get(accountId);
     if (key === undefined) return;

@@ -184,6 +184,8 @@ export function applyDamage(
   crit: boolean,
 ): void {
   const sourceId = source ? source.id : 0;
+  if (target.kind === 'player') target.lastCombatAt = w.now;
+  if (source?.kind === 'player') source.lastCombatAt = w.now;
   emit(w, {
     type: 'spellHit',
     sourceId,

@@ -2,8 +2,8 @@
  * One tick of a zone: `step(world, inputs, now, rng) -> { state, events }`.
  *
  * Order within a step (the order things happen in):
- *   1. inputs, in arrival order, none skipped (join, leave, move, cast, cancelCast, chat,
- *      logout, logoutCancel)
+ *   1. inputs, in arrival order, none skipped (join, leave, detach, attach, move, cast,
+ *      cancelCast, chat, logout, logoutCancel)
  *   2. cast bars that ran out; projectiles that arrive (hits, health, deaths)
  *   3. combat settles: the fallen become corpses or wait to respawn, hit mobs turn on
  *      their attackers
@@ -48,7 +48,15 @@ import { updateInterest } from './interest.js';
 import { engage, killMob, simulateMobs, updateDeadMobs } from './mobs.js';
 import type { Rng } from '../../shared/game/rng.js';
 import type { MoveRefusal, Player, WorldEvent, WorldInput } from './types.js';
-import { addPlayer, emit, playerMoved, removePlayer, statsChanged, type World } from './world.js';
+import {
+  addPlayer,
+  attachPlayer,
+  emit,
+  playerMoved,
+  removePlayer,
+  statsChanged,
+  type World,
+} from './world.js';
 
 export interface StepResult {
   state: World;
@@ -107,6 +115,12 @@ function applyInput(w: World, input: WorldInput): void {
   switch (input.type) {
     case 'leave':
       removePlayer(w, p, input.reason);
+      return;
+    case 'detach':
+      stopWalking(w, p);
+      return;
+    case 'attach':
+      attachPlayer(w, p, input.sessionId);
       return;
     case 'move':
       applyMove(w, p, input);
@@ -213,11 +227,17 @@ function applyMove(w: World, p: Player, m: Extract<WorldInput, { type: 'move' }>
 function stopSilentWalkers(w: World): void {
   for (const p of w.walking) {
     if (w.now - p.lastMoveAt < INPUT_SILENCE_MS) continue;
-    p.moving = false;
-    p.moveSpeed = 0;
-    w.walking.delete(p);
-    w.moved.add(p);
+    stopWalking(w, p);
   }
+}
+
+/** Stands the player where its last accepted state put it; observers get the stop. */
+function stopWalking(w: World, p: Player): void {
+  if (!p.moving) return;
+  p.moving = false;
+  p.moveSpeed = 0;
+  w.walking.delete(p);
+  w.moved.add(p);
 }
 
 /**

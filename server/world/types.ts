@@ -206,6 +206,8 @@ export interface Player extends EntityBase {
   /** spell id -> time it is ready again */
   cooldowns: Map<number, number>;
   logoutAt: number | null;
+  /** Server time it last dealt or took damage (-Infinity before its first fight). */
+  lastCombatAt: number;
   respawnAt: number | null;
   nextManaRegenAt: number;
   chatTokens: number;
@@ -251,6 +253,10 @@ export type LeaveReason = 'disconnected' | 'kicked' | 'takenOver' | 'shutdown';
 export type WorldInput =
   | { type: 'join'; sessionId: number; character: SavedCharacter }
   | { type: 'leave'; entityId: number; reason: LeaveReason }
+  /** Its connection dropped: the character stays, standing where it was, with nobody to send to. */
+  | { type: 'detach'; entityId: number }
+  /** A new connection took the character over: it gets its whole state and view anew. */
+  | { type: 'attach'; entityId: number; sessionId: number }
   | {
       type: 'move';
       entityId: number;
@@ -316,7 +322,10 @@ export type WorldEvent =
    */
   | { type: 'removed'; entity: Entity; cell: number; reason: 'left' | 'corpse'; observers: readonly number[] }
   // ---- a player's own affairs
-  /** A join input became this player entity: bind the session to it before later events. */
+  /**
+   * A join input became this player entity, or an attach gave it a new session: bind the
+   * session to it before later events.
+   */
   | { type: 'joined'; sessionId: number; playerId: number }
   /** The player is in the zone: it learns the zone, its spells and itself (as of the step's end). */
   | { type: 'entered'; player: Player }

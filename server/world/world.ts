@@ -387,6 +387,7 @@ export function addPlayer(w: World, sessionId: number, c: SavedCharacter, now: n
     cast: null,
     cooldowns: new Map(),
     logoutAt: null,
+    lastCombatAt: -Infinity,
     respawnAt: null,
     nextManaRegenAt: now + w.rules.manaRegenInterval,
     chatTokens: w.rules.chatBurst,
@@ -398,6 +399,43 @@ export function addPlayer(w: World, sessionId: number, c: SavedCharacter, now: n
   emit(w, { type: 'joined', sessionId, playerId: p.id });
   emit(w, { type: 'entered', player: p });
   return p;
+}
+
+/**
+ * Gives a player in the world to a new session (a resumed or taken-over connection) without
+ * leaving: `joined` binds the session, then it learns what a join tells (`entered`), the cast
+ * it is in, its cooldowns and logout timer, and every entity it sees as if it had just come
+ * into view (its first WorldUpdate holds them all as spawns). Observers notice nothing. The
+ * client's clock starts afresh, so the move checks forget the old one.
+ */
+export function attachPlayer(w: World, p: Player, sessionId: number): void {
+  const now = w.now;
+  p.sessionId = sessionId;
+  p.lastSeq = 0;
+  p.lastMoveAt = now;
+  p.lastClientTime = undefined;
+  p.timeBank = w.rules.moveBurstMs;
+  p.clockOffset = Infinity;
+  emit(w, { type: 'joined', sessionId, playerId: p.id });
+  emit(w, { type: 'entered', player: p });
+  if (p.cast) {
+    const { spell, targetId, endsAt } = p.cast;
+    // Only the player: those who see it saw the cast begin.
+    emit(w, {
+      type: 'castStarted',
+      caster: p,
+      spellId: spell.id,
+      targetId,
+      castTime: Math.max(0, endsAt - now),
+      witnesses: [],
+    });
+  }
+  for (const [spellId, readyAt] of p.cooldowns) {
+    if (readyAt > now) emit(w, { type: 'cooldownStarted', player: p, spellId, remaining: readyAt - now });
+  }
+  if (p.logoutAt !== null)
+    emit(w, { type: 'logoutStarted', player: p, delay: Math.max(0, p.logoutAt - now) });
+  for (const e of p.visible.values()) emit(w, { type: 'seen', observerId: p.id, entity: e });
 }
 
 /** The persistent part of a player, as storage keeps it. */

@@ -9,6 +9,12 @@
  * autosave interval for everyone in the world (one batched write), and at shutdown. A
  * character that is leaving cannot enter again until its save has been written, so a quick
  * reconnect never loads a stale row.
+ *
+ * Lingering: a character whose connection drops stays in the world, standing, visible and
+ * attackable, for lingerMs (and at least combatLingerMs after its last combat action), then
+ * leaves as a logout does. A Resume of its account, or a login that enters the same character,
+ * within that time takes it over where it stands: the new session is attached to the same
+ * entity, which never leaves anyone's view.
  */
 import { ChatMessage, EnterWorldRequest, Whisper, WhoList } from '../../shared/protocol/index.js';
 import type { PayloadOf } from '../../shared/protocol/index.js';
@@ -46,10 +52,15 @@ export interface RealmOptions {
   readonly seed?: number;
   /** Runs after every tick (the server flushes every connection's queued frames here). */
   readonly afterTick?: () => void;
+  /** How long a character stays after its connection drops (ms). Default 0: it leaves at once. */
+  readonly lingerMs?: number;
+  /** ...and at least this long after its last combat action (ms). Default 0. */
+  readonly combatLingerMs?: number;
 }
 
 interface Placement {
   host: ZoneHost;
+  accountId: number | undefined;
   characterId: number;
   /** Known spells travel with the stored row; the world does not change them yet. */
   spells: number[];
@@ -57,6 +68,10 @@ interface Placement {
   session: Session;
   /** A newer session took the character: this one leaves as soon as it has an entity. */
   superseded: boolean;
+  /** Server ms its connection dropped, while the character lingers without one. */
+  lingerSince: number | undefined;
+  /** Attached to a new session, waiting for the world to apply it (see Realm.attach). */
+  attaching: boolean;
   /** Resolves once the placement is gone (its entity left, or it never got one). */
   readonly gone: Promise<void>;
   readonly markGone: () => void;
@@ -65,7 +80,18 @@ interface Placement {
 function newPlacement(host: ZoneHost, characterId: number, spells: number[], session: Session): Placement {
   let markGone!: () => void;
   const gone = new Promise<void>((resolve) => (markGone = resolve));
-  return { host, characterId, spells, session, superseded: false, gone, markGone };
+  return {
+    host,
+    accountId: session.accountId,
+    characterId,
+    spells,
+    session,
+    superseded: false,
+    lingerSince: undefined,
+    attaching: false,
+    gone,
+    markGone,
+  };
 }
 
 const WHO_LIST_MAX = 200;
@@ -75,6 +101,10 @@ export class Realm implements GameRouter {
   private readonly defaultZone: ZoneHost;
   /** By session id: where a session's character is (or is about to be). */
   private readonly placements = new Map<number, Placement>();
+  /** Placements whose connection dropped: their characters stay until their time is up. */
+  private readonly lingering = new Set<Placement>();
+  private readonly lingerMs: number;
+  private readonly combatLingerMs: number;
   /** Characters whose leave is being saved; entering again waits for it. */
   private readonly leaving = new Map<number, Promise<unknown>>();
   private readonly clock: () => number;
@@ -89,6 +119,8 @@ export class Realm implements GameRouter {
 
   constructor(private readonly opts: RealmOptions) {
     this.clock = opts.clock ?? Date.now;
+    this.lingerMs = opts.lingerMs ?? 0;
+    this.combatLingerMs = opts.combatLingerMs ?? 0;
     const hooks: ZoneHostHooks = {
       joined: (host, sessionId, playerId) => this.onJoined(host, sessionId, playerId),
       save: (host, e) => this.onSave(host, e),
@@ -130,6 +162,9 @@ export class Realm implements GameRouter {
   runTick(): void {
     const started = performance.now();
     const now = this.clock();
+    // Before the step: a leave queued here is applied in this very tick, so no resume can
+    // come between the decision and the departure.
+    if (this.lingering.size > 0) this.expireLingering(now);
     for (const host of this.zones.values()) host.tick(now);
     if (this.saveRequested) {
       this.saveRequested = false;
@@ -200,10 +235,64 @@ export class Realm implements GameRouter {
 
   sessionClosed(session: Session): void {
     const placement = this.placements.get(session.id);
-    if (!placement) return;
-    // Not yet bound: onJoined sees the session gone and removes the entity then.
-    if (placement.playerId !== undefined) {
-      placement.host.queue({ type: 'leave', entityId: placement.playerId, reason: 'disconnected' });
+    // Not yet bound: onJoined sees the session gone and acts then.
+    if (!placement || placement.playerId === undefined || placement.session !== session) return;
+    this.detach(placement);
+  }
+
+  /**
+   * Resume: attaches `session` to the character its account left lingering in the world, if
+   * any, and returns that character's id; the world sends the session its state and view at
+   * the next tick.
+   */
+  reattach(session: Session): number | undefined {
+    if (session.accountId === undefined || this.placements.has(session.id)) return undefined;
+    for (const placement of this.lingering) {
+      if (placement.accountId !== session.accountId) continue;
+      this.attach(placement, session);
+      return placement.characterId;
+    }
+    return undefined;
+  }
+
+  // ------------------------------------------------------------------ linger
+
+  /** The connection is gone: the character stays, standing, with nobody to write to. */
+  private detach(placement: Placement): void {
+    const playerId = placement.playerId!;
+    placement.host.unbind(playerId);
+    placement.attaching = false;
+    placement.lingerSince = this.clock();
+    this.lingering.add(placement);
+    placement.host.queue({ type: 'detach', entityId: playerId });
+  }
+
+  /** Hands a lingering character to `session`; the world re-sends it everything at the next tick. */
+  private attach(placement: Placement, session: Session): void {
+    this.lingering.delete(placement);
+    this.placements.delete(placement.session.id);
+    placement.session = session;
+    placement.lingerSince = undefined;
+    placement.attaching = true;
+    this.placements.set(session.id, placement);
+    session.log.info({ characterId: placement.characterId }, 'took over the character in the world');
+    placement.host.queue({ type: 'attach', entityId: placement.playerId!, sessionId: session.id });
+  }
+
+  private expireLingering(now: number): void {
+    for (const placement of this.lingering) {
+      const player = placement.host.world.players.get(placement.playerId!);
+      if (!player) {
+        this.lingering.delete(placement);
+        continue;
+      }
+      const until = Math.max(
+        placement.lingerSince! + this.lingerMs,
+        player.lastCombatAt + this.combatLingerMs,
+      );
+      if (now < until) continue;
+      this.lingering.delete(placement);
+      placement.host.queue({ type: 'leave', entityId: player.id, reason: 'disconnected' });
     }
   }
 
@@ -224,8 +313,15 @@ export class Realm implements GameRouter {
       return;
     }
     if (session.closing || this.placements.has(session.id)) return;
-    // The same character still in the world (or on its way in) from an older connection: take
-    // it out first, and load the row only once that entity's state has been saved.
+    // The same character lingering after its connection dropped (or was taken over): this
+    // session takes it where it stands, no despawn.
+    for (const placement of this.lingering) {
+      if (placement.characterId !== record.id) continue;
+      this.attach(placement, session);
+      return;
+    }
+    // The same character on its way in for an older connection: take it out first, and load
+    // the row only once that entity's state has been saved.
     const previous = [...this.placements.values()].filter((o) => o.characterId === record.id);
     for (const other of previous) {
       other.superseded = true;
@@ -264,6 +360,12 @@ export class Realm implements GameRouter {
 
   private onJoined(host: ZoneHost, sessionId: number, playerId: number): void {
     const placement = this.placements.get(sessionId);
+    // An attach whose new session closed before the world applied it lingers again.
+    if (placement && this.lingering.has(placement)) return;
+    if (placement?.attaching && placement.session.closing) {
+      this.detach(placement);
+      return;
+    }
     if (!placement || placement.session.closing || placement.superseded) {
       // The connection went away (or another took the character) while the join was queued.
       if (placement) placement.playerId = playerId;
@@ -272,6 +374,7 @@ export class Realm implements GameRouter {
       return;
     }
     placement.playerId = playerId;
+    placement.attaching = false;
     const session = placement.session;
     session.entityId = playerId;
     session.characterId = placement.characterId;
@@ -279,8 +382,17 @@ export class Realm implements GameRouter {
     host.bind(playerId, session);
   }
 
+  /** The placement of a world player, by the session id the world has for it. */
+  private placementOf(host: ZoneHost, sessionId: number, playerId: number): Placement | undefined {
+    const placement = this.placements.get(sessionId);
+    if (placement?.host === host && placement.playerId === playerId) return placement;
+    // Re-keyed by an attach the world has not applied yet.
+    for (const p of this.placements.values()) if (p.host === host && p.playerId === playerId) return p;
+    return undefined;
+  }
+
   private onSave(host: ZoneHost, e: Extract<WorldEvent, { type: 'save' }>): void {
-    const placement = this.placements.get(e.sessionId);
+    const placement = this.placementOf(host, e.sessionId, e.playerId);
     const spells = placement?.spells ?? host.world.players.get(e.playerId)?.spells ?? [];
     this.opts.saver.markDirty(toSave(e.character, host.name, spells));
     this.leavingIds.push(e.character.id);
@@ -289,9 +401,10 @@ export class Realm implements GameRouter {
 
   private onLeftWorld(host: ZoneHost, e: Extract<WorldEvent, { type: 'leftWorld' }>): void {
     host.unbind(e.playerId);
-    const placement = this.placements.get(e.sessionId);
-    if (!placement || placement.playerId !== e.playerId) return;
-    this.removePlacement(e.sessionId);
+    const placement = this.placementOf(host, e.sessionId, e.playerId);
+    if (!placement) return;
+    this.lingering.delete(placement);
+    this.removePlacement(placement.session.id);
     const session = placement.session;
     session.entityId = undefined;
     session.characterId = undefined;

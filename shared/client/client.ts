@@ -75,6 +75,13 @@ export interface EnterWorldResult {
   enter: EnterWorldPayload;
 }
 
+export interface ResumeResult extends LoginResult {
+  /** The character still in the world that this connection took back (0: none, pick one). */
+  characterId: number;
+  /** Its state as the server re-sent it, when `characterId` is not 0. */
+  entered?: EnterWorldResult;
+}
+
 /** Where the connection stands; 'closed' once the transport has closed. */
 export type ClientState = ConnState | 'closed';
 
@@ -351,11 +358,38 @@ export class WyvernClient {
     return { accountId: ok.accountId, account: ok.account, resumeToken: ok.resumeToken };
   }
 
-  /** Resume -> Resumed, with the token from the last LoginOk or Resumed. */
-  async resume(account: string, token: Uint8Array): Promise<LoginResult> {
-    const ok = await this.request(Resume, { account, token }, Resumed);
-    this.authenticated(ok);
-    return { accountId: ok.accountId, account: ok.account, resumeToken: ok.resumeToken };
+  /**
+   * Resume -> Resumed, with the token from the last LoginOk or Resumed (each works once).
+   * When the account's character is still in the world (its connection dropped a moment
+   * ago), this connection takes it back: ZoneInfo, SpellBook and EnterWorld follow, and the
+   * promise resolves once they have arrived, in the world, without EnterWorldRequest.
+   */
+  async resume(account: string, token: Uint8Array): Promise<ResumeResult> {
+    // EnterWorld may come in the same chunk as Resumed: listen before asking.
+    let enter: EnterWorldPayload | undefined;
+    const off = this.on(EnterWorld, (e) => (enter ??= e));
+    try {
+      const ok = await this.request(Resume, { account, token }, Resumed);
+      this.authenticated(ok);
+      const result: ResumeResult = {
+        accountId: ok.accountId,
+        account: ok.account,
+        resumeToken: ok.resumeToken,
+        characterId: ok.characterId,
+      };
+      if (ok.characterId === 0) return result;
+      enter ??= await this.waitFor(EnterWorld);
+      if (!this.zone || !this.spellBook) {
+        throw new WyvernError(
+          ClientErrorCode.Protocol,
+          'EnterWorld came before ZoneInfo and SpellBook',
+          false,
+        );
+      }
+      return { ...result, entered: { zone: this.zone, spells: this.spellBook, enter } };
+    } finally {
+      off();
+    }
   }
 
   async listCharacters(): Promise<CharacterSummary[]> {
@@ -516,7 +550,8 @@ export class WyvernClient {
   }
 
   private authenticated(ok: { accountId: number; account: string; resumeToken: Uint8Array }): void {
-    this.state = 'authenticated';
+    // A resumed character's EnterWorld may have come in the same chunk as Resumed, before this.
+    if (this.state !== 'inWorld') this.state = 'authenticated';
     this.account = ok.account;
     this.accountId = ok.accountId;
     this.resumeToken = ok.resumeToken;

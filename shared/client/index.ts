@@ -12,6 +12,7 @@ export {
   type LoginResult,
   type PacketCounters,
   type RegisteredPayload,
+  type ResumeResult,
   type SpellBookPayload,
   type WaitForOptions,
   type WelcomePayload,
@@ -35,4 +36,11 @@ export {
   type WebSocketLike,
 } from './websocket-transport.js';
 export * from './world-view.js';
+export {
+  backoffDelay,
+  reconnect,
+  type ReconnectEvent,
+  type ReconnectOptions,
+  type Reconnected,
+} from './reconnect.js';
 export { MoveSender, angleBetween, type MoveState, type SendReason } from './move-sender.js';

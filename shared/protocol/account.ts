@@ -105,6 +105,6 @@ export const Resumed = definePacket({
   name: 'Resumed',
   dir: 's2c',
   delivery: 'reliable',
-  doc: 'Resume accepted: the connection is authenticated and holds a fresh token.',
-  fields: { accountId: t.varint, account: accountName, resumeToken: t.bytes(32) },
+  doc: 'Resume accepted: the connection is authenticated and holds a fresh token. characterId 0: pick a character. Otherwise that character, still in the world, belongs to this connection again: ZoneInfo, SpellBook, EnterWorld and its state follow as after EnterWorldRequest, and the first WorldUpdate spawns everything in view.',
+  fields: { accountId: t.varint, account: accountName, resumeToken: t.bytes(32), characterId: t.varint },
 });

@@ -11,7 +11,12 @@ import { fileURLToPath } from 'node:url';
 import WebSocket from 'ws';
 import { loadConfig } from '../../server/config.js';
 import { startWyvern, type WyvernHandle } from '../../server/main.js';
-import { WyvernClient, type AnyServerDef, type EnterWorldResult } from '../../shared/client/client.js';
+import {
+  WyvernClient,
+  type AnyServerDef,
+  type EnterWorldResult,
+  type ResumeResult,
+} from '../../shared/client/client.js';
 import { WebSocketTransport, type WebSocketLike } from '../../shared/client/websocket-transport.js';
 import type { PayloadOf } from '../../shared/protocol/define.js';
 import { WorldUpdate } from '../../shared/protocol/entity.js';
@@ -297,6 +302,47 @@ export async function startGameClient(server: ServerPorts, options: GameClientOp
       close: () => client.close(),
     };
     return game;
+  } catch (e) {
+    client.close();
+    throw e;
+  }
+}
+
+export interface ResumedGame {
+  readonly client: WyvernClient;
+  readonly log: PacketLog;
+  readonly result: ResumeResult;
+  /** From `send` (the client's Resume) to Resumed and, when in the world, EnterWorld: ms. */
+  readonly ms: number;
+  kill(): void;
+  close(): void;
+}
+
+/**
+ * A new connection over `transport` that resumes `from`'s account with its newest resume token
+ * (as a client does after its connection dropped); its PacketLog starts with the first byte.
+ */
+export async function resumeGameClient(
+  server: ServerPorts,
+  transport: GameTransport,
+  from: { client: WyvernClient; log: PacketLog },
+  options: { token?: Uint8Array; label?: string } = {},
+): Promise<ResumedGame> {
+  const account = from.client.account;
+  const token = options.token ?? from.client.resumeToken;
+  if (account === undefined || token === undefined) throw new Error('the old client never logged in');
+  const { bytes, kill } = await connectTransport(server, transport);
+  const client = new WyvernClient(bytes, { requestTimeoutMs: 15_000 });
+  const log = new PacketLog(options.label ?? `${account} resumed over ${transport}`);
+  client.onPacket = (name, payload) => log.record(name, payload);
+  client.onClose = (reason) => log.close(reason);
+  client.onError = () => {};
+  try {
+    await client.hello({ clientKind: 'bot', clientName: 'integration-test' });
+    const started = performance.now();
+    const result = await client.resume(account, token);
+    const ms = performance.now() - started;
+    return { client, log, result, ms, kill, close: () => client.close() };
   } catch (e) {
     client.close();
     throw e;

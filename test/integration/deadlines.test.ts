@@ -22,7 +22,7 @@ const fakeLogin: StartOptions = {
         session.accountId = 1;
         session.account = account;
         session.state = 'authenticated';
-        session.send(Resumed, { accountId: 1, account, resumeToken: new Uint8Array(32) });
+        session.send(Resumed, { accountId: 1, account, resumeToken: new Uint8Array(32), characterId: 0 });
       },
     },
   ],

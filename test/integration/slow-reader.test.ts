@@ -111,6 +111,8 @@ describe('a client that stops reading', () => {
       // Who is in the chat rate class; the paused client's requests are the load here.
       RATE_CHAT: '1000000',
       RATE_CHAT_BURST: '1000000',
+      // A cut connection's character stays for the linger time, then leaves: keep it short here.
+      LINGER_MS: '200',
     });
     const ports = { tcpPort: world.server.tcpPort, httpPort: world.server.httpPort };
     // A few at a time: logins share one SRP worker.

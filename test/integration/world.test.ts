@@ -36,6 +36,8 @@ const FIREBALL = 1;
 const QUANTUM = 1 / 16;
 
 const near = (a: number, b: number) => Math.abs(a - b) <= QUANTUM;
+/** How long a character stays after its connection drops, in this file. */
+const LINGER_MS = 1500;
 
 describe('the world over TCP and WebSocket', () => {
   let world: WorldServer;
@@ -44,7 +46,10 @@ describe('the world over TCP and WebSocket', () => {
   const extra: GameClient[] = [];
 
   beforeAll(async () => {
-    world = await startWorldServer({ INTEREST_RADIUS: String(INTEREST_RADIUS) });
+    world = await startWorldServer({
+      INTEREST_RADIUS: String(INTEREST_RADIUS),
+      LINGER_MS: String(LINGER_MS),
+    });
     const ports = { tcpPort: world.server.tcpPort, httpPort: world.server.httpPort };
     a = await startGameClient(ports, { transport: 'tcp', name: 'Tcpaldo' });
     b = await startGameClient(ports, { transport: 'ws', name: 'Wsbria' });
@@ -200,22 +205,24 @@ describe('the world over TCP and WebSocket', () => {
     await a.log.expectRecord('spawn', { since: aSince, predicate: (s) => s.id === b.entityId });
   });
 
-  it('hands a character to a new login of its account where the old connection left it', async () => {
+  it('hands a character to a new login of its account where the old connection left it, without leaving', async () => {
     const first = await startGameClient(ports(), { transport: 'tcp', name: 'Hopper' });
     extra.push(first);
     await walkTo(first, { x: 100, y: 140 });
+    await b.log.expectRecord('spawn', { predicate: (s) => s.id === first.entityId });
     const bSince = b.log.mark();
     // No save since it entered: only the world knows where it stands now.
     const second = await startGameClient(ports(), { transport: 'ws', name: 'Hopper', existing: true });
     extra.push(second);
     expect(await first.client.closed).toBeDefined();
     expect(second.characterId).toBe(first.characterId);
+    // The same entity, where it stood: observers never saw it go or come again.
+    expect(second.entityId).toBe(first.entityId);
     expect(Math.abs(second.entered.enter.x - 100)).toBeLessThan(1);
     expect(Math.abs(second.entered.enter.y - 140)).toBeLessThan(1);
-    // Observers see the old entity go and the new one come, never two of it at once.
-    await b.log.expectRecord('despawn', { since: bSince, predicate: (d) => d.id === first.entityId });
-    await b.log.expectRecord('spawn', { since: bSince, predicate: (s) => s.id === second.entityId });
-    expect(b.log.records('despawn', (d) => d.id === first.entityId, bSince)[0]?.reason).toBe('left');
+    await b.client.who();
+    expect(b.log.records('despawn', (d) => d.id === first.entityId, bSince)).toEqual([]);
+    expect(b.log.records('spawn', (s) => s.id === first.entityId, bSince)).toEqual([]);
     second.close();
   });
 
@@ -286,13 +293,15 @@ describe('the world over TCP and WebSocket', () => {
     }
   });
 
-  it('despawns a player whose socket dies', async () => {
+  it('keeps a player whose socket dies for the linger time, then despawns it', async () => {
     const aSince = a.log.mark();
+    const dropped = performance.now();
     b.kill();
     await a.log.expectRecord('despawn', {
       since: aSince,
       predicate: (d) => d.id === b.entityId && d.reason === 'left',
     });
+    expect(performance.now() - dropped).toBeGreaterThanOrEqual(LINGER_MS - 100);
     expect(a.client.world.get(b.entityId)).toBeUndefined();
   });
 });

@@ -233,6 +233,23 @@ describe('AccountService with SQLite', () => {
         code: 'ERR_BAD_RESUME',
       });
     });
+
+    it('keeps a token good for its lifetime from when its connection closed, not from when it was issued', () => {
+      const held = accounts.issueResumeToken(3, 'Pippin');
+      // Played for an hour, then the connection dropped.
+      clock += 60 * 60_000;
+      accounts.renewResumeToken(3);
+      clock += 4 * 60_000;
+      expect(accounts.redeemResumeToken('Pippin', held).ok).toBe(true);
+
+      const next = accounts.issueResumeToken(3, 'Pippin');
+      clock += 60_000;
+      accounts.renewResumeToken(3);
+      clock += 5 * 60_000;
+      expect(accounts.redeemResumeToken('Pippin', next)).toEqual({ ok: false, code: 'ERR_BAD_RESUME' });
+      // Renewing an account without a token does nothing.
+      accounts.renewResumeToken(99);
+    });
   });
 
   describe('characters', () => {

@@ -9,6 +9,7 @@ import { botCharacterName, quantize } from '../../tools/bots/bot.js';
 import { LatencyHistogram } from '../../tools/bots/histogram.js';
 import { NavGrid, planArea } from '../../tools/bots/nav.js';
 import { runSwarm } from '../../tools/bots/swarm.js';
+import { startWorldServer, type WorldServer } from '../helpers/game-client.js';
 
 describe('bot swarm against a real server', () => {
   let server: WyvernHandle;
@@ -61,6 +62,55 @@ describe('bot swarm against a real server', () => {
     expect(summary.play.updates.recordsPerSecond).toBeGreaterThan(0);
     expect(summary.play.updates.bad).toBe(0);
     expect(summary.play.corrections).toBe(0);
+  }, 20_000);
+});
+
+describe('bots after a dropped connection', () => {
+  let world: WorldServer;
+
+  beforeAll(async () => {
+    world = await startWorldServer({ LINGER_MS: '10000' }, 7);
+  }, 20_000);
+
+  afterAll(async () => {
+    await world?.stop();
+  });
+
+  it('brings bots whose connections the server cut back into the world by resuming', async () => {
+    // Once all four are in the world and have walked a little, every connection is cut.
+    const cut = setInterval(() => {
+      const bots = [...world.server.dispatcher.sessions.values()].filter(
+        (x) => x.state === 'inWorld' && x.account?.startsWith('cut'),
+      );
+      if (bots.length < 4) return;
+      clearInterval(cut);
+      setTimeout(() => {
+        for (const session of bots) session.close('test drop');
+      }, 500);
+    }, 50);
+    try {
+      const summary = await runSwarm({
+        count: 4,
+        duration: 3,
+        transport: 'mix',
+        prefix: 'cut',
+        tcpPort: world.server.tcpPort,
+        httpPort: world.server.httpPort,
+        area: { kind: 'rect', area: { x: 60, y: 60, w: 120, h: 120 } },
+        progress: false,
+        castChance: 0,
+        chatChance: 0,
+      });
+      expect(summary.grow.inWorld).toBe(4);
+      expect(summary.play.disconnects).toBe(4);
+      expect(summary.play.resumes).toBe(4);
+      expect(summary.play.resumeFailures).toBe(0);
+      expect(summary.play.errors).toEqual({});
+      // They walk on after the resume, with their movement matched by the others again.
+      expect(summary.play.corrections).toBe(0);
+    } finally {
+      clearInterval(cut);
+    }
   }, 20_000);
 });
 

@@ -15,17 +15,23 @@
  * despawn, death and respawn records. Every other frame is handed to the client whole.
  * Partial frames at the end of a TCP chunk wait for the next chunk.
  *
+ * A dropped connection (no goodbye, the swarm not stopping) is followed by a new one that
+ * resumes with the newest token, with backoff (shared/client/reconnect.ts): the server kept
+ * the character in the world, so the bot walks on from where it stood.
+ *
  *   frame: size u16 LE | opcode u16 LE | crc u16 LE | payload
  *   WorldUpdate payload: tick u32 | time f64 | record blocks
  */
 import { CLIENT_HEARTBEAT_MS } from '../../shared/game/motion.js';
 import { headingTo, type Vec2 } from '../../shared/game/movement.js';
 import { WyvernClient } from '../../shared/client/client.js';
+import { reconnect } from '../../shared/client/reconnect.js';
 import { startLogin } from '../../shared/client/srp.js';
 import type { ByteTransport } from '../../shared/client/transport.js';
 import { WyvernError } from '../../shared/client/errors.js';
 import { HEADER_SIZE } from '../../shared/codec/frame.js';
 import {
+  Bye,
   dequantizeCoord,
   JUMP,
   LoginChallenge,
@@ -71,7 +77,7 @@ export function botCharacterName(n: number): string {
   return `Bot${s}`;
 }
 
-export type BotPhase = 'connecting' | 'login' | 'inWorld' | 'closed' | 'failed';
+export type BotPhase = 'connecting' | 'login' | 'inWorld' | 'reconnecting' | 'closed' | 'failed';
 
 /** Something the bot sees (from its spawn record); mobs keep where they were last said to be. */
 interface Seen {
@@ -129,6 +135,11 @@ export class Bot implements RecordVisitor {
   private rxAt = 0;
   private pending: Uint8Array | undefined;
   private deliver: (bytes: Uint8Array) => void = () => {};
+  private characterId = 0;
+  /** Opens a new connection to the same server (for a resume); none: a drop is the end. */
+  private reopen: (() => Promise<ByteTransport>) | undefined;
+  private byeReceived = false;
+  private stopping = false;
 
   constructor(
     readonly n: number,
@@ -140,21 +151,15 @@ export class Bot implements RecordVisitor {
     return `${this.s.options.prefix}${this.n}`;
   }
 
-  /** Connects, logs in and enters the world; rejects with the reason when it cannot. */
-  async start(transport: ByteTransport): Promise<void> {
+  /**
+   * Connects, logs in and enters the world; rejects with the reason when it cannot. With
+   * `reopen`, a dropped connection is resumed on a new one.
+   */
+  async start(transport: ByteTransport, reopen?: () => Promise<ByteTransport>): Promise<void> {
     const s = this.s;
+    this.reopen = reopen;
     const client = new WyvernClient(transport, { requestTimeoutMs: 300_000 });
-    this.client = client;
-    this.hook(transport);
-    client.onError = (err) => s.countError(err.code);
-    client.onClose = (reason) => this.closed(reason);
-    client.on(PositionCorrection, (c) => {
-      s.counters.corrections++;
-      // The server has the bot standing there: stand, then walk on from there.
-      const now = performance.now();
-      this.stand(now, c.x, c.y, c.facing);
-      this.pauseUntil = now + 300;
-    });
+    this.adopt(client);
 
     this.phase = 'login';
     await client.hello({ clientKind: 'bot', clientName: 'wyvern-bots' });
@@ -171,6 +176,7 @@ export class Bot implements RecordVisitor {
     await this.login(client);
     const characters = await client.listCharacters();
     const character = characters[0] ?? (await client.createCharacter(botCharacterName(this.n), this.n % 8));
+    this.characterId = character.id;
     const entered = await client.enterWorld(character.id);
     this.entityId = entered.enter.entityId;
     this.speed = entered.enter.speed;
@@ -200,6 +206,65 @@ export class Bot implements RecordVisitor {
     client.state = 'authenticated';
     client.account = ok.account;
     client.accountId = ok.accountId;
+    client.resumeToken = ok.resumeToken;
+  }
+
+  /** Makes `client` this bot's connection: its bytes, errors, close and corrections. */
+  private adopt(client: WyvernClient): void {
+    const s = this.s;
+    this.client = client;
+    this.byeReceived = false;
+    this.pending = undefined;
+    this.hook(client.transport);
+    client.onError = (err) => s.countError(err.code);
+    client.onClose = (reason) => this.closed(client, reason);
+    client.on(Bye, () => (this.byeReceived = true));
+    client.on(PositionCorrection, (c) => {
+      s.counters.corrections++;
+      // The server has the bot standing there: stand, then walk on from there.
+      const now = performance.now();
+      this.stand(now, c.x, c.y, c.facing);
+      this.pauseUntil = now + 300;
+    });
+  }
+
+  /**
+   * After a dropped connection: a new one resumes with the newest token (with backoff). Back in
+   * the world the bot stands where the server kept it and walks on; when the character had
+   * already left it enters again.
+   */
+  private async resume(token: Uint8Array): Promise<void> {
+    const s = this.s;
+    this.phase = 'reconnecting';
+    this.moving = false;
+    this.route = [];
+    try {
+      const back = await reconnect({
+        connect: this.reopen!,
+        account: this.account,
+        token,
+        clientKind: 'bot',
+        clientName: 'wyvern-bots',
+        clientOptions: { requestTimeoutMs: 300_000 },
+        prepare: (client) => this.adopt(client),
+      });
+      if (this.stopping) {
+        back.client.close('the swarm is stopping');
+        return;
+      }
+      const entered = back.result.entered ?? (await back.client.enterWorld(this.characterId));
+      this.entityId = entered.enter.entityId;
+      this.dead = entered.enter.health === 0;
+      this.view.clear();
+      this.playersInView = this.mobsInView = 0;
+      this.stand(performance.now(), entered.enter.x, entered.enter.y, entered.enter.facing);
+      this.phase = 'inWorld';
+      s.botResumed(this);
+    } catch (err) {
+      s.counters.resumeFailures++;
+      s.countError(`resume: ${(err as { code?: string }).code ?? (err as Error).message}`);
+      this.phase = 'closed';
+    }
   }
 
   /** Gives the bot a new home in `area` (it walks there from wherever it is). */
@@ -574,14 +639,19 @@ export class Bot implements RecordVisitor {
     e.qy = qy;
   }
 
-  private closed(reason: string): void {
+  private closed(client: WyvernClient, reason: string): void {
+    // A failed attempt of a reconnect closing: the reconnect goes on.
+    if (client !== this.client || this.phase === 'reconnecting') return;
     const wasInWorld = this.phase === 'inWorld';
     this.phase = 'closed';
     this.s.botClosed(this, wasInWorld, reason);
+    const token = client.resumeToken;
+    if (wasInWorld && this.reopen && token && !this.byeReceived && !this.stopping) void this.resume(token);
   }
 
   /** Closes the connection (the swarm is stopping). */
   stop(): void {
+    this.stopping = true;
     this.phase = 'closed';
     this.client?.close('the swarm is stopping');
   }

@@ -105,6 +105,10 @@ export interface Counters {
   casts: number;
   chats: number;
   disconnects: number;
+  /** Dropped connections that resumed: back in the world (or entered again). */
+  resumes: number;
+  /** Dropped connections that could not get back. */
+  resumeFailures: number;
   loginFailures: number;
   logins: number;
 }
@@ -134,6 +138,8 @@ export function zeroCounters(): Counters {
     casts: 0,
     chats: 0,
     disconnects: 0,
+    resumes: 0,
+    resumeFailures: 0,
     loginFailures: 0,
     logins: 0,
   };
@@ -224,6 +230,12 @@ export class SwarmState {
 
   countError(code: string): void {
     this.errors.set(code, (this.errors.get(code) ?? 0) + 1);
+  }
+
+  /** A bot back in the world after a dropped connection. */
+  botResumed(bot: Bot): void {
+    this.botsByEntity[bot.entityId] = bot;
+    this.counters.resumes++;
   }
 
   botClosed(bot: Bot, wasInWorld: boolean, reason: string): void {

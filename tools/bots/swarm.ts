@@ -94,6 +94,9 @@ export interface PhaseReport {
   inView: { entities: number; players: number; mobs: number };
   errors: Record<string, number>;
   disconnects: number;
+  /** Of those, how many resumed and how many could not. */
+  resumes: number;
+  resumeFailures: number;
   disconnectReasons: Record<string, number>;
   corrections: number;
   deaths: number;
@@ -260,6 +263,8 @@ export class Swarm {
       },
       errors: Object.fromEntries(s.errors),
       disconnects: c.disconnects,
+      resumes: c.resumes,
+      resumeFailures: c.resumeFailures,
       disconnectReasons: Object.fromEntries(s.disconnectReasons),
       corrections: c.corrections,
       deaths: c.deaths,
@@ -301,7 +306,7 @@ export class Swarm {
         transport.close();
         return false;
       }
-      await bot.start(transport);
+      await bot.start(transport, () => connect(address, { transport: kind, timeoutMs: 30_000 }));
     } catch (err) {
       s.counters.loginFailures++;
       s.countError(`login: ${(err as { code?: string }).code ?? (err as Error).message}`);

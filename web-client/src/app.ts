@@ -4,13 +4,26 @@
  * world state, the renderer and the HUD. `?demo` swaps the server for the canned DemoServer
  * behind the same link lab and the same WyvernClient; `?net` opens the netcode panel at start.
  *
+ * The tab keeps its resume token in sessionStorage (net/resume-store.ts): a reload resumes
+ * the session, back in the world in place when the character is still there, and a dropped
+ * connection in the world is resumed with backoff; when that fails, the login screen says so.
+ *
  * window.__wyvern is a read-only view of what the page shows, for end-to-end tests and for
  * anyone curious in the console.
  */
 import type { WyvernClient } from '../../shared/client/client.js';
-import { CastSpell, ChatSend, Whisper } from '../../shared/protocol/index.js';
+import { WyvernError } from '../../shared/client/errors.js';
+import { CastSpell, ChatSend, ErrorCode, Whisper } from '../../shared/protocol/index.js';
 import { byOpcode } from '../../shared/protocol/registry.js';
-import { connect, pageClient, type Connection } from './net/connection.js';
+import { connect, pageClient, resumeConnection, type Connection } from './net/connection.js';
+import {
+  clearSession,
+  hexToToken,
+  loadSession,
+  saveSession,
+  tokenToHex,
+  type SavedSession,
+} from './net/resume-store.js';
 import { DemoServer } from './net/demo.js';
 import { LinkLabTransport, type FrameObserver } from './net/link-lab-transport.js';
 import { parseChat } from './state/chat-command.js';
@@ -29,6 +42,9 @@ export type Screen = 'loading' | 'login' | 'characters' | 'world';
 
 const HUD_INTERVAL_MS = 100;
 const PANEL_INTERVAL_MS = 250;
+/** Resume attempts after a reload (the server is there or not) and after a drop in the world. */
+const RELOAD_ATTEMPTS = 3;
+const DROP_ATTEMPTS = 6;
 
 export async function startApp(
   canvasHost: HTMLElement,
@@ -49,6 +65,9 @@ export async function startApp(
   let lab: LinkLabTransport | undefined;
   /** The player asked to close the connection: its close is no news to report. */
   let loggingOut = false;
+  /** The target selected before a reload: selected again once it is in view. */
+  let pendingTarget: number | undefined;
+  let savedTarget: number | undefined;
   const link: LinkSettings = { ...CLEAN_LINK };
   const held = new Set<string>();
 
@@ -57,6 +76,11 @@ export async function startApp(
   const applyPacket = (p: Incoming) => {
     if (p.name === 'WorldUpdate') stats.recordTick(p.value.tick, p.value.time);
     world.apply(p, performance.now());
+    if (p.name === 'WorldUpdate' && pendingTarget !== undefined) {
+      // The first WorldUpdate after a resume spawns everything in view.
+      if (world.entities.has(pendingTarget)) world.targetId = pendingTarget;
+      pendingTarget = undefined;
+    }
   };
 
   /** The client the page talks through now: the server's, or the demo's. */
@@ -104,36 +128,99 @@ export async function startApp(
     return connection.client;
   };
 
-  const ensureConnected = async (): Promise<WyvernClient> => {
-    if (connection && !connection.client.isClosed) return connection.client;
+  /**
+   * What one connection reports to the page. A close the player did not ask for, in the world,
+   * without a goodbye or a fatal error from the server, is resumed on a new connection.
+   */
+  const connectionEvents = () => {
     let bye: ByeValue | undefined;
     let fatal: string | undefined;
+    return {
+      onPacket: (name: string, value: unknown) => {
+        if (name === 'Bye') bye = value as ByeValue;
+        applyPacket({ name, value } as Incoming);
+      },
+      onClose: (reason: string) => {
+        connection = undefined;
+        lab = undefined;
+        const saved = loadSession();
+        if (loggingOut || bye?.reason === 'takenOver') clearSession();
+        if (!loggingOut && !bye && !fatal && saved && screen === 'world') {
+          void resume(saved, DROP_ATTEMPTS);
+          return;
+        }
+        world.leave();
+        showLogin(loggingOut ? 'Logged out.' : disconnectText(reason, bye, fatal));
+        loggingOut = false;
+      },
+      onError: (err: { fatal: boolean; message: string }) => {
+        if (err.fatal) fatal = err.message;
+        else if (screen === 'world') world.notice(err.message, performance.now());
+      },
+    };
+  };
+
+  const ensureConnected = async (): Promise<WyvernClient> => {
+    if (connection && !connection.client.isClosed) return connection.client;
+    const events = connectionEvents();
     try {
-      connection = await connect({
-        link,
-        observe,
-        world: world.view,
-        onPacket: (name, value) => {
-          if (name === 'Bye') bye = value as ByeValue;
-          applyPacket({ name, value } as Incoming);
-        },
-        onClose: (reason) => {
-          world.leave();
-          connection = undefined;
-          lab = undefined;
-          showLogin(loggingOut ? 'Logged out.' : disconnectText(reason, bye, fatal));
-          loggingOut = false;
-        },
-      });
+      connection = await connect({ link, observe, world: world.view, ...events });
     } catch (err) {
       throw new Error(`Cannot reach the game server (${errorText(err)}).`, { cause: err });
     }
     lab = connection.lab;
-    connection.client.onError = (err) => {
-      if (err.fatal) fatal = err.message;
-      else if (screen === 'world') world.notice(err.message, performance.now());
-    };
+    connection.client.onError = events.onError;
     return connection.client;
+  };
+
+  /**
+   * Resumes the saved session on a new connection: back in the world where the character
+   * stands (it stayed there), or at the character screen when it had left. A refusal or no
+   * server at all leads to the login screen with the reason.
+   */
+  const resume = async (saved: SavedSession, maxAttempts: number): Promise<void> => {
+    const status = h('p.status', { role: 'status' }, 'Reconnecting…');
+    if (screen === 'world') world.notice('Connection lost. Reconnecting…', performance.now());
+    else show('loading', h('div.card.login', {}, h('h1', {}, 'Wyvern'), status));
+    const events = connectionEvents();
+    world.selfAppearance = saved.appearance;
+    // Its first WorldUpdate may come in the same chunk as EnterWorld, before this resumes.
+    pendingTarget = saved.targetId;
+    try {
+      const back = await resumeConnection({
+        link,
+        observe,
+        world: world.view,
+        ...events,
+        account: saved.account,
+        token: hexToToken(saved.token),
+        maxAttempts,
+        onEvent: (e) => {
+          if (e.type !== 'waiting' || e.delayMs === 0) return;
+          const text = `Reconnecting (attempt ${e.attempt} of ${maxAttempts})…`;
+          status.textContent = text;
+          if (screen === 'world') world.notice(text, performance.now());
+        },
+      });
+      connection = back;
+      lab = back.lab;
+      back.client.onError = events.onError;
+      saveSession({ account: back.result.account, token: tokenToHex(back.result.resumeToken) });
+      if (back.result.entered) {
+        showWorld();
+      } else {
+        pendingTarget = undefined;
+        world.leave();
+        showCharacters(back.result.account);
+      }
+    } catch (err) {
+      clearSession();
+      world.leave();
+      connection = undefined;
+      lab = undefined;
+      const refused = err instanceof WyvernError && err.code === ErrorCode.BadResume;
+      showLogin(refused ? err.message : `Could not resume the session (${errorText(err)}). Log in again.`);
+    }
   };
 
   const showLogin = (notice?: string) => {
@@ -147,7 +234,8 @@ export async function startApp(
           },
           login: async (account, password, onQueue) => {
             const c = await ensureConnected();
-            await c.login(account, password, { onQueue });
+            const ok = await c.login(account, password, { onQueue });
+            saveSession({ account: ok.account, token: tokenToHex(ok.resumeToken) });
             showCharacters(account);
           },
         },
@@ -167,6 +255,7 @@ export async function startApp(
           play: async (id, appearance) => {
             world.selfAppearance = appearance;
             await requireClient().enterWorld(id);
+            saveSession({ appearance });
             showWorld();
           },
           logout: () => {
@@ -311,6 +400,10 @@ export async function startApp(
       );
     }
     world.prune(now);
+    if (screen === 'world' && connection && world.targetId !== savedTarget) {
+      savedTarget = world.targetId;
+      saveSession({ targetId: savedTarget });
+    }
     stats.entitiesInView = Math.max(0, world.entities.size - (self ? 1 : 0));
     stats.interpolationDelayMs = world.toggles.interpolation ? world.clock.delayMs : 0;
     stats.correctedMoves = self?.predictor.corrections ?? 0;
@@ -342,7 +435,9 @@ export async function startApp(
     showWorld();
     server.start();
   } else {
-    showLogin();
+    const saved = loadSession();
+    if (saved) void resume(saved, RELOAD_ATTEMPTS);
+    else showLogin();
   }
 }
 

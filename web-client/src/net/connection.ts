@@ -8,7 +8,8 @@
  * server reach the page by one path: the SDK decodes, keeps the page's WorldView up to date,
  * then hands each packet to the page.
  */
-import { WyvernClient } from '../../../shared/client/client.js';
+import { WyvernClient, type ResumeResult } from '../../../shared/client/client.js';
+import { reconnect, type ReconnectEvent } from '../../../shared/client/reconnect.js';
 import type { ByteTransport } from '../../../shared/client/transport.js';
 import { WebSocketTransport } from '../../../shared/client/websocket-transport.js';
 import type { WorldView } from '../../../shared/client/world-view.js';
@@ -58,11 +59,58 @@ export interface ConnectOptions extends PageClientOptions {
 
 /** Opens the socket, says Hello and starts clock sync; rejects with words for a person. */
 export async function connect(options: ConnectOptions): Promise<Connection> {
-  const url = options.url ?? gameSocketUrl(location);
-  const socket = await WebSocketTransport.connect(url);
-  const lab = new LinkLabTransport(socket, options.link ?? CLEAN_LINK, options.observe);
+  const lab = await openLink(options);
   const client = pageClient(lab, options);
   await client.hello({ clientKind: 'browser', clientName: CLIENT_NAME });
   client.startClockSync(2000);
   return { client, lab };
+}
+
+async function openLink(options: ConnectOptions): Promise<LinkLabTransport> {
+  const url = options.url ?? gameSocketUrl(location);
+  const socket = await WebSocketTransport.connect(url);
+  return new LinkLabTransport(socket, options.link ?? CLEAN_LINK, options.observe);
+}
+
+export interface ResumeOptions extends ConnectOptions {
+  account: string;
+  token: Uint8Array;
+  /** Tries before giving up (the first at once, then with growing delays). */
+  maxAttempts: number;
+  onEvent?: (event: ReconnectEvent) => void;
+}
+
+/**
+ * A new connection that resumes the account with `token` (after a reload or a drop), with
+ * backoff; back in the world when `result.entered` is set. Rejects with the last failure.
+ */
+export async function resumeConnection(
+  options: ResumeOptions,
+): Promise<Connection & { result: ResumeResult }> {
+  const labs = new Map<WyvernClient, LinkLabTransport>();
+  const back = await reconnect({
+    connect: () => openLink(options),
+    account: options.account,
+    token: options.token,
+    clientKind: 'browser',
+    clientName: CLIENT_NAME,
+    maxAttempts: options.maxAttempts,
+    onEvent: options.onEvent,
+    clientOptions: {
+      world: options.world,
+      onHandlerError: options.onHandlerError ?? ((err) => console.error('packet handler failed', err)),
+    },
+    // Packets reach the page from the first (the character's state comes right after Resumed);
+    // the close is the page's business only once this client is the one it plays through.
+    prepare: (client) => {
+      labs.set(client, client.transport as LinkLabTransport);
+      client.onPacket = (name, payload) => options.onPacket(name, payload);
+    },
+  });
+  const client = back.client;
+  const onClose = options.onClose;
+  client.onClose = (reason) => onClose(reason);
+  if (client.isClosed) onClose(client.closeReason ?? 'closed');
+  client.startClockSync(2000);
+  return { client, lab: labs.get(client)!, result: back.result };
 }
