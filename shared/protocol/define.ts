@@ -37,8 +37,11 @@ interface CommonDef<N extends string, F extends Fields> {
   readonly doc: string;
   readonly fields: F;
 }
-export interface ClientPacketDef<N extends string, F extends Fields, T extends Target = Target>
-  extends CommonDef<N, F> {
+export interface ClientPacketDef<
+  N extends string,
+  F extends Fields,
+  T extends Target = Target,
+> extends CommonDef<N, F> {
   readonly dir: 'c2s';
   /** Kept literal in each definition's type, so routing tables can be derived from it. */
   readonly target: T;

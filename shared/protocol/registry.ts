@@ -54,5 +54,8 @@ export type ClientPacketName = AnyClientPacket['name'];
 /** A client packet's definition by its name. */
 export type ClientPacketByName<N extends ClientPacketName> = Extract<AnyClientPacket, { name: N }>;
 /** The names of the client packets with dispatch target `T`, from their definitions. */
-export type ClientPacketNameFor<T extends AnyClientPacket['target']> = Extract<AnyClientPacket, { target: T }>['name'];
+export type ClientPacketNameFor<T extends AnyClientPacket['target']> = Extract<
+  AnyClientPacket,
+  { target: T }
+>['name'];
 export type ServerPacketName = AnyServerPacket['name'];
