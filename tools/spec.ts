@@ -562,8 +562,8 @@ function recordKindRows(): string[][] {
     ),
     row(
       'MoveBy',
-      `${code(`MOVING ${flagHex(MOVING)}`)} walking (else standing); ${code(`SAME_ANGLE ${flagHex(SAME_ANGLE)}`)} the reference’s angle (no angle field); ${code(`SPEED ${flagHex(SPEED)}`)} the speed field follows`,
-      'dx zigzag · dy zigzag (coord steps from where the reference puts it) [· angle u8 unless SAME_ANGLE] [· speed u16 when SPEED]',
+      `${code(`MOVING ${flagHex(MOVING)}`)} walking (else standing); ${code(`SAME_ANGLE ${flagHex(SAME_ANGLE)}`)} the reference’s angle (no angle field); ${code(`SPEED ${flagHex(SPEED)}`)} the speed field follows; ${code(`AGE ${flagHex(AGE)}`)} the age field follows`,
+      'dx zigzag · dy zigzag (coord steps from where the reference puts it at the state’s time) [· angle u8 unless SAME_ANGLE] [· speed u16 when SPEED] [· age varint when AGE: the state held this many ms before the frame’s time]',
       `${sizeRange(moveBy(0, undefined))} (within 4 units, same angle); ${sizeRange(moveBy(63, 0))} turning; up to ${sizeRange(moveBy(65535, 0))}`,
     ),
   ];
@@ -599,12 +599,14 @@ function recordMeaning(r: EntityRecord): string {
         r.moving && 'MOVING',
         r.angle === undefined && 'SAME_ANGLE',
         r.speed !== undefined && 'SPEED',
+        r.age !== undefined && 'AGE',
       ].filter(Boolean);
+      const when = r.age ? `${r.age} ms before the frame's time` : "at the frame's time";
       const angle =
         r.angle === undefined
           ? 'the same angle'
           : `angle ${code(String(quantizeAngle(r.angle)))} (${num(r.angle)} rad)`;
-      return `moveBy${flags.length ? ` (${flags.join(' | ')})` : ''}: ${r.moving ? 'walking' : 'standing'} ${r.dx} and ${r.dy} coord steps from where its reference puts it, ${angle}`;
+      return `moveBy${flags.length ? ` (${flags.join(' | ')})` : ''}: ${r.moving ? 'walking' : 'standing'} ${r.dx} and ${r.dy} coord steps from where its reference puts it ${when}, ${angle}`;
     }
     case 'path': {
       const speed =
@@ -727,7 +729,7 @@ Movement is replicated as state, not as a stream of positions. A ${move} record 
 
 - **Observers dead-reckon** from the newest state: a walker is at \`(x + cos(angle) · speed · dt, y + sin(angle) · speed · dt)\` with \`dt = (now − time) / 1000\` on the server's clock (see [Clock sync](#8-clock-sync)). Dead-reckon at most ${MAX_DEAD_RECKON_MS} ms past a state: a walker whose updates stall is held where it got to, not run on and pulled back.
 - A new state of the same entity replaces the old one; blend from where the entity is drawn to the new track over a short time rather than jumping. A ${code('JUMP')} state is a discontinuity (a teleport or a large correction): snap to it, do not blend. A respawn record places its entity anew, too.
-- **References and moveBy.** Each entity's **reference** is the state of its newest ${move} or ${code('moveBy')} record: position in coord steps, angle in angle steps, whether it walks, its speed in speed steps (the record's, else the spawn's) and the server time it held at (the frame's time, less ${code('age')} with AGE). A ${code('moveBy')} gives the new state relative to it: first reckon where the reference puts the entity at the frame's time, in coord steps — standing, its own position; walking, \`q + round(c · speed / 16 · dt · 65535 / ${COORD_MAX})\` for each axis with \`c\` the cosine (x) or sine (y) of \`angle · 2π / 256\`, \`dt = (time − t) / 1000\`, computed in IEEE doubles, \`round(v) = floor(v + 0.5)\`, clamped to [0, 65535] — then add \`dx\`, \`dy\` (zigzag varints: n is sent as \`2n\` when n ≥ 0, else \`−2n − 1\`) and clamp again; the angle is the record's unless SAME_ANGLE; the result becomes the reference. A spawn's motion record and a resync's records are references sent as they are (a walker's with AGE), so a client that just got an entity holds the same reference as every other. A ${code('moveBy')} for an entity with no reference (a path or nothing came last: the client's own entity, which it predicts, or one whose spawn follows in the same frame) is ignored. The server sends moveBy only for players; mobs send paths and absolute moves.
+- **References and moveBy.** Each entity's **reference** is the state of its newest ${move} or ${code('moveBy')} record: position in coord steps, angle in angle steps, whether it walks, its speed in speed steps (the record's, else the spawn's) and the server time it held at (the frame's time, less ${code('age')} with AGE). A ${code('moveBy')} gives the new state, as it held at its own time (the frame's time, less ${code('age')} with AGE: the server sends a player's state as it was when its client sent it), relative to it: first reckon where the reference puts the entity at that time, in coord steps — standing, its own position; walking, \`q + round(c · speed / 16 · dt · 65535 / ${COORD_MAX})\` for each axis with \`c\` the cosine (x) or sine (y) of \`angle · 2π / 256\`, \`dt = (time − t) / 1000\`, computed in IEEE doubles, \`round(v) = floor(v + 0.5)\`, clamped to [0, 65535] — then add \`dx\`, \`dy\` (zigzag varints: n is sent as \`2n\` when n ≥ 0, else \`−2n − 1\`) and clamp again; the angle is the record's unless SAME_ANGLE; the result, held at that time, becomes the reference. A spawn's motion record and a resync's records are references sent as they are (a walker's with AGE), so a client that just got an entity holds the same reference as every other. A ${code('moveBy')} for an entity with no reference (a path or nothing came last: the client's own entity, which it predicts, or one whose spawn follows in the same frame) is ignored. The server sends moveBy only for players; mobs send paths and absolute moves.
 - **The server re-sends** a player's state when it starts or stops, turns or changes speed (by a quantization step), when observers' dead reckoning of it would stray more than ${MOTION_ERROR_UNITS} units from where it is, and at least every ${MOTION_HEARTBEAT_MS} ms while it walks. A standing entity sends nothing until it moves; a quiet tick sends nothing at all.
 - **Clients send** their own ${packetLink(MoveInput)} the same way: on start, stop and turn (a heading change above ${CLIENT_TURN_EPSILON} rad), and every ${CLIENT_HEARTBEAT_MS} ms while walking. A walker whose inputs stop for ${INPUT_SILENCE_MS} ms is stopped by the server where it was.
 

@@ -375,21 +375,29 @@ export class Outbox {
       return;
     }
     const s = e.sent;
-    const at = deadReckon(s, this.time);
+    // A moveBy gives the state as it was when its client sent it (`age` ms before the frame),
+    // against where the reference puts the entity then: a start, stop or turn is then a step
+    // of a few coord units at most, whatever the wait between the input and the frame. A
+    // jump, or an entity without a reference, goes absolute at the frame's time.
+    const relative = ref !== undefined && !jump;
+    const age = relative ? Math.max(0, Math.round(this.time - s.t)) : 0;
+    const t = this.time - age;
+    const at = deadReckon(s, t);
     const qx = quantizeCoord(at.x);
     const qy = quantizeCoord(at.y);
     const qa = quantizeAngle(s.angle);
     const qs = s.moving && s.speed !== e.speed ? quantizeSpeed(s.speed) : -1;
-    if (ref && !jump) {
-      reckonRef(ref, this.time, this.reckoned);
+    if (relative) {
+      reckonRef(ref!, t, this.reckoned);
       writeRecordBody.moveBy(
         w,
         idDelta,
         qx - this.reckoned.qx,
         qy - this.reckoned.qy,
-        qa === ref.qa ? -1 : qa,
+        qa === ref!.qa ? -1 : qa,
         s.moving,
         qs,
+        age,
       );
     } else writeRecordBody.moveSteps(w, idDelta, qx, qy, qa, s.moving, jump, qs, 0);
     if (!ref) this.refs.set(e.id, (ref = { qx, qy, qa, moving: s.moving, qs: 0, t: 0 }));
@@ -398,7 +406,7 @@ export class Outbox {
     ref.qa = qa;
     ref.moving = s.moving;
     ref.qs = qs >= 0 ? qs : quantizeSpeed(e.speed);
-    ref.t = this.time;
+    ref.t = t;
   }
 
   /** `e`'s spawn block (spawn record + motion record), encoded once per tick. */

@@ -265,10 +265,10 @@ function updateMotion(w: World): void {
     }
     if (!send) continue;
     const jump = distance(deadReckon(s, now), p) > JUMP_UNITS;
-    // A walker was at (x, y) when its client sent the input, not when the tick ran: observers
+    // A player was at (x, y) when its client sent the input, not when the tick ran: observers
     // reckon on from that time, so the wait for the tick and the link's jitter do not show
-    // as changes of speed.
-    const t = p.moving ? Math.min(now, p.inputAt) : now;
+    // as changes of speed, and a stop or turn is placed where it happened on the old course.
+    const t = Math.min(now, p.inputAt);
     p.sent = { x: p.x, y: p.y, t, moving: p.moving, angle: p.facing, speed: p.moveSpeed };
     p.sentInputAt = p.inputAt;
     emit(w, { type: 'motion', entity: p, jump });

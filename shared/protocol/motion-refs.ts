@@ -122,14 +122,24 @@ export class MotionRefs {
   }
 
   /**
-   * A moveBy: undefined when the entity has no reference. Otherwise its new state becomes
-   * the reference (returned), and its position is also left in `qx`, `qy`.
+   * A moveBy (its state held `age` ms before the frame's time): undefined when the entity
+   * has no reference. Otherwise its new state becomes the reference (returned), and its
+   * position at the state's time is also left in `qx`, `qy`.
    */
-  moveBy(id: number, dx: number, dy: number, qa: number, moving: boolean, qs: number): MotionRef | undefined {
+  moveBy(
+    id: number,
+    dx: number,
+    dy: number,
+    qa: number,
+    moving: boolean,
+    qs: number,
+    age = 0,
+  ): MotionRef | undefined {
     const e = this.get(id);
     if (!e || !e.held) return undefined;
     const at = this.at;
-    reckonRef(e, this.time, at);
+    const t = this.time - age;
+    reckonRef(e, t, at);
     const qx = clampStep(at.qx + dx);
     const qy = clampStep(at.qy + dy);
     e.qx = qx;
@@ -137,7 +147,7 @@ export class MotionRefs {
     if (qa >= 0) e.qa = qa;
     e.moving = moving;
     e.qs = qs >= 0 ? qs : e.spawnQs;
-    e.t = this.time;
+    e.t = t;
     this.qx = qx;
     this.qy = qy;
     return e;
@@ -187,13 +197,20 @@ export class MotionRefs {
           r.angle === undefined ? -1 : quantizeAngle(r.angle),
           r.moving,
           r.speed === undefined ? -1 : quantizeSpeed(r.speed),
+          r.age ?? 0,
         );
         if (!ref) return undefined;
+        // Carried to the frame's time, as an aged move is.
+        if (r.age) reckonRef(ref, this.time, this.at);
+        else {
+          this.at.qx = ref.qx;
+          this.at.qy = ref.qy;
+        }
         return {
           kind: 'move',
           id: r.id,
-          x: dequantizeCoord(ref.qx),
-          y: dequantizeCoord(ref.qy),
+          x: dequantizeCoord(this.at.qx),
+          y: dequantizeCoord(this.at.qy),
           angle: dequantizeAngle(ref.qa),
           moving: ref.moving,
           jump: false,

@@ -30,9 +30,10 @@
  *   kind 5 death    killer varint (0: none)
  *   kind 6 respawn  x coord · y coord · health varint · maxHealth varint
  *   kind 7 moveBy   dx zigzag · dy zigzag [· angle u8 unless SAME_ANGLE 0x20]
- *                   [· speed u16 if SPEED 0x40]; MOVING 0x10 as for move.
- *                   A move relative to the entity's reference: where its newest move or
- *                   moveBy puts it at the frame's time, in coord steps (see reckonRef).
+ *                   [· speed u16 if SPEED 0x40] [· age varint if AGE 0x80]; MOVING 0x10
+ *                   as for move. A move relative to the entity's reference: where its
+ *                   newest move or moveBy puts it at the state's time (the frame's time,
+ *                   less `age` ms with AGE), in coord steps (see reckonRef).
  *
  * coord: u16, value × 65535 / COORD_MAX (≈ 1/16 unit). angle: u8, 2π/256.
  * speed: u16 in 1/16 units per second. zigzag: a signed integer n as the varint
@@ -112,6 +113,8 @@ export type MoveByRecord = {
   moving: boolean;
   /** Units per second when it differs from the entity's spawn speed. */
   speed: number | undefined;
+  /** Ms before the frame's time at which the state held (when its client sent it). */
+  age?: number;
 };
 export type SpawnRecord = {
   kind: 'spawn';
@@ -297,14 +300,26 @@ export const writeRecordBody = {
     if (qs >= 0) w.u16(qs);
     if (aged) w.varint(int(age, 0, 0xffffffff, 'age'));
   },
-  /** A move relative to the reference: coord steps (dx, dy); `qa` -1 keeps its angle, `qs` -1 the spawn's speed. */
-  moveBy(w: Writer, idDelta: number, dx: number, dy: number, qa: number, moving: boolean, qs: number) {
+  /**
+   * A move relative to the reference: coord steps (dx, dy) from where the reference puts the
+   * entity `age` ms before the frame's time (the state's own time); `qa` -1 keeps its angle,
+   * `qs` -1 the spawn's speed, `age` 0 for none.
+   */
+  moveBy(w: Writer, idDelta: number, dx: number, dy: number, qa: number, moving: boolean, qs: number, age = 0) {
+    const aged = age > 0;
     w.varint(idDelta);
-    w.u8(RecordKind.MoveBy | (moving ? MOVING : 0) | (qa < 0 ? SAME_ANGLE : 0) | (qs >= 0 ? SPEED : 0));
+    w.u8(
+      RecordKind.MoveBy |
+        (moving ? MOVING : 0) |
+        (qa < 0 ? SAME_ANGLE : 0) |
+        (qs >= 0 ? SPEED : 0) |
+        (aged ? AGE : 0),
+    );
     w.varint(zigzag(int(dx, -65535, 65535, 'dx')));
     w.varint(zigzag(int(dy, -65535, 65535, 'dy')));
     if (qa >= 0) w.u8(qa);
     if (qs >= 0) w.u16(qs);
+    if (aged) w.varint(int(age, 0, 0xffffffff, 'age'));
   },
   path(
     w: Writer,
@@ -397,6 +412,7 @@ export function writeRecord(w: Writer, idDelta: number, r: EntityRecord): void {
         r.angle === undefined ? -1 : quantizeAngle(finite(r.angle, 'angle')),
         r.moving,
         r.speed === undefined ? -1 : quantizeSpeed(finite(r.speed, 'speed')),
+        r.age ?? 0,
       );
     case 'path':
       return b.path(w, idDelta, r.x, r.y, r.speed, r.waypoints);
@@ -468,12 +484,13 @@ function readRecord(r: Reader, id: number, tag: number): EntityRecord {
       return move;
     }
     case RecordKind.MoveBy: {
-      if (flags & 0x80) bad(DecodeErrorCode.BadEnum, `moveBy record flags 0x${flags.toString(16)}`);
       const dx = unzigzag(r.varint());
       const dy = unzigzag(r.varint());
       const angle = flags & SAME_ANGLE ? undefined : r.u8() * ANGLE_STEP;
       const speed = flags & SPEED ? readSpeed(r) : undefined;
-      return { kind: 'moveBy', id, dx, dy, angle, moving: (flags & MOVING) !== 0, speed };
+      const moveBy: MoveByRecord = { kind: 'moveBy', id, dx, dy, angle, moving: (flags & MOVING) !== 0, speed };
+      if (flags & AGE) moveBy.age = r.varint();
+      return moveBy;
     }
     case RecordKind.Path: {
       if (flags & ~SPEED) bad(DecodeErrorCode.BadEnum, `path record flags 0x${flags.toString(16)}`);

@@ -140,6 +140,17 @@ export const entityRecordArbitrary: fc.Arbitrary<EntityRecord> = fc.oneof(
     moving: fc.boolean(),
     speed: fc.option(speedArb, { nil: undefined }),
   }),
+  fc
+    .record({
+      kind: fc.constant('moveBy' as const),
+      id: idArb,
+      dx: stepDeltaArb,
+      dy: stepDeltaArb,
+      angle: fc.option(angleArb, { nil: undefined }),
+      moving: fc.boolean(),
+      speed: fc.option(speedArb, { nil: undefined }),
+    })
+    .chain((r) => fc.integer({ min: 1, max: 0xffffffff }).map((age): EntityRecord => ({ ...r, age }))),
   fc.record({
     kind: fc.constant('path' as const),
     id: idArb,

@@ -82,7 +82,8 @@ function sample(field: Field<unknown>, v: number): unknown {
  * graveyard, a wolf killed by the first player, a corpse decaying. Then the player 7 coming
  * into view (its spawn, then its motion reference: walking as it was 120 ms before the
  * frame; delta 0 repeats the id), player 9 turning and walking slower than its spawn speed
- * (a moveBy: 3 and -2 coord steps from where its reference puts it), player 10 walking on
+ * (a moveBy: 3 and -2 coord steps from where its reference puts it 40 ms before the frame,
+ * when its client sent the state), player 10 walking on
  * (a moveBy with the same angle), and a wolf on a two-point path. Keys are in decoding order.
  */
 export function sampleRecords(): EntityRecord[] {
@@ -116,7 +117,16 @@ export function sampleRecords(): EntityRecord[] {
       speed: undefined,
       age: 120,
     },
-    { kind: 'moveBy', id: 9, dx: 3, dy: -2, angle: angleStep(200), moving: true, speed: speedStep(88) },
+    {
+      kind: 'moveBy',
+      id: 9,
+      dx: 3,
+      dy: -2,
+      angle: angleStep(200),
+      moving: true,
+      speed: speedStep(88),
+      age: 40,
+    },
     { kind: 'moveBy', id: 10, dx: 0, dy: 1, angle: undefined, moving: true, speed: undefined },
     {
       kind: 'path',

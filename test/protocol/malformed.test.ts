@@ -264,10 +264,10 @@ describe('WorldUpdate refuses malformed entity records with specific decode erro
     }
   });
 
-  /** Every flag bit each kind refuses: move uses four, moveBy three, path and spawn one, the rest none. */
+  /** Every flag bit each kind refuses: move and moveBy use four, path and spawn one, the rest none. */
   const ALLOWED: Partial<Record<keyof typeof RecordKind, number>> = {
     Move: MOVING | JUMP | SPEED | AGE,
-    MoveBy: MOVING | SAME_ANGLE | SPEED,
+    MoveBy: MOVING | SAME_ANGLE | SPEED | AGE,
     Path: SPEED,
     Spawn: ALIVE,
   };
@@ -293,8 +293,8 @@ describe('WorldUpdate refuses malformed entity records with specific decode erro
       speed: 0x1234 / 16,
       age: 300,
     });
-    const byTag = RecordKind.MoveBy | MOVING | SAME_ANGLE | SPEED;
-    expect(WorldUpdate.decode(update(5, byTag, varint(5), varint(6), C)).records[0]).toEqual({
+    const byTag = RecordKind.MoveBy | MOVING | SAME_ANGLE | SPEED | AGE;
+    expect(WorldUpdate.decode(update(5, byTag, varint(5), varint(6), C, varint(40))).records[0]).toEqual({
       kind: 'moveBy',
       id: 5,
       dx: -3,
@@ -302,6 +302,7 @@ describe('WorldUpdate refuses malformed entity records with specific decode erro
       angle: undefined,
       moving: true,
       speed: 0x1234 / 16,
+      age: 40,
     });
     expect(WorldUpdate.decode(update(5, RecordKind.Path | SPEED, C, C, C, 0)).records[0]).toMatchObject({
       speed: 0x1234 / 16,
@@ -528,8 +529,9 @@ function hostilePayloads(def: Packet): Hostile[] {
         add(where, DecodeErrorCode.BadVarint, [0x80, 0x00]);
         // An id past 2^32 - 1: counted on from the previous one (no BASE), or a delta past it.
         add(where, DecodeErrorCode.BadVarint, [...varint(2 ** 32 - prev), kind]);
-        // 0x80 is AGE on a move; every other kind refuses it.
-        if (r.kind !== 'move') add(where, DecodeErrorCode.BadEnum, [...varint(r.id - prev), 0x80 | kind]);
+        // 0x80 is AGE on a move or moveBy; every other kind refuses it.
+        if (r.kind !== 'move' && r.kind !== 'moveBy')
+          add(where, DecodeErrorCode.BadEnum, [...varint(r.id - prev), 0x80 | kind]);
         const start = w.pos;
         writeRecord(w, r.id - prev, r);
         if (r === block[0]) markBase(w.buf, start);

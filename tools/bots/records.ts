@@ -16,6 +16,7 @@
  *   kind 5 death    killer varint
  *   kind 6 respawn  x u16 · y u16 · health varint · maxHealth varint
  *   kind 7 moveBy   dx zigzag · dy zigzag [· angle u8 unless SAME_ANGLE] [· speed u16 if SPEED]
+ *                   [· age varint if AGE]
  *
  * The head's deltas and the moveBy records are resolved through the client's MotionRefs
  * (shared/protocol/motion-refs.ts), which keeps each entity's motion reference: the bot
@@ -146,9 +147,10 @@ export function walkRecords(
         const qa = tag & SAME_ANGLE ? -1 : buf[at++]!;
         const qs = tag & SPEED ? u16(buf, at) : -1;
         if (tag & SPEED) at += 2;
-        if (at > end) return false;
+        const age = tag & AGE ? varint(buf) : 0;
+        if (age < 0 || at > end) return false;
         tally.movementRecords++;
-        if (resolve && refs.moveBy(id, unzigzag(dx), unzigzag(dy), qa, (tag & MOVING) !== 0, qs)) {
+        if (resolve && refs.moveBy(id, unzigzag(dx), unzigzag(dy), qa, (tag & MOVING) !== 0, qs, age)) {
           v.move(id, refs.qx, refs.qy, tag & MOVING, false);
         }
         break;
