@@ -7,8 +7,9 @@
  *
  * Movement is state (shared/game/motion.ts): each entity keeps its newest motion states.
  * Between two states it is where a straight line between them puts it (so an explicit stop
- * is exact: no overshoot); past the newest it is dead-reckoned from it, and held once that
- * state is older than MAX_DEAD_RECKON_MS. A mob's path record becomes states too (one per
+ * is exact: no overshoot), with a state added where a walker changed course between them
+ * (insertCorner: the speed stays steady through stops, starts and turns); past the newest
+ * it is dead-reckoned from it, and held once that state is older than MAX_DEAD_RECKON_MS. A mob's path record becomes states too (one per
  * waypoint, shared/game/interpolation.ts), so a new path or move takes over from its own
  * time and the entity is still where it was for any earlier time a renderer draws.
  *
@@ -337,6 +338,7 @@ export class WorldView {
     entity.facing = p.angle;
     entity.updatedAt = at;
     pushState(entity.motion, state, snap);
+    if (!snap) insertCorner(entity.motion);
   }
 
   private setPath(entity: ViewEntity, p: PathRecord, at: number): void {
@@ -495,6 +497,49 @@ function pushState(motion: MotionState[], state: MotionState, snap: boolean): vo
   motion.push(state);
   trimHistory(motion);
 }
+
+/**
+ * A state reaches an observer dated by the update that carried it (the server carries a
+ * walker's state on to the frame's time), so a stop, a start or a turn happened somewhat
+ * before its state's time. Between the two newest states `a` and `b` the walker went at a's
+ * heading and speed, then at b's: the time it changed course is where those two legs meet
+ * `b` (least squares over both axes). A state there keeps the speed steady on each leg, so a
+ * stop is walked up to at full speed and held (not crept up to), and a start leaves the spot
+ * when it did (not when the previous state was made). Nothing is added when the two legs
+ * are one (a heartbeat) or do not meet inside the gap.
+ */
+function insertCorner(motion: MotionState[]): void {
+  const b = motion[motion.length - 1];
+  const a = motion[motion.length - 2];
+  if (!a || !b || !(b.t > a.t)) return;
+  const span = b.t - a.t;
+  const ax = a.moving ? (Math.cos(a.angle) * a.speed) / 1000 : 0;
+  const ay = a.moving ? (Math.sin(a.angle) * a.speed) / 1000 : 0;
+  const bx = b.moving ? (Math.cos(b.angle) * b.speed) / 1000 : 0;
+  const by = b.moving ? (Math.sin(b.angle) * b.speed) / 1000 : 0;
+  const kx = ax - bx;
+  const ky = ay - by;
+  const k2 = kx * kx + ky * ky;
+  // Legs whose velocities differ by less than a unit per second are one walk.
+  if (k2 < 1e-6) return;
+  const rx = b.x - a.x - bx * span;
+  const ry = b.y - a.y - by * span;
+  const u = (rx * kx + ry * ky) / k2;
+  if (!(u > CORNER_MIN_MS && u < span - CORNER_MIN_MS)) return;
+  const corner: MotionState = {
+    x: a.x + ax * u,
+    y: a.y + ay * u,
+    t: a.t + u,
+    moving: b.moving,
+    angle: b.moving ? b.angle : a.angle,
+    speed: b.speed,
+  };
+  motion.splice(motion.length - 1, 0, corner);
+  trimHistory(motion);
+}
+
+/** A corner closer than this to either state adds nothing worth a state. */
+const CORNER_MIN_MS = 1;
 
 function trimHistory(motion: MotionState[]): void {
   if (motion.length > MOTION_HISTORY) motion.splice(0, motion.length - MOTION_HISTORY);

@@ -240,8 +240,9 @@ describe('client world from server packets', () => {
     // It stops short of where it would have walked to (80 u/s for 500 ms: 240).
     update(world, 600, [move(2, 230, 100)]);
     const e = world.entities.get(2)!;
-    // Drawn 100 ms behind: at local 350 the server time is T0 + 250, halfway between the states.
-    expect(world.drawnPosition(e, 450).x).toBeCloseTo(215);
+    // Drawn 100 ms behind, at its own speed until it reaches the stop (at T0 + 475), not
+    // crept up to it over the whole gap: at local 450 the server time is T0 + 350.
+    expect(world.drawnPosition(e, 450).x).toBeCloseTo(200 + 80 * 0.25, 1);
     for (let t = 200; t <= 5_000; t += 25) expect(world.drawnPosition(e, t).x).toBeLessThanOrEqual(q(230));
     expect(world.drawnPosition(e, 700)).toMatchObject({ x: q(230), y: q(100) });
     expect(world.drawnPosition(e, 5_000)).toMatchObject({ x: q(230), y: q(100) });
