@@ -507,12 +507,46 @@ function pushState(motion: MotionState[], state: MotionState, snap: boolean): vo
  * stop is walked up to at full speed and held (not crept up to), and a start leaves the spot
  * when it did (not when the previous state was made). Nothing is added when the two legs
  * are one (a heartbeat) or do not meet inside the gap.
+ *
+ * When the legs meet before `a`, and `a` only said the walker kept on as before (a heartbeat
+ * the server carried on from an input that came late), `a` was the server's guess: it is
+ * dropped and the corner is found from the state before it, so the walker is drawn stopping
+ * or turning where it did rather than running on and back.
  */
 function insertCorner(motion: MotionState[]): void {
   const b = motion[motion.length - 1];
-  const a = motion[motion.length - 2];
-  if (!a || !b || !(b.t > a.t)) return;
+  if (!b) return;
+  for (let i = motion.length - 2; i >= 0; i--) {
+    const a = motion[i]!;
+    const u = cornerAfter(a, b);
+    if (u === undefined) return;
+    const before = motion[i - 1];
+    if (u < 0 && before && continues(before, a)) {
+      motion.splice(i, 1);
+      continue;
+    }
+    if (!(u > CORNER_MIN_MS && u < b.t - a.t - CORNER_MIN_MS)) return;
+    const corner: MotionState = {
+      x: a.x + (a.moving ? Math.cos(a.angle) * a.speed * u : 0) / 1000,
+      y: a.y + (a.moving ? Math.sin(a.angle) * a.speed * u : 0) / 1000,
+      t: a.t + u,
+      moving: b.moving,
+      angle: b.moving ? b.angle : a.angle,
+      speed: b.speed,
+    };
+    motion.splice(motion.length - 1, 0, corner);
+    trimHistory(motion);
+    return;
+  }
+}
+
+/**
+ * Ms after `a` at which a walker leaving `a` at its heading and speed, then going at b's,
+ * would reach `b`; undefined when the two legs are one walk (or b is not after a).
+ */
+function cornerAfter(a: MotionState, b: MotionState): number | undefined {
   const span = b.t - a.t;
+  if (!(span > 0)) return undefined;
   const ax = a.moving ? (Math.cos(a.angle) * a.speed) / 1000 : 0;
   const ay = a.moving ? (Math.sin(a.angle) * a.speed) / 1000 : 0;
   const bx = b.moving ? (Math.cos(b.angle) * b.speed) / 1000 : 0;
@@ -521,22 +555,24 @@ function insertCorner(motion: MotionState[]): void {
   const ky = ay - by;
   const k2 = kx * kx + ky * ky;
   // Legs whose velocities differ by less than a unit per second are one walk.
-  if (k2 < 1e-6) return;
+  if (k2 < 1e-6) return undefined;
   const rx = b.x - a.x - bx * span;
   const ry = b.y - a.y - by * span;
-  const u = (rx * kx + ry * ky) / k2;
-  if (!(u > CORNER_MIN_MS && u < span - CORNER_MIN_MS)) return;
-  const corner: MotionState = {
-    x: a.x + ax * u,
-    y: a.y + ay * u,
-    t: a.t + u,
-    moving: b.moving,
-    angle: b.moving ? b.angle : a.angle,
-    speed: b.speed,
-  };
-  motion.splice(motion.length - 1, 0, corner);
-  trimHistory(motion);
+  return (rx * kx + ry * ky) / k2;
 }
+
+/** Whether `a` says only that the walker in `before` kept on walking as it was. */
+function continues(before: MotionState, a: MotionState): boolean {
+  if (!before.moving || !a.moving || a.speed !== before.speed) return false;
+  if (Math.abs(a.angle - before.angle) > 1e-3) return false;
+  const dt = (a.t - before.t) / 1000;
+  const x = before.x + Math.cos(before.angle) * before.speed * dt;
+  const y = before.y + Math.sin(before.angle) * before.speed * dt;
+  return Math.hypot(a.x - x, a.y - y) <= CONTINUES_UNITS;
+}
+
+/** A heartbeat within this of where its predecessor reckons the walker says nothing new. */
+const CONTINUES_UNITS = 2;
 
 /** A corner closer than this to either state adds nothing worth a state. */
 const CORNER_MIN_MS = 1;
