@@ -313,6 +313,7 @@ export async function startApp(
     world.prune(now);
     stats.entitiesInView = Math.max(0, world.entities.size - (self ? 1 : 0));
     stats.interpolationDelayMs = world.toggles.interpolation ? world.clock.delayMs : 0;
+    stats.jitterMs = world.clock.jitterMs;
     stats.correctedMoves = self?.predictor.corrections ?? 0;
     stats.pendingMoves = self?.predictor.pending.length ?? 0;
     stats.rttMs = connection?.client.clock.lastRtt ?? (demo ? 2 * link.latencyMs : undefined);

@@ -17,6 +17,13 @@ import { LinkLabTransport, type FrameObserver } from './link-lab-transport.js';
 
 export const CLIENT_NAME = 'wyvern-web';
 
+/**
+ * Pings keep the clock in sync and tell the render clock how far the server's stream has
+ * come (a Pong vouches for everything sent before it), so a stalled link is told from a
+ * quiet one within this long. About 40 bytes each way per Ping.
+ */
+export const PING_INTERVAL_MS = 200;
+
 /** ws(s)://host/ws for the page at `location`. */
 export function gameSocketUrl(loc: { protocol: string; host: string }): string {
   return `${loc.protocol === 'https:' ? 'wss:' : 'ws:'}//${loc.host}/ws`;
@@ -63,6 +70,6 @@ export async function connect(options: ConnectOptions): Promise<Connection> {
   const lab = new LinkLabTransport(socket, options.link ?? CLEAN_LINK, options.observe);
   const client = pageClient(lab, options);
   await client.hello({ clientKind: 'browser', clientName: CLIENT_NAME });
-  client.startClockSync(2000);
+  client.startClockSync(PING_INTERVAL_MS);
   return { client, lab };
 }

@@ -116,6 +116,7 @@ export class NetPanel {
       ['in', `${s.framesInPerSec.toFixed(0)} frames/s · ${kb(s.bytesInPerSec)}/s`],
       ['out', `${s.framesOutPerSec.toFixed(0)} frames/s · ${kb(s.bytesOutPerSec)}/s`],
       ['entities in view', String(s.entitiesInView)],
+      ['arrival jitter', `${s.jitterMs.toFixed(0)} ms`],
       ['interpolation delay', `${s.interpolationDelayMs.toFixed(0)} ms`],
       ['corrected moves', String(s.correctedMoves)],
       ['unacked moves', String(s.pendingMoves)],
