@@ -212,14 +212,14 @@ const over = (steps: number[], units: number) => steps.filter((s) => s > units).
 
 describe('a remote walker under the link lab (recorded arrival timings, seeded)', () => {
   it('is drawn without a frame step over 3 units on a clean link, at the least delay', () => {
-    const run = simulate({ latencyMs: 0, jitterMs: 0, lossPercent: 0 }, 1);
+    const run = simulate({ latencyMs: 0, jitterMs: 0, lossPercent: 0, bandwidthKbps: 0 }, 1);
     expect(over(run.steps, 3)).toBe(0);
     expect(Math.max(...run.steps)).toBeLessThanOrEqual((SPEED * FRAME) / 1000 + 0.05);
     expect(run.delays.at(-1)).toBe(MIN_DELAY_MS);
   });
 
   it('adapts the delay to 200±50 ms of jitter, and still never steps over 3 units', () => {
-    const run = simulate({ latencyMs: 200, jitterMs: 50, lossPercent: 0 }, 2);
+    const run = simulate({ latencyMs: 200, jitterMs: 50, lossPercent: 0, bandwidthKbps: 0 }, 2);
     expect(run.jitter).toBeGreaterThan(30);
     expect(run.jitter).toBeLessThanOrEqual(50);
     expect(run.delays.at(-1)).toBeGreaterThan(MIN_DELAY_MS + 30);
@@ -227,8 +227,8 @@ describe('a remote walker under the link lab (recorded arrival timings, seeded)'
   });
 
   for (const [link, seeds] of [
-    [{ latencyMs: 100, jitterMs: 0, lossPercent: 5 }, [3, 4, 5]],
-    [{ latencyMs: 200, jitterMs: 50, lossPercent: 5 }, [6, 7, 8]],
+    [{ latencyMs: 100, jitterMs: 0, lossPercent: 5, bandwidthKbps: 0 }, [3, 4, 5]],
+    [{ latencyMs: 200, jitterMs: 50, lossPercent: 5, bandwidthKbps: 0 }, [6, 7, 8]],
   ] as const) {
     it(`holds and blends through TCP stalls at ${link.latencyMs}±${link.jitterMs} ms + ${link.lossPercent}% loss: no frame step over 3 units`, () => {
       for (const seed of seeds) {

@@ -81,6 +81,7 @@ export class NetPanel {
       slider('latency', 'latencyMs', 500, 5, 'ms'),
       slider('jitter', 'jitterMs', 200, 5, 'ms'),
       slider('loss', 'lossPercent', 20, 1, '%'),
+      slider('bandwidth (0: no cap)', 'bandwidthKbps', 512, 8, 'kbit/s'),
       h('p.hint', {}, 'Over TCP a lost packet is resent: loss shows as stalls, never as gaps.'),
       h('h4', {}, 'Techniques'),
       check(
