@@ -338,7 +338,10 @@ export class WorldView {
     entity.facing = p.angle;
     entity.updatedAt = at;
     pushState(entity.motion, state, snap);
-    if (!snap) insertCorner(entity.motion);
+    if (!snap) {
+      insertCorner(entity.motion);
+      dropImplausible(entity.motion, Math.max(entity.spawnSpeed, state.speed));
+    }
   }
 
   private setPath(entity: ViewEntity, p: PathRecord, at: number): void {
@@ -511,7 +514,8 @@ function pushState(motion: MotionState[], state: MotionState, snap: boolean): vo
  * When the legs meet before `a`, and `a` only said the walker kept on as before (a heartbeat
  * the server carried on from an input that came late), `a` was the server's guess: it is
  * dropped and the corner is found from the state before it, so the walker is drawn stopping
- * or turning where it did rather than running on and back.
+ * or turning where it did rather than running on and back. When `a` is a stop and `b` walks
+ * on from it but left before a's time, the stop is dated earlier (to when it left).
  */
 function insertCorner(motion: MotionState[]): void {
   const b = motion[motion.length - 1];
@@ -524,6 +528,12 @@ function insertCorner(motion: MotionState[]): void {
     if (u < 0 && before && continues(before, a)) {
       motion.splice(i, 1);
       continue;
+    }
+    if (u < 0 && !a.moving && b.moving) {
+      // A stop is dated by the tick that took it: when its input came late, the walker had
+      // left again before that. It stood there from its arrival until it left.
+      a.t = Math.max(before ? before.t : -Infinity, a.t + u);
+      return;
     }
     if (!(u > CORNER_MIN_MS && u < b.t - a.t - CORNER_MIN_MS)) return;
     const corner: MotionState = {
@@ -573,6 +583,30 @@ function continues(before: MotionState, a: MotionState): boolean {
 
 /** A heartbeat within this of where its predecessor reckons the walker says nothing new. */
 const CONTINUES_UNITS = 2;
+
+/**
+ * The server's state for a walker whose inputs came late is its own guess, carried on from
+ * the last input; the next state corrects it, sometimes a tick later and tens of units away.
+ * Interpolating between the two would move the entity many times faster than it walks, so
+ * the guess is forgotten (and the state before it, while the way to the new state is still
+ * too fast): a renderer then glides from what it drew onto the corrected course.
+ */
+function dropImplausible(motion: MotionState[], speed: number): void {
+  const limit = (Math.max(speed, 1) * IMPLAUSIBLE_FACTOR) / 1000;
+  while (motion.length >= 2) {
+    const b = motion[motion.length - 1]!;
+    const a = motion[motion.length - 2]!;
+    const dt = b.t - a.t;
+    const d = Math.hypot(b.x - a.x, b.y - a.y);
+    if (d <= IMPLAUSIBLE_SLACK_UNITS || d <= limit * dt) return;
+    motion.splice(motion.length - 2, 1);
+  }
+}
+
+/** Faster than this many times its speed between two states, the earlier one was a guess. */
+const IMPLAUSIBLE_FACTOR = 1.5;
+/** Differences this small (quantization, a tick's wait) are never guesses. */
+const IMPLAUSIBLE_SLACK_UNITS = 4;
 
 /** A corner closer than this to either state adds nothing worth a state. */
 const CORNER_MIN_MS = 1;
