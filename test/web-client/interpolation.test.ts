@@ -102,10 +102,10 @@ describe('VisualTrack', () => {
   it('glides a small correction out over BLEND_MS, starting from what was on screen', () => {
     const track = new VisualTrack();
     track.place({ x: 100, y: 0, facing: 0 }, 1_000, 0);
-    // A new state says that at the drawn time it was at 95, not 100.
-    track.retarget({ x: 95, y: 0 }, 10);
-    expect(track.place({ x: 95, y: 0, facing: 0 }, 1_000, 10).x).toBeCloseTo(100);
-    expect(track.place({ x: 95, y: 0, facing: 0 }, 1_010, 10 + BLEND_MS / 2).x).toBeCloseTo(97.5);
+    // A new state says that at the drawn time it was at 96, not 100.
+    track.retarget({ x: 96, y: 0 }, 10);
+    expect(track.place({ x: 96, y: 0, facing: 0 }, 1_000, 10).x).toBeCloseTo(100);
+    expect(track.place({ x: 96, y: 0, facing: 0 }, 1_010, 10 + BLEND_MS / 2).x).toBeCloseTo(98);
     expect(track.blending(10 + BLEND_MS - 1)).toBe(true);
     expect(track.place({ x: 95, y: 0, facing: 0 }, 1_050, 10 + BLEND_MS).x).toBe(95);
     expect(track.blending(10 + BLEND_MS)).toBe(false);

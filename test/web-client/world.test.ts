@@ -432,6 +432,20 @@ describe('the page draws from the SDK world view', () => {
     expect(drawn.at(-1)).toBeCloseTo(q(200) + 0.08 * (6_000 - 100 - world.clock.delayMs), 0);
   });
 
+  it('holds nothing while only mobs walk their paths, however quiet the link', () => {
+    const world = enteredWorld();
+    const mob = 1 << 20;
+    update(world, 100, [
+      { kind: 'path', id: mob, x: 150, y: 150, speed: 100, waypoints: [{ x: 450, y: 150 }] },
+    ]);
+    const e = world.entities.get(mob)!;
+    world.prune(1_100);
+    expect(world.remoteWalking).toBe(false);
+    expect(world.clock.holding(1_100)).toBe(false);
+    // Local 1 100 draws T0 + 1 000: 90 units along, though nothing was heard since T0 + 100.
+    expect(world.drawnPosition(e, 1_100).x).toBeCloseTo(q(150) + 90, 0);
+  });
+
   it('sends its movement states through the SDK: one MoveInput sequence, acked by MoveAck', () => {
     const world = enteredWorld();
     const page = pages.get(world)!;
@@ -469,11 +483,11 @@ describe('the page draws from the SDK world view', () => {
     const me = world.selfEntity()!;
     expect(world.drawnPosition(me, 10)).toMatchObject({ x: 100, y: 100 });
     feed(world, 20, (w) =>
-      PositionCorrection.write(w, { seq: 0, x: 95, y: 100, facing: 0, reason: 'speed' }),
+      PositionCorrection.write(w, { seq: 0, x: 96, y: 100, facing: 0, reason: 'speed' }),
     );
     expect(world.drawnPosition(me, 20).x).toBeCloseTo(100);
-    expect(world.drawnPosition(me, 20 + BLEND_MS / 2).x).toBeCloseTo(97.5);
-    expect(world.drawnPosition(me, 20 + BLEND_MS).x).toBe(95);
+    expect(world.drawnPosition(me, 20 + BLEND_MS / 2).x).toBeCloseTo(98);
+    expect(world.drawnPosition(me, 20 + BLEND_MS).x).toBe(96);
     feed(world, 500, (w) =>
       PositionCorrection.write(w, { seq: 0, x: 400, y: 400, facing: 0, reason: 'obstacle' }),
     );

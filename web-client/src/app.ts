@@ -10,7 +10,7 @@
 import type { WyvernClient } from '../../shared/client/client.js';
 import { CastSpell, ChatSend, Whisper } from '../../shared/protocol/index.js';
 import { byOpcode } from '../../shared/protocol/registry.js';
-import { connect, pageClient, type Connection } from './net/connection.js';
+import { connect, pageClient, PingPace, type Connection } from './net/connection.js';
 import { DemoServer } from './net/demo.js';
 import { LinkLabTransport, type FrameObserver } from './net/link-lab-transport.js';
 import { parseChat } from './state/chat-command.js';
@@ -290,6 +290,7 @@ export async function startApp(
 
   // ---- frame loop -----------------------------------------------------------------------
 
+  const pings = new PingPace();
   let last = performance.now();
   let hudAt = 0;
   let panelAt = 0;
@@ -311,6 +312,7 @@ export async function startApp(
       );
     }
     world.prune(now);
+    if (connection) pings.update(connection.client, world.remoteWalking);
     stats.entitiesInView = Math.max(0, world.entities.size - (self ? 1 : 0));
     stats.interpolationDelayMs = world.toggles.interpolation ? world.clock.delayMs : 0;
     stats.jitterMs = world.clock.jitterMs;

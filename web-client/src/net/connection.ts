@@ -17,12 +17,26 @@ import { LinkLabTransport, type FrameObserver } from './link-lab-transport.js';
 
 export const CLIENT_NAME = 'wyvern-web';
 
+/** Pings keep the clock in sync; about 40 bytes each way per Ping. */
+export const PING_INTERVAL_MS = 2000;
 /**
- * Pings keep the clock in sync and tell the render clock how far the server's stream has
- * come (a Pong vouches for everything sent before it), so a stalled link is told from a
- * quiet one within this long. About 40 bytes each way per Ping.
+ * While a remote player walks in view, a Pong also tells the render clock how far the
+ * server's stream has come (a Pong vouches for everything sent before it), so a stalled link
+ * is told from a quiet one within this long and the walker is held, not run on.
  */
-export const PING_INTERVAL_MS = 200;
+export const WATCH_PING_INTERVAL_MS = 200;
+
+/** Pings at the rate the page needs now: faster while `watching` a remote walker. */
+export class PingPace {
+  private current: number | undefined;
+
+  update(client: WyvernClient, watching: boolean): void {
+    const want = watching ? WATCH_PING_INTERVAL_MS : PING_INTERVAL_MS;
+    if (want === this.current || client.isClosed) return;
+    this.current = want;
+    client.startClockSync(want);
+  }
+}
 
 /** ws(s)://host/ws for the page at `location`. */
 export function gameSocketUrl(loc: { protocol: string; host: string }): string {

@@ -31,7 +31,7 @@ export const DELAY_MARGIN_MS = 100;
 /** How long the drawn time may run on past what has been heard (bounded dead reckoning). */
 export const HOLD_MS = 200;
 /** The drawn time runs at most this much faster than the local clock while it catches up. */
-export const MAX_RATE = 1.2;
+export const MAX_RATE = 1.15;
 /** How far the drawn time must be off its target for the rate to reach its bounds. */
 const RATE_SPAN_MS = 300;
 /** The fastest arrival is looked for over this long. */
@@ -58,6 +58,12 @@ export class RenderClock {
   jitterMs = 0;
   /** The newest server time every state up to which has arrived; undefined before any. */
   heard: number | undefined;
+  /**
+   * Whether the drawn time is held HOLD_MS past `heard` (while something is dead-reckoned:
+   * a remote player walking). Without it the drawn time runs on whatever was heard: mob paths
+   * say where they go ahead of time, and a quiet link would otherwise stop them.
+   */
+  bounded = true;
   private offset: number | undefined;
   private readonly arrivals: Arrival[] = [];
   /** The drawn time at local time `drawnAt`. */
@@ -75,7 +81,7 @@ export class RenderClock {
 
   /** Whether the drawn time is held back at what has been heard (the link stalls). */
   holding(localNow: number): boolean {
-    return this.heard !== undefined && this.renderTime(localNow) >= this.heard + HOLD_MS - 1;
+    return this.bounded && this.heard !== undefined && this.renderTime(localNow) >= this.heard + HOLD_MS - 1;
   }
 
   /** Something stamped with `serverTime` (a WorldUpdate's, EnterWorld's) arrived at `localNow`. */
@@ -122,7 +128,8 @@ export class RenderClock {
     const rate = Math.min(MAX_RATE, Math.max(0, 1 + off / RATE_SPAN_MS));
     let next = this.drawn + rate * dt;
     // Never past the hold, never back (the hold only stops the clock; it is not rewound).
-    if (this.heard !== undefined) next = Math.min(next, Math.max(this.drawn, this.heard + HOLD_MS));
+    if (this.heard !== undefined && this.bounded)
+      next = Math.min(next, Math.max(this.drawn, this.heard + HOLD_MS));
     this.drawn = next;
     this.drawnAt = localNow;
     return next;
@@ -130,7 +137,7 @@ export class RenderClock {
 
   private target(localNow: number): number {
     const ideal = this.serverNow(localNow) - this.delayMs;
-    return this.heard === undefined ? ideal : Math.min(ideal, this.heard + HOLD_MS);
+    return this.heard === undefined || !this.bounded ? ideal : Math.min(ideal, this.heard + HOLD_MS);
   }
 
   private hear(serverTime: number): void {

@@ -16,9 +16,7 @@ import type { Vec2 } from '../../../shared/game/movement.js';
 /** The shortest fade of a correction. */
 export const BLEND_MS = 150;
 /** A glide moves the drawn entity at most this much faster than it walks (units per second). */
-export const BLEND_SPEED = 36;
-/** The longest fade. */
-export const MAX_BLEND_MS = 2500;
+export const BLEND_SPEED = 30;
 /** The own character: a correction further than this is a snap, not a glide. */
 export const BLEND_MAX_UNITS = 48;
 /**
@@ -77,7 +75,7 @@ export class VisualTrack {
     this.offsetX = dx;
     this.offsetY = dy;
     this.blendFrom = localNow;
-    this.blendMs = Math.min(MAX_BLEND_MS, Math.max(BLEND_MS, (distance * 1000) / BLEND_SPEED));
+    this.blendMs = Math.max(BLEND_MS, (distance * 1000) / BLEND_SPEED);
   }
 
   /** Drop any blend: the next frame draws exactly where the entity is. */

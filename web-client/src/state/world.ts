@@ -97,6 +97,8 @@ export interface Correction {
   fromY: number;
   /** How far the replay moved it. */
   distance: number;
+  /** Why the server refused the move (speed, bounds, obstacle, dead). */
+  reason: string;
   /** Page time. */
   at: number;
 }
@@ -207,6 +209,7 @@ export class ClientWorld {
           fromX: before.x,
           fromY: before.y,
           distance: self.predictor.lastCorrectionDistance,
+          reason: p.value.reason,
           at: localNow,
         });
         if (this.corrections.length > CORRECTIONS_KEPT) this.corrections.shift();
@@ -327,10 +330,12 @@ export class ClientWorld {
     const track = this.tracks.get(e.id);
     if (!track) return;
     const t = track.drawnAt;
+    // A player's JUMP within reach is the server catching up with a walker whose inputs came
+    // late (it jumps when its own reckoning strayed), not a teleport: glided like any other.
     track.retarget(
       t === undefined ? undefined : this.view.positionAt(e, t),
       this.now(),
-      jump,
+      jump && e.kind !== 'player',
       REMOTE_BLEND_MAX_UNITS,
     );
   }
@@ -340,6 +345,8 @@ export class ClientWorld {
     this.projectiles = this.projectiles.filter((p) => localNow - p.startedAt < p.travelTime + 50);
     this.combatTexts = this.combatTexts.filter((c) => localNow - c.at < COMBAT_TEXT_MS);
     for (const [id, c] of this.casts) if (localNow - c.startedAt > c.castTime + 500) this.casts.delete(id);
+    // The drawn time is held at what was heard only while a remote player walks on reckoning.
+    this.clock.bounded = this.remoteWalking;
     const t = this.clock.renderTime(localNow);
     this.view.advance(t, t - KEEP_BEHIND_MS);
     const pr = this.self?.predictor;
@@ -372,6 +379,15 @@ export class ClientWorld {
   /** Where the server has an entity now, as far as the newest state says (the ghost). */
   serverPosition(e: EntityState, localNow: number): Placement {
     return this.view.positionAt(e, this.clock.serverNow(localNow));
+  }
+
+  /** Whether a remote player in view is walking (its newest state): it is dead-reckoned. */
+  get remoteWalking(): boolean {
+    for (const e of this.entities.values()) {
+      if (e.self || e.kind !== 'player' || !e.alive) continue;
+      if (e.motion[e.motion.length - 1]?.moving) return true;
+    }
+    return false;
   }
 
   selfEntity(): EntityState | undefined {
