@@ -228,7 +228,8 @@ export function serverPane(): { root: HTMLElement; view: HTMLElement; info: HTML
     h(
       'p.hint',
       {},
-      'What the server holds true around player A, every tick, from its lab feed. ',
+      'What the server holds true around player A, every tick, from its lab feed: a player is ',
+      'where its newest accepted input put it (four a second while it walks). ',
       'Player A predicts ahead of it; player B interpolates behind it. ',
       'White ring: a player\u2019s server-confirmed position. Red cross and arrow: a correction and its snap. ',
       'Dots: where the watched player was drawn each frame (a gap is a jump).',
