@@ -8,6 +8,7 @@ import {
   scriptedDirection,
   FRAME_MS,
   PANE_SPAN_UNITS,
+  fittedWalk,
   follow,
   walkCentre,
   walkPeriod,
@@ -81,5 +82,21 @@ describe('where the lab panes look', () => {
     expect(follow(c, { x: 200, y: 30 })).toBe(c);
     expect(follow(c, { x: 100 + PANE_SPAN_UNITS, y: 100 })).toEqual({ x: 100 + PANE_SPAN_UNITS, y: 100 });
     expect(follow(undefined, { x: 5, y: 6 })).toEqual({ x: 5, y: 6 });
+  });
+});
+
+describe('the scripted walk fitted to the walls', () => {
+  const zone = { width: 1000, height: 1000 };
+
+  it('walks the square as given when nothing is in the way', () => {
+    expect(fittedWalk(SQUARE_WALK, { x: 300, y: 300 }, 120, zone, [])).toEqual(SQUARE_WALK);
+  });
+
+  it('mirrors it away from a wall east of the start and from the zone edge south of it', () => {
+    const wall = { x: 420, y: 0, w: 20, h: 1000 };
+    const walk = fittedWalk(SQUARE_WALK, { x: 300, y: 900 }, 120, zone, [wall]);
+    expect(walk[0]).toMatchObject({ x: -1, y: 0 });
+    expect(walk[2]).toMatchObject({ x: 0, y: -1 });
+    expect(walk.map((l) => l.ms)).toEqual(SQUARE_WALK.map((l) => l.ms));
   });
 });

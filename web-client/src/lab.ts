@@ -13,7 +13,7 @@
 import { LabFeedClient, type FeedSnapshot } from './net/lab-feed.js';
 import { LabPlayer } from './net/lab-player.js';
 import { LabRenderer } from './render/lab-renderer.js';
-import { SQUARE_WALK, follow, walkCentre, type PaneScene, type Role, type SceneEntity } from './state/lab.js';
+import { follow, walkCentre, type PaneScene, type Role, type SceneEntity } from './state/lab.js';
 import { movementFromKeys } from './state/input.js';
 import type { LinkSettings } from './state/link-lab.js';
 import { PLAYER_SPEED } from '../../shared/game/movement.js';
@@ -64,7 +64,7 @@ export async function startLab(host: HTMLElement): Promise<void> {
     // Look at the square the walk is about to make.
     const home = pa.walkHome ?? pa.world.self?.predictor;
     if (home && pa.driver === 'script') {
-      const c = walkCentre(SQUARE_WALK, PLAYER_SPEED);
+      const c = walkCentre(pa.script.legs, PLAYER_SPEED);
       center = { x: home.x + c.x, y: home.y + c.y };
     }
   };
@@ -197,7 +197,7 @@ export async function startLab(host: HTMLElement): Promise<void> {
     const home = pa.walkHome;
     if (!centred && home) {
       // The first walk: look at its square.
-      const c = walkCentre(SQUARE_WALK, PLAYER_SPEED);
+      const c = walkCentre(pa.script.legs, PLAYER_SPEED);
       center = { x: home.x + c.x, y: home.y + c.y };
       centred = true;
     }

@@ -10,7 +10,15 @@ import { byOpcode } from '../../../shared/protocol/registry.js';
 import { ErrorCode } from '../../../shared/protocol/errors.js';
 import { connect, PingPace, type Connection } from './connection.js';
 import type { FrameObserver } from './link-lab-transport.js';
-import { RateCounter, ScriptedWalk, Series, StepMeter, type Direction } from '../state/lab.js';
+import {
+  RateCounter,
+  SQUARE_WALK,
+  ScriptedWalk,
+  Series,
+  StepMeter,
+  fittedWalk,
+  type Direction,
+} from '../state/lab.js';
 import { CLEAN_LINK, type LinkSettings } from '../state/link-lab.js';
 import { NetStats } from '../state/net-stats.js';
 import { ClientWorld, type Incoming } from '../state/world.js';
@@ -165,7 +173,12 @@ export class LabPlayer {
   /** This frame's direction under the scripted driver; `dtMs` may be cut to land on home. */
   private scripted(localNow: number, dtMs: number): { x: number; y: number; dtMs: number } {
     const pr = this.world.self!.predictor;
-    if (!this.home) this.home = { x: pr.x, y: pr.y };
+    if (!this.home) {
+      this.home = { x: pr.x, y: pr.y };
+      const zone = this.world.zone;
+      // The square turned so that it fits between the walls around where it begins.
+      if (zone) this.script.legs = fittedWalk(SQUARE_WALK, this.home, pr.speed, zone, zone.obstacles);
+    }
     if (this.returning) {
       const dx = this.home.x - pr.x;
       const dy = this.home.y - pr.y;

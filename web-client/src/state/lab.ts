@@ -3,6 +3,7 @@
  * same way every time, the series behind the live plots, and the meter that counts how far
  * a watched entity moves on screen from one frame to the next.
  */
+import { insideZone, segmentBlocked, type Rect, type ZoneBounds } from '../../../shared/game/movement.js';
 
 export interface Direction {
   x: number;
@@ -54,7 +55,7 @@ export function scriptedDirection(legs: readonly Leg[], elapsedMs: number): Dire
 export class ScriptedWalk {
   private startedAt: number | undefined;
 
-  constructor(readonly legs: readonly Leg[] = SQUARE_WALK) {}
+  constructor(public legs: readonly Leg[] = SQUARE_WALK) {}
 
   get running(): boolean {
     return this.startedAt !== undefined;
@@ -252,4 +253,44 @@ export function walkCentre(legs: readonly Leg[], speed: number): { x: number; y:
     maxY = Math.max(maxY, y);
   }
   return { x: (minX + maxX) / 2, y: (minY + maxY) / 2 };
+}
+
+/**
+ * The square as walked from `home`, turned or mirrored (east then south, east then north,
+ * west then south, west then north) so that no leg runs into a wall or out of the zone,
+ * with a body's width to spare; the first that fits, or the walk as given when none does.
+ */
+export function fittedWalk(
+  legs: readonly Leg[],
+  home: { x: number; y: number },
+  speed: number,
+  zone: ZoneBounds,
+  obstacles: readonly Rect[],
+): Leg[] {
+  for (const [fx, fy] of [
+    [1, 1],
+    [1, -1],
+    [-1, 1],
+    [-1, -1],
+  ] as const) {
+    // + 0 turns -0 into 0.
+    const walk = legs.map((l) => ({ x: l.x * fx + 0, y: l.y * fy + 0, ms: l.ms }));
+    let at = home;
+    let clear = true;
+    for (const leg of walk) {
+      const len = Math.hypot(leg.x, leg.y);
+      if (len === 0) continue;
+      const next = {
+        x: at.x + (leg.x / len) * speed * (leg.ms / 1000),
+        y: at.y + (leg.y / len) * speed * (leg.ms / 1000),
+      };
+      if (!insideZone(next, zone, 16) || segmentBlocked(at, next, obstacles, 16)) {
+        clear = false;
+        break;
+      }
+      at = next;
+    }
+    if (clear) return walk;
+  }
+  return [...legs];
 }
