@@ -25,6 +25,8 @@ export interface Config {
   readonly tcpPort: number;
   readonly databaseUrl: string;
   readonly wsEngine: WsEngineChoice;
+  /** Serve /lab/feed (server/lab/feed.ts): the true positions around a character, for the lab page. */
+  readonly labFeed: boolean;
   readonly tickRate: number;
   readonly logLevel: LogLevel;
   readonly sendSoftLimit: number;
@@ -111,6 +113,13 @@ function text(maxBytes = 4096): Parse {
 }
 
 const port = integer(0, 65535, 'an integer port');
+
+function onOff(raw: string): boolean {
+  const v = raw.trim().toLowerCase();
+  if (['on', 'true', '1', 'yes'].includes(v)) return true;
+  if (['off', 'false', '0', 'no'].includes(v)) return false;
+  throw new Error('expected on or off');
+}
 
 function hexSecret(raw: string): string {
   const v = raw.trim();
@@ -293,6 +302,13 @@ const specs = new Map<string, OptionSpec>([
   option('dataDir', 'DATA_DIR', 'data', text(), 'World data directory (zones, mobs, spells).'),
   option('webRoot', 'WEB_ROOT', 'web-client/dist', text(), 'Built browser client served over HTTP.'),
   option(
+    'labFeed',
+    'LAB_FEED',
+    'on',
+    onOff,
+    'Serve /lab/feed: the true positions around a named character, for the netcode lab page (turn off in production).',
+  ),
+  option(
     'interestRadius',
     'INTEREST_RADIUS',
     '250',
@@ -392,6 +408,7 @@ export function loadConfig(
     tcpPort: v.tcpPort,
     databaseUrl: v.databaseUrl,
     wsEngine: v.wsEngine,
+    labFeed: v.labFeed,
     tickRate: v.tickRate,
     logLevel: v.logLevel,
     sendSoftLimit: v.sendSoftLimit,

@@ -15,6 +15,7 @@ import { noWorldRouter, type GameRouter } from './dispatch/router.js';
 import { createLogger, type Logger } from './log.js';
 import { metricsText, sendObserver, trackSendQueues } from './metrics/index.js';
 import { installMemoryProbe } from './metrics/memory-probe.js';
+import { LabFeed } from './lab/feed.js';
 import { composeHandlers, type SessionHandlers } from './session/handlers.js';
 import { accountHandlers } from './session/account.js';
 import { AccountService } from './session/accounts.js';
@@ -39,6 +40,8 @@ export interface StartOptions {
   readonly handlers?: readonly SessionHandlers[];
   /** Where zone and world packets go; until a world exists, they are refused. */
   readonly router?: GameRouter;
+  /** Serves /lab/feed (only when config.labFeed is on). */
+  readonly labFeed?: LabFeed;
 }
 
 export type ShutdownHook = () => void | Promise<void>;
@@ -134,7 +137,11 @@ export async function startServer(config: Config, options: StartOptions = {}): P
       tls,
       listener: dispatcher,
       connection,
-      routes: { metrics: metricsText, health },
+      routes: {
+        metrics: metricsText,
+        health,
+        lab: config.labFeed && options.labFeed ? (q) => options.labFeed!.request(q) : undefined,
+      },
       site: new StaticSite(config.webRoot),
       maxMessageSize: config.wsMaxMessageSize,
     });
@@ -159,6 +166,7 @@ export async function startServer(config: Config, options: StartOptions = {}): P
     // ones refused before anything closes, so no login meets a closed pool or store.
     await dispatcher.beginShutdown(config.shutdownTimeoutMs);
     dispatcher.broadcast(Bye, { reason: 'shutdown', message: 'The server is shutting down.' });
+    options.labFeed?.close();
     scheduler.flushAll();
     const ran = await withTimeout(
       Promise.allSettled(
@@ -248,6 +256,7 @@ export async function startWyvern(
     onError: (err, ids) => log.error({ err, characters: ids }, 'character save failed'),
   });
   let flushAll = (): void => {};
+  let labFeed: LabFeed | undefined;
   const realm = new Realm({
     data,
     store,
@@ -259,8 +268,12 @@ export async function startWyvern(
     lingerMs: config.lingerMs,
     combatLingerMs: config.combatLingerMs,
     seed: options.seed,
-    afterTick: () => flushAll(),
+    afterTick: () => {
+      flushAll();
+      labFeed?.tick();
+    },
   });
+  if (config.labFeed) labFeed = new LabFeed(() => [...realm.zones.values()].map((z) => z.world));
   const zone = realm.zones.values().next().value!.world.zone;
   const start = data.character;
   const startingState = (): CharacterState => ({
@@ -280,6 +293,7 @@ export async function startWyvern(
       log,
       handlers: [accountHandlers({ accounts, world: realm }), characterHandlers({ accounts, startingState })],
       router: realm,
+      labFeed,
     });
   } catch (e) {
     await srp.close();

@@ -1,7 +1,7 @@
 /**
  * The HTTP side, independent of the engine that serves it (uWebSockets.js or node:http):
- * the built browser client (with a single-page-app fallback to index.html), /metrics and
- * /healthz. Each engine turns an HttpReply into its own response calls.
+ * the built browser client (with a single-page-app fallback to index.html), /metrics,
+ * /healthz and, when it is on, the lab feed (/lab/feed). Each engine turns an HttpReply into its own response calls.
  */
 import { readFile, stat } from 'node:fs/promises';
 import path from 'node:path';
@@ -17,6 +17,8 @@ export interface HttpRoutes {
   metrics(): Promise<{ contentType: string; body: string }>;
   /** JSON for /healthz. */
   health(): object;
+  /** /lab/feed (server/lab/feed.ts), when LAB_FEED is on. */
+  lab?: ((query: URLSearchParams) => Promise<HttpReply>) | undefined;
 }
 
 const CONTENT_TYPES: Readonly<Record<string, string>> = {
@@ -136,6 +138,10 @@ export async function handleHttp(
       };
     }
     if (urlPath === '/ws') return text(426, 'this path takes WebSocket upgrades\n');
+    if (urlPath === '/lab/feed') {
+      if (!routes.lab) return text(404, 'the lab feed is off (LAB_FEED=off)\n');
+      return await routes.lab(new URLSearchParams(q >= 0 ? url.slice(q + 1) : ''));
+    }
     return await site.serve(urlPath);
   } catch {
     return text(500, 'internal error\n');
@@ -149,5 +155,6 @@ export const STATUS_TEXT: Readonly<Record<number, string>> = {
   404: 'Not Found',
   405: 'Method Not Allowed',
   426: 'Upgrade Required',
+  503: 'Service Unavailable',
   500: 'Internal Server Error',
 };

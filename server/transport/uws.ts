@@ -108,7 +108,9 @@ export function listenUws(uws: Uws, opts: HttpServerOptions): Promise<HttpServer
 
   app.any('/*', (res, req) => {
     const method = req.getMethod();
-    const url = req.getUrl();
+    // getUrl() is the path alone; the lab feed reads the query string.
+    const query = req.getQuery();
+    const url = query ? `${req.getUrl()}?${query}` : req.getUrl();
     let aborted = false;
     res.onAborted(() => (aborted = true));
     void handleHttp(method, url, opts.routes, opts.site).then((reply) => {

@@ -7,8 +7,9 @@
  *
  * Movement is state (shared/game/motion.ts): each entity keeps its newest motion states.
  * Between two states it is where a straight line between them puts it (so an explicit stop
- * is exact: no overshoot); past the newest it is dead-reckoned from it, and held once that
- * state is older than MAX_DEAD_RECKON_MS. A mob's path record becomes states too (one per
+ * is exact: no overshoot), with a state added where a walker changed course between them
+ * (insertCorner: the speed stays steady through stops, starts and turns); past the newest
+ * it is dead-reckoned from it, and held once that state is older than MAX_DEAD_RECKON_MS. A mob's path record becomes states too (one per
  * waypoint, shared/game/interpolation.ts), so a new path or move takes over from its own
  * time and the entity is still where it was for any earlier time a renderer draws.
  *
@@ -337,6 +338,10 @@ export class WorldView {
     entity.facing = p.angle;
     entity.updatedAt = at;
     pushState(entity.motion, state, snap);
+    if (!snap) {
+      insertCorner(entity.motion);
+      dropImplausible(entity.motion, Math.max(entity.spawnSpeed, state.speed));
+    }
   }
 
   private setPath(entity: ViewEntity, p: PathRecord, at: number): void {
@@ -495,6 +500,116 @@ function pushState(motion: MotionState[], state: MotionState, snap: boolean): vo
   motion.push(state);
   trimHistory(motion);
 }
+
+/**
+ * A state reaches an observer dated by the update that carried it (the server carries a
+ * walker's state on to the frame's time), so a stop, a start or a turn happened somewhat
+ * before its state's time. Between the two newest states `a` and `b` the walker went at a's
+ * heading and speed, then at b's: the time it changed course is where those two legs meet
+ * `b` (least squares over both axes). A state there keeps the speed steady on each leg, so a
+ * stop is walked up to at full speed and held (not crept up to), and a start leaves the spot
+ * when it did (not when the previous state was made). Nothing is added when the two legs
+ * are one (a heartbeat) or do not meet inside the gap.
+ *
+ * When the legs meet before `a`, and `a` only said the walker kept on as before (a heartbeat
+ * the server carried on from an input that came late), `a` was the server's guess: it is
+ * dropped and the corner is found from the state before it, so the walker is drawn stopping
+ * or turning where it did rather than running on and back. When `a` is a stop and `b` walks
+ * on from it but left before a's time, the stop is dated earlier (to when it left).
+ */
+function insertCorner(motion: MotionState[]): void {
+  const b = motion[motion.length - 1];
+  if (!b) return;
+  for (let i = motion.length - 2; i >= 0; i--) {
+    const a = motion[i]!;
+    const u = cornerAfter(a, b);
+    if (u === undefined) return;
+    const before = motion[i - 1];
+    if (u < 0 && before && continues(before, a)) {
+      motion.splice(i, 1);
+      continue;
+    }
+    if (u < 0 && !a.moving && b.moving) {
+      // A stop is dated by the tick that took it: when its input came late, the walker had
+      // left again before that. It stood there from its arrival until it left.
+      a.t = Math.max(before ? before.t : -Infinity, a.t + u);
+      return;
+    }
+    if (!(u > CORNER_MIN_MS && u < b.t - a.t - CORNER_MIN_MS)) return;
+    const corner: MotionState = {
+      x: a.x + (a.moving ? Math.cos(a.angle) * a.speed * u : 0) / 1000,
+      y: a.y + (a.moving ? Math.sin(a.angle) * a.speed * u : 0) / 1000,
+      t: a.t + u,
+      moving: b.moving,
+      angle: b.moving ? b.angle : a.angle,
+      speed: b.speed,
+    };
+    motion.splice(motion.length - 1, 0, corner);
+    trimHistory(motion);
+    return;
+  }
+}
+
+/**
+ * Ms after `a` at which a walker leaving `a` at its heading and speed, then going at b's,
+ * would reach `b`; undefined when the two legs are one walk (or b is not after a).
+ */
+function cornerAfter(a: MotionState, b: MotionState): number | undefined {
+  const span = b.t - a.t;
+  if (!(span > 0)) return undefined;
+  const ax = a.moving ? (Math.cos(a.angle) * a.speed) / 1000 : 0;
+  const ay = a.moving ? (Math.sin(a.angle) * a.speed) / 1000 : 0;
+  const bx = b.moving ? (Math.cos(b.angle) * b.speed) / 1000 : 0;
+  const by = b.moving ? (Math.sin(b.angle) * b.speed) / 1000 : 0;
+  const kx = ax - bx;
+  const ky = ay - by;
+  const k2 = kx * kx + ky * ky;
+  // Legs whose velocities differ by less than a unit per second are one walk.
+  if (k2 < 1e-6) return undefined;
+  const rx = b.x - a.x - bx * span;
+  const ry = b.y - a.y - by * span;
+  return (rx * kx + ry * ky) / k2;
+}
+
+/** Whether `a` says only that the walker in `before` kept on walking as it was. */
+function continues(before: MotionState, a: MotionState): boolean {
+  if (!before.moving || !a.moving || a.speed !== before.speed) return false;
+  if (Math.abs(a.angle - before.angle) > 1e-3) return false;
+  const dt = (a.t - before.t) / 1000;
+  const x = before.x + Math.cos(before.angle) * before.speed * dt;
+  const y = before.y + Math.sin(before.angle) * before.speed * dt;
+  return Math.hypot(a.x - x, a.y - y) <= CONTINUES_UNITS;
+}
+
+/** A heartbeat within this of where its predecessor reckons the walker says nothing new. */
+const CONTINUES_UNITS = 2;
+
+/**
+ * The server's state for a walker whose inputs came late is its own guess, carried on from
+ * the last input; the next state corrects it, sometimes a tick later and tens of units away.
+ * Interpolating between the two would move the entity many times faster than it walks, so
+ * the guess is forgotten (and the state before it, while the way to the new state is still
+ * too fast): a renderer then glides from what it drew onto the corrected course.
+ */
+function dropImplausible(motion: MotionState[], speed: number): void {
+  const limit = (Math.max(speed, 1) * IMPLAUSIBLE_FACTOR) / 1000;
+  while (motion.length >= 2) {
+    const b = motion[motion.length - 1]!;
+    const a = motion[motion.length - 2]!;
+    const dt = b.t - a.t;
+    const d = Math.hypot(b.x - a.x, b.y - a.y);
+    if (d <= IMPLAUSIBLE_SLACK_UNITS || d <= limit * dt) return;
+    motion.splice(motion.length - 2, 1);
+  }
+}
+
+/** Faster than this many times its speed between two states, the earlier one was a guess. */
+const IMPLAUSIBLE_FACTOR = 1.5;
+/** Differences this small (quantization, a tick's wait) are never guesses. */
+const IMPLAUSIBLE_SLACK_UNITS = 4;
+
+/** A corner closer than this to either state adds nothing worth a state. */
+const CORNER_MIN_MS = 1;
 
 function trimHistory(motion: MotionState[]): void {
   if (motion.length > MOTION_HISTORY) motion.splice(0, motion.length - MOTION_HISTORY);

@@ -274,14 +274,15 @@ describe('WorldView movement states', () => {
     return { view, changes, wolf: view.get(WOLF)! };
   }
 
-  it('walks between a walking state and an explicit stop on the line between them, never past the stop', () => {
+  it('walks up to an explicit stop at its own speed and holds it there, never past the stop', () => {
     const { view, wolf } = wolfView();
     view.applyRecords([walking(WOLF, 0, 0, 0)], 1_000);
-    // The server says it stopped short of where dead reckoning had it (100 units by 2 000).
+    // The server says it stopped short of where dead reckoning had it (100 units by 2 000):
+    // walking at 100 u/s it got there at 1 800, and stood from then on.
     view.applyRecords([moveRecord(WOLF, 80, 0)], 2_000);
     for (let t = 1_000; t <= 2_000; t += 50) {
       const p = view.positionAt(wolf, t);
-      expect(p.x).toBeCloseTo((80 * (t - 1_000)) / 1_000);
+      expect(p.x).toBeCloseTo(Math.min(80, (100 * (t - 1_000)) / 1_000));
       expect(p.y).toBe(0);
     }
     expect(view.positionAt(wolf, 2_000)).toMatchObject({ x: 80, y: 0 });
@@ -345,11 +346,72 @@ describe('WorldView movement states', () => {
     for (const t of [1_000, 1_250, 1_500, 5_000]) {
       expect(view.positionAt(wolf, t)).toMatchObject({ x: 500, y: 500 });
     }
-    // The same state without JUMP blends (the contrast the flag exists for).
+    // A stop within walking reach without JUMP is walked up to (the contrast the flag exists for).
     const other = wolfView();
     other.view.applyRecords([walking(WOLF, 0, 0, 0)], 1_000);
-    other.view.applyRecords([moveRecord(WOLF, 500, 500)], 1_500);
-    expect(other.view.positionAt(other.wolf, 1_250)).toMatchObject({ x: 250, y: 250 });
+    other.view.applyRecords([moveRecord(WOLF, 40, 0)], 1_500);
+    expect(other.view.positionAt(other.wolf, 1_250).x).toBeCloseTo(25);
+  });
+
+  it('forgets a state that only the server guessed when the next one is out of walking reach of it', () => {
+    const { view, wolf } = wolfView();
+    view.applyRecords([walking(WOLF, 0, 0, 0)], 1_000);
+    // Carried on from a late input, the server guessed (100, 0) at 2 000; a tick later the
+    // input that came says it had turned south at (40, 0): 60 units back in 50 ms.
+    view.applyRecords([walking(WOLF, 100, 0, 0)], 2_000);
+    view.applyRecords([walking(WOLF, 40, 100, Math.PI / 2)], 2_050);
+    let prev = view.positionAt(wolf, 1_000);
+    for (let t = 1_010; t <= 2_050; t += 10) {
+      const p = view.positionAt(wolf, t);
+      // Never faster than one and a half times its walk between two samples.
+      expect(Math.hypot(p.x - prev.x, p.y - prev.y)).toBeLessThanOrEqual(1.5 + 1e-6);
+      prev = p;
+    }
+    expect(view.positionAt(wolf, 2_050)).toMatchObject({ x: 40, y: 100 });
+  });
+
+  it('starts a walker when it left its spot, not when its previous state was made', () => {
+    const { view, wolf } = wolfView();
+    view.applyRecords([moveRecord(WOLF, 0, 0)], 1_000);
+    // Standing since 1 000; at 3 000 it is 50 units on at 100 u/s: it left at 2 500.
+    view.applyRecords([walking(WOLF, 50, 0, 0)], 3_000);
+    expect(view.positionAt(wolf, 2_000).x).toBe(0);
+    expect(view.positionAt(wolf, 2_500).x).toBeCloseTo(0);
+    expect(view.positionAt(wolf, 2_750).x).toBeCloseTo(25);
+    expect(view.positionAt(wolf, 3_000).x).toBeCloseTo(50);
+  });
+
+  it('dates a stop earlier when the walker left it before the stop was dated (inputs that came late)', () => {
+    const { view, wolf } = wolfView();
+    view.applyRecords([walking(WOLF, 0, 0, 0)], 1_000);
+    // It reached (50, 0) at 1 500 and stood; the stop came late and is dated 1 650.
+    view.applyRecords([moveRecord(WOLF, 50, 0)], 1_650);
+    // It left at 1 550: at 1 700 it is 15 units on.
+    view.applyRecords([walking(WOLF, 65, 0, 0)], 1_700);
+    let prev = view.positionAt(wolf, 1_000);
+    for (let t = 1_010; t <= 1_700; t += 10) {
+      const p = view.positionAt(wolf, t);
+      expect(Math.hypot(p.x - prev.x, p.y - prev.y)).toBeLessThanOrEqual(1 + 1e-6);
+      prev = p;
+    }
+    expect(view.positionAt(wolf, 1_525).x).toBeCloseTo(50);
+    expect(view.positionAt(wolf, 1_600).x).toBeCloseTo(55);
+  });
+
+  it('turns where the two legs meet, at a steady speed through the turn', () => {
+    const { view, wolf } = wolfView();
+    view.applyRecords([walking(WOLF, 0, 0, 0)], 1_000);
+    // East, then north from (40, 0) at 1 400: at 2 000 it is at (40, 60).
+    view.applyRecords([walking(WOLF, 40, 60, Math.PI / 2)], 2_000);
+    const corner = view.positionAt(wolf, 1_400);
+    expect(corner.x).toBeCloseTo(40);
+    expect(corner.y).toBeCloseTo(0);
+    let prev = view.positionAt(wolf, 1_000);
+    for (let t = 1_010; t <= 2_000; t += 10) {
+      const p = view.positionAt(wolf, t);
+      expect(Math.hypot(p.x - prev.x, p.y - prev.y)).toBeCloseTo(1, 1);
+      prev = p;
+    }
   });
 
   it('lets a later state of the same time replace the earlier one', () => {

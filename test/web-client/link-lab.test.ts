@@ -2,10 +2,20 @@ import { describe, expect, it } from 'vitest';
 import { mulberry32 } from '../../shared/game/rng.js';
 import { DelayQueue, MIN_RTO_MS } from '../../web-client/src/state/link-lab.js';
 
-const queue = (latencyMs: number, jitterMs = 0, lossPercent = 0, seed = 1) =>
-  new DelayQueue<number>({ latencyMs, jitterMs, lossPercent }, mulberry32(seed));
+const queue = (latencyMs: number, jitterMs = 0, lossPercent = 0, seed = 1, bandwidthKbps = 0) =>
+  new DelayQueue<number>({ latencyMs, jitterMs, lossPercent, bandwidthKbps }, mulberry32(seed));
 
 describe('link lab delay queue', () => {
+  it('caps the bandwidth: each message waits for the wire behind the ones before it', () => {
+    // 80 kbit/s: 1 000 bytes take 100 ms on the wire.
+    const q = queue(20, 0, 0, 1, 80);
+    expect(q.push(1, 0, 1_000)).toBe(120);
+    expect(q.push(2, 0, 1_000)).toBe(220);
+    expect(q.push(3, 50, 100)).toBe(230);
+    // The wire has been free for a while: only its own time on it.
+    expect(q.push(4, 1_000, 500)).toBe(1_070);
+  });
+
   it('holds each message for the added latency', () => {
     const q = queue(80);
     q.push(1, 1000);

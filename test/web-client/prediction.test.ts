@@ -147,6 +147,23 @@ describe('prediction and reconciliation', () => {
     expect(p.confirmed.x).toBeCloseTo(server.pos.x);
   });
 
+  it('without reconciliation, is put back where each acknowledged input had it', () => {
+    const p = new Predictor({ zone, obstacles: [] }, 100, 100, 0, 120);
+    p.reconcile = false;
+    const { inputs } = walk(p, 1, 0, 60, 0);
+    expect(inputs.length).toBeGreaterThan(2);
+    const ahead = p.x;
+    // The answer to the first input comes back while the walk went on: back to it.
+    p.ack(inputs[0]!.seq);
+    expect(p.x).toBe(inputs[0]!.x);
+    expect(p.x).toBeLessThan(ahead);
+    // With reconciliation the same ack moves nothing.
+    const q = new Predictor({ zone, obstacles: [] }, 100, 100, 0, 120);
+    const walked = walk(q, 1, 0, 60, 0);
+    q.ack(walked.inputs[0]!.seq);
+    expect(q.x).toBe(ahead);
+  });
+
   it('drops acked inputs and keeps the newer ones', () => {
     const p = new Predictor({ zone, obstacles: [] }, 100, 100);
     const { inputs } = walk(p, 0, 1, 120, 0);

@@ -3,8 +3,9 @@ import { Writer } from '../../shared/codec/writer.js';
 import { EnterWorld, ZoneInfo } from '../../shared/protocol/character.js';
 import type { PayloadOf } from '../../shared/protocol/define.js';
 import { WorldUpdate } from '../../shared/protocol/entity.js';
-import { MAX_DEAD_RECKON_MS } from '../../shared/game/motion.js';
+
 import { MoveAck, PositionCorrection } from '../../shared/protocol/movement.js';
+import { Pong } from '../../shared/protocol/session.js';
 import {
   dequantizeCoord,
   quantizeCoord,
@@ -12,7 +13,8 @@ import {
   type MoveRecord,
 } from '../../shared/protocol/records.js';
 import { CombatEvent, SpellGo, SpellStart } from '../../shared/protocol/spell.js';
-import { BLEND_MS } from '../../web-client/src/state/visual-track.js';
+import { HOLD_MS, MAX_RATE } from '../../web-client/src/state/render-clock.js';
+import { BLEND_MS, BLEND_SPEED } from '../../web-client/src/state/visual-track.js';
 import type { ClientWorld } from '../../web-client/src/state/world.js';
 import { openPage, type Page } from './page.js';
 
@@ -92,6 +94,14 @@ function writeUpdate(
 /** One WorldUpdate of `records` at server time T0 + localNow (a link without delay). */
 function update(world: ClientWorld, localNow: number, records: EntityRecord[]): void {
   feed(world, localNow, (w) => writeUpdate(world, w, { tick: localNow, time: T0 + localNow, records }));
+}
+
+/**
+ * A Pong made at T0 + localNow: the page has heard everything the server sent up to a tick
+ * before (a quiet link that is not stalled; the page pings every 200 ms).
+ */
+function heard(world: ClientWorld, localNow: number): void {
+  feed(world, localNow, (w) => Pong.write(w, { seq: 1, clientTime: 0, serverTime: T0 + localNow }));
 }
 
 function enteredWorld(): ClientWorld {
@@ -240,8 +250,9 @@ describe('client world from server packets', () => {
     // It stops short of where it would have walked to (80 u/s for 500 ms: 240).
     update(world, 600, [move(2, 230, 100)]);
     const e = world.entities.get(2)!;
-    // Drawn 100 ms behind: at local 350 the server time is T0 + 250, halfway between the states.
-    expect(world.drawnPosition(e, 450).x).toBeCloseTo(215);
+    // Drawn 100 ms behind, at its own speed until it reaches the stop (at T0 + 475), not
+    // crept up to it over the whole gap: at local 450 the server time is T0 + 350.
+    expect(world.drawnPosition(e, 450).x).toBeCloseTo(200 + 80 * 0.25, 1);
     for (let t = 200; t <= 5_000; t += 25) expect(world.drawnPosition(e, t).x).toBeLessThanOrEqual(q(230));
     expect(world.drawnPosition(e, 700)).toMatchObject({ x: q(230), y: q(100) });
     expect(world.drawnPosition(e, 5_000)).toMatchObject({ x: q(230), y: q(100) });
@@ -259,6 +270,7 @@ describe('client world from server packets', () => {
     ]);
     const walker = world.entities.get(3)!;
     const mob = world.entities.get((1 << 20) + 1)!;
+    heard(world, 1_050);
     // Local 1 100 draws server T0 + 1 000: 900 ms after the spawn.
     expect(world.drawnPosition(walker, 1_100).x).toBeCloseTo(q(300));
     expect(world.drawnPosition(walker, 1_100).y).toBeCloseTo(q(300) + 80 * 0.9);
@@ -312,6 +324,7 @@ describe('the page draws from the SDK world view', () => {
   function frames(world: ClientWorld, id: number, from: number, to: number, at?: (t: number) => void) {
     const drawn: { t: number; x: number; y: number }[] = [];
     for (let t = from; t <= to; t += 16) {
+      heard(world, t);
       at?.(t);
       const p = world.drawnPosition(world.entities.get(id)!, t);
       drawn.push({ t, x: p.x, y: p.y });
@@ -345,7 +358,7 @@ describe('the page draws from the SDK world view', () => {
     // Drawn at T0 + 500 the new state moves it by ~16 units: glided, at most a few units a frame.
     expect(Math.max(...steps(drawn))).toBeLessThan(4);
     // Once the blend is over it is exactly where the view has it.
-    const settled = 600 + BLEND_MS + 16;
+    const settled = 600 + (16 * 1000) / BLEND_SPEED + 16;
     const p = world.drawnPosition(e, settled);
     const at = world.view.positionAt(e, world.clock.renderTime(settled));
     expect(p.x).toBeCloseTo(at.x, 6);
@@ -391,14 +404,46 @@ describe('the page draws from the SDK world view', () => {
     expect(drawn.at(-1)).toMatchObject({ x: q(240), y: q(100) });
   });
 
-  it('holds the ghost of a walker whose updates stalled where MAX_DEAD_RECKON_MS took it', () => {
+  it('holds a walker whose link stalled HOLD_MS past what was heard, then catches up smoothly', () => {
     const world = enteredWorld();
     update(world, 100, [move(2, 200, 100, { moving: true, speed: 80 })]);
     const e = world.entities.get(2)!;
-    const held = q(200) + (80 * MAX_DEAD_RECKON_MS) / 1000;
-    expect(world.serverPosition(e, 100 + MAX_DEAD_RECKON_MS).x).toBeCloseTo(held);
-    expect(world.serverPosition(e, 100 + MAX_DEAD_RECKON_MS + 10_000).x).toBeCloseTo(held);
-    expect(world.drawnPosition(e, 100 + MAX_DEAD_RECKON_MS + 10_000).x).toBeCloseTo(held);
+    // Nothing more is heard: the walker goes on HOLD_MS past T0 + 100, then stands.
+    const held = q(200) + (80 * HOLD_MS) / 1000;
+    expect(world.drawnPosition(e, 100 + HOLD_MS + 100).x).toBeCloseTo(held);
+    expect(world.drawnPosition(e, 1_000).x).toBeCloseTo(held);
+    expect(world.clock.holding(1_000)).toBe(true);
+    // The stall ends: it had walked on, and its heartbeats say so.
+    const drawn: number[] = [];
+    for (let t = 1_100; t <= 6_000; t += 16) {
+      if ((t - 1_100) % 1_000 < 16)
+        update(world, t, [move(2, q(200) + 0.08 * (t - 100), 100, { moving: true, speed: 80 })]);
+      heard(world, t);
+      drawn.push(world.drawnPosition(e, t).x);
+    }
+    const steps = drawn.slice(1).map((x, i) => x - drawn[i]!);
+    // No jump and no step back: it catches up at most MAX_RATE times its speed.
+    for (const step of steps) {
+      expect(step).toBeGreaterThanOrEqual(-1e-9);
+      expect(step).toBeLessThanOrEqual(80 * 0.016 * MAX_RATE + 0.02);
+    }
+    expect(world.clock.holding(6_000)).toBe(false);
+    // And is drawn the interpolation delay behind the server again.
+    expect(drawn.at(-1)).toBeCloseTo(q(200) + 0.08 * (6_000 - 100 - world.clock.delayMs), 0);
+  });
+
+  it('holds nothing while only mobs walk their paths, however quiet the link', () => {
+    const world = enteredWorld();
+    const mob = 1 << 20;
+    update(world, 100, [
+      { kind: 'path', id: mob, x: 150, y: 150, speed: 100, waypoints: [{ x: 450, y: 150 }] },
+    ]);
+    const e = world.entities.get(mob)!;
+    world.prune(1_100);
+    expect(world.remoteWalking).toBe(false);
+    expect(world.clock.holding(1_100)).toBe(false);
+    // Local 1 100 draws T0 + 1 000: 90 units along, though nothing was heard since T0 + 100.
+    expect(world.drawnPosition(e, 1_100).x).toBeCloseTo(q(150) + 90, 0);
   });
 
   it('sends its movement states through the SDK: one MoveInput sequence, acked by MoveAck', () => {
@@ -438,11 +483,11 @@ describe('the page draws from the SDK world view', () => {
     const me = world.selfEntity()!;
     expect(world.drawnPosition(me, 10)).toMatchObject({ x: 100, y: 100 });
     feed(world, 20, (w) =>
-      PositionCorrection.write(w, { seq: 0, x: 94, y: 100, facing: 0, reason: 'speed' }),
+      PositionCorrection.write(w, { seq: 0, x: 96, y: 100, facing: 0, reason: 'speed' }),
     );
     expect(world.drawnPosition(me, 20).x).toBeCloseTo(100);
-    expect(world.drawnPosition(me, 20 + BLEND_MS / 2).x).toBeCloseTo(97);
-    expect(world.drawnPosition(me, 20 + BLEND_MS).x).toBe(94);
+    expect(world.drawnPosition(me, 20 + BLEND_MS / 2).x).toBeCloseTo(98);
+    expect(world.drawnPosition(me, 20 + BLEND_MS).x).toBe(96);
     feed(world, 500, (w) =>
       PositionCorrection.write(w, { seq: 0, x: 400, y: 400, facing: 0, reason: 'obstacle' }),
     );

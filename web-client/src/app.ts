@@ -15,7 +15,7 @@ import type { WyvernClient } from '../../shared/client/client.js';
 import { WyvernError } from '../../shared/client/errors.js';
 import { CastSpell, ChatSend, ErrorCode, Whisper } from '../../shared/protocol/index.js';
 import { byOpcode } from '../../shared/protocol/registry.js';
-import { connect, pageClient, resumeConnection, type Connection } from './net/connection.js';
+import { connect, pageClient, PingPace, resumeConnection, type Connection } from './net/connection.js';
 import {
   clearSession,
   hexToToken,
@@ -379,6 +379,7 @@ export async function startApp(
 
   // ---- frame loop -----------------------------------------------------------------------
 
+  const pings = new PingPace();
   let last = performance.now();
   let hudAt = 0;
   let panelAt = 0;
@@ -404,8 +405,10 @@ export async function startApp(
       savedTarget = world.targetId;
       saveSession({ targetId: savedTarget });
     }
+    if (connection) pings.update(connection.client, world.remoteWalking);
     stats.entitiesInView = Math.max(0, world.entities.size - (self ? 1 : 0));
     stats.interpolationDelayMs = world.toggles.interpolation ? world.clock.delayMs : 0;
+    stats.jitterMs = world.clock.jitterMs;
     stats.correctedMoves = self?.predictor.corrections ?? 0;
     stats.pendingMoves = self?.predictor.pending.length ?? 0;
     stats.rttMs = connection?.client.clock.lastRtt ?? (demo ? 2 * link.latencyMs : undefined);

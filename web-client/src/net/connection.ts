@@ -18,6 +18,27 @@ import { LinkLabTransport, type FrameObserver } from './link-lab-transport.js';
 
 export const CLIENT_NAME = 'wyvern-web';
 
+/** Pings keep the clock in sync; about 40 bytes each way per Ping. */
+export const PING_INTERVAL_MS = 2000;
+/**
+ * While a remote player walks in view, a Pong also tells the render clock how far the
+ * server's stream has come (a Pong vouches for everything sent before it), so a stalled link
+ * is told from a quiet one within this long and the walker is held, not run on.
+ */
+export const WATCH_PING_INTERVAL_MS = 200;
+
+/** Pings at the rate the page needs now: faster while `watching` a remote walker. */
+export class PingPace {
+  private current: number | undefined;
+
+  update(client: WyvernClient, watching: boolean): void {
+    const want = watching ? WATCH_PING_INTERVAL_MS : PING_INTERVAL_MS;
+    if (want === this.current || client.isClosed) return;
+    this.current = want;
+    client.startClockSync(want);
+  }
+}
+
 /** ws(s)://host/ws for the page at `location`. */
 export function gameSocketUrl(loc: { protocol: string; host: string }): string {
   return `${loc.protocol === 'https:' ? 'wss:' : 'ws:'}//${loc.host}/ws`;
@@ -62,7 +83,7 @@ export async function connect(options: ConnectOptions): Promise<Connection> {
   const lab = await openLink(options);
   const client = pageClient(lab, options);
   await client.hello({ clientKind: 'browser', clientName: CLIENT_NAME });
-  client.startClockSync(2000);
+  client.startClockSync(PING_INTERVAL_MS);
   return { client, lab };
 }
 

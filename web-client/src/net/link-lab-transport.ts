@@ -45,7 +45,7 @@ export class LinkLabTransport implements ByteTransport {
       if (isClean(this.down.settings) && this.down.size === 0) this.deliver(bytes);
       else {
         // The transport may reuse its buffer once the handler returns.
-        this.down.push(bytes.slice(), this.now());
+        this.down.push(bytes.slice(), this.now(), bytes.length);
         this.schedule();
       }
     };
@@ -71,7 +71,7 @@ export class LinkLabTransport implements ByteTransport {
     eachFrame(bytes, (op, size) => this.observe('out', op, size));
     if (isClean(this.up.settings) && this.up.size === 0) this.inner.send(bytes);
     else {
-      this.up.push(bytes.slice(), this.now());
+      this.up.push(bytes.slice(), this.now(), bytes.length);
       this.schedule();
     }
   }

@@ -454,7 +454,7 @@ function arcInside(
  * Whether WebGL here runs on a software rasteriser (SwiftShader, llvmpipe): there Pixi's
  * canvas 2D renderer is many times faster (60 fps against a few in headless Chromium).
  */
-function softwareWebGL(): boolean {
+export function softwareWebGL(): boolean {
   try {
     const gl = document.createElement('canvas').getContext('webgl');
     if (!gl) return false;

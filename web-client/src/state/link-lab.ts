@@ -9,6 +9,9 @@
  * overtakes one sent before it. Dropping or reordering messages would test a protocol this
  * game does not speak.
  *
+ * `bandwidthKbps` caps the rate each way (0: no cap): a message takes its size in bits over
+ * the cap to go onto the wire, behind the messages before it, so a burst queues up.
+ *
  * Time and randomness are arguments, so tests drive it with a fake clock and a seeded rng.
  */
 
@@ -16,15 +19,17 @@ export interface LinkSettings {
   latencyMs: number;
   jitterMs: number;
   lossPercent: number;
+  /** Kilobits per second each way; 0 for no cap. */
+  bandwidthKbps: number;
 }
 
-export const CLEAN_LINK: LinkSettings = { latencyMs: 0, jitterMs: 0, lossPercent: 0 };
+export const CLEAN_LINK: LinkSettings = { latencyMs: 0, jitterMs: 0, lossPercent: 0, bandwidthKbps: 0 };
 
 /** TCP's minimum retransmission timeout on Linux; the lab adds one round trip on top. */
 export const MIN_RTO_MS = 200;
 
 export function isClean(s: LinkSettings): boolean {
-  return s.latencyMs <= 0 && s.jitterMs <= 0 && s.lossPercent <= 0;
+  return s.latencyMs <= 0 && s.jitterMs <= 0 && s.lossPercent <= 0 && !(s.bandwidthKbps > 0);
 }
 
 interface Held<T> {
@@ -35,6 +40,8 @@ interface Held<T> {
 export class DelayQueue<T> {
   private readonly held: Held<T>[] = [];
   private lastDue = -Infinity;
+  /** When the wire is free for the next message (with a bandwidth cap). */
+  private wireFree = -Infinity;
   sent = 0;
   lost = 0;
 
@@ -43,10 +50,16 @@ export class DelayQueue<T> {
     private readonly rng: () => number = Math.random,
   ) {}
 
-  /** Queues an item at time `now`; returns when it will be delivered. */
-  push(item: T, now: number): number {
+  /** Queues an item of `bytes` at time `now`; returns when it will be delivered. */
+  push(item: T, now: number, bytes = 0): number {
     const s = this.settings;
-    let delay = Math.max(0, s.latencyMs) + Math.max(0, s.jitterMs) * this.rng();
+    let sent = now;
+    if (s.bandwidthKbps > 0) {
+      // Kilobits per second are bits per millisecond.
+      sent = Math.max(now, this.wireFree) + (bytes * 8) / s.bandwidthKbps;
+      this.wireFree = sent;
+    }
+    let delay = sent - now + Math.max(0, s.latencyMs) + Math.max(0, s.jitterMs) * this.rng();
     if (s.lossPercent > 0 && this.rng() * 100 < s.lossPercent) {
       this.lost++;
       delay += MIN_RTO_MS + 2 * Math.max(0, s.latencyMs);
@@ -79,6 +92,7 @@ export class DelayQueue<T> {
   /** Everything still held, at once (when the lab is switched off). */
   flush(): T[] {
     this.lastDue = -Infinity;
+    this.wireFree = -Infinity;
     return this.held.splice(0, this.held.length).map((h) => h.item);
   }
 }

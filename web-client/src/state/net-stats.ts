@@ -2,7 +2,7 @@
  * Netcode figures for the panel and for tests: frames and bytes per second each way (over
  * a sliding one-second window), packets by type, tick rate from the server's own tick
  * numbers and times (so link jitter does not distort it), round-trip time, entities in view,
- * interpolation delay and corrected moves. Time is always passed in.
+ * arrival jitter, interpolation delay and corrected moves. Time is always passed in.
  */
 
 const WINDOW_MS = 1000;
@@ -34,6 +34,8 @@ export interface NetStatsSnapshot {
   packetsOut: Record<string, PacketCount>;
   entitiesInView: number;
   interpolationDelayMs: number;
+  /** How late arrivals come behind the fastest (the render clock's measure). */
+  jitterMs: number;
   correctedMoves: number;
   pendingMoves: number;
 }
@@ -49,6 +51,7 @@ export class NetStats {
   rttMs: number | undefined;
   entitiesInView = 0;
   interpolationDelayMs = 0;
+  jitterMs = 0;
   correctedMoves = 0;
   pendingMoves = 0;
 
@@ -112,6 +115,7 @@ export class NetStats {
       packetsOut: Object.fromEntries([...this.byType.out].map(([k, v]) => [k, { ...v }])),
       entitiesInView: this.entitiesInView,
       interpolationDelayMs: this.interpolationDelayMs,
+      jitterMs: this.jitterMs,
       correctedMoves: this.correctedMoves,
       pendingMoves: this.pendingMoves,
     };

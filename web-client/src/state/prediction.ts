@@ -78,6 +78,12 @@ export class Predictor {
   /** A correction's replay left the character off the server's position: send it even standing. */
   private resend = false;
   corrections = 0;
+  /**
+   * Reconciliation (on by default). Off, as the lab shows it: every MoveAck puts the character
+   * back where the acknowledged input had it and forgets the steps after it, so on a slow link
+   * it is pulled back each round trip; a correction snaps without replaying.
+   */
+  reconcile = true;
   /** Distance of the newest correction's snap, for the netcode panel. */
   lastCorrectionDistance = 0;
 
@@ -179,7 +185,21 @@ export class Predictor {
     let acked: PendingInput | undefined;
     while (this.pending.length > 0 && (this.pending[0] as PendingInput).seq <= seq)
       acked = this.pending.shift();
-    if (acked) this.confirmed = { x: acked.x, y: acked.y };
+    if (!acked) return;
+    this.confirmed = { x: acked.x, y: acked.y };
+    if (!this.reconcile) this.forgetUnacked(acked.x, acked.y);
+  }
+
+  /** Without reconciliation: back to what the server has, the steps since thrown away. */
+  private forgetUnacked(x: number, y: number): void {
+    this.x = x;
+    this.y = y;
+    for (const input of this.pending) {
+      input.steps = [];
+      input.x = x;
+      input.y = y;
+    }
+    this.unsent = [];
   }
 
   /** The server refused input seq and says where the character is: snap, then replay. */
@@ -190,6 +210,7 @@ export class Predictor {
     this.y = c.y;
     this.facing = c.facing;
     this.confirmed = { x: c.x, y: c.y };
+    if (!this.reconcile) this.forgetUnacked(c.x, c.y);
     for (const input of this.pending) {
       for (const s of input.steps) this.applyStep(s);
       input.x = this.x;

@@ -6,8 +6,9 @@
  * (blending small corrections, the corpse fade), cast bars, projectiles, floating combat
  * texts, chat, spells and cooldowns, the selected target, notices.
  *
- * Remote entities are drawn at the render clock's time (the newest server time seen, less the
- * interpolation delay) through WorldView.positionAt, so a stop is never overshot; the own
+ * Remote entities are drawn at the render clock's time (the newest server time seen, less an
+ * interpolation delay that follows the arrival jitter, held when the link stalls) through
+ * WorldView.positionAt, so a stop is never overshot; the own
  * character is drawn where the predictor has it. The renderer and the HUD only read this.
  * `localNow` is the page clock (performance.now()).
  */
@@ -17,7 +18,7 @@ import {
   type ViewEntity,
   type WorldChange,
 } from '../../../shared/client/world-view.js';
-import { INTERPOLATION_DELAY_MS, type Placement } from '../../../shared/game/interpolation.js';
+import type { Placement } from '../../../shared/game/interpolation.js';
 import type { Rect } from '../../../shared/game/movement.js';
 import type { PayloadOf } from '../../../shared/protocol/define.js';
 import type { AnyServerPacket, ServerPacketName } from '../../../shared/protocol/registry.js';
@@ -25,7 +26,7 @@ import type { EnterWorld } from '../../../shared/protocol/character.js';
 import type { SpellBook } from '../../../shared/protocol/spell.js';
 import { Predictor } from './prediction.js';
 import { RenderClock } from './render-clock.js';
-import { VisualTrack, type Stop } from './visual-track.js';
+import { REMOTE_BLEND_MAX_UNITS, VisualTrack } from './visual-track.js';
 
 /** A decoded server packet: its name and payload, discriminated by name. */
 export type Incoming = {
@@ -87,7 +88,23 @@ export interface ChatLine {
   at: number;
 }
 
+export interface Correction {
+  /** Where the server put the own character. */
+  x: number;
+  y: number;
+  /** Where it was drawn before. */
+  fromX: number;
+  fromY: number;
+  /** How far the replay moved it. */
+  distance: number;
+  /** Why the server refused the move (speed, bounds, obstacle, dead). */
+  reason: string;
+  /** Page time. */
+  at: number;
+}
+
 export const COMBAT_TEXT_MS = 1500;
+const CORRECTIONS_KEPT = 32;
 const CHAT_KEEP = 100;
 
 export interface NetToggles {
@@ -122,8 +139,11 @@ export class ClientWorld {
   /** The own character's appearance, from the character list (EnterWorld carries none). */
   selfAppearance: number | undefined;
   serverTick = 0;
-  readonly clock = new RenderClock(INTERPOLATION_DELAY_MS);
+  /** Remote entities are drawn by it: its delay adapts to the arrival jitter. */
+  readonly clock = new RenderClock();
   readonly toggles: NetToggles = { interpolation: true, prediction: true };
+  /** The own character's newest corrections: where it was, where the server put it. */
+  readonly corrections: Correction[] = [];
   /** Messages for a person (spell failures, logout), newest last. */
   readonly notices: { text: string; at: number }[] = [];
   logoutAt: number | undefined;
@@ -172,13 +192,27 @@ export class ClientWorld {
         this.serverTick = p.value.tick;
         this.clock.observe(p.value.time, localNow);
         break;
+      case 'Pong':
+        this.clock.observePong(p.value.serverTime, localNow);
+        break;
       case 'MoveAck':
         this.self?.predictor.ack(p.value.seq);
         break;
       case 'PositionCorrection': {
         const self = this.self;
         if (!self) break;
+        const before = { x: self.predictor.x, y: self.predictor.y };
         self.predictor.correct(p.value);
+        this.corrections.push({
+          x: p.value.x,
+          y: p.value.y,
+          fromX: before.x,
+          fromY: before.y,
+          distance: self.predictor.lastCorrectionDistance,
+          reason: p.value.reason,
+          at: localNow,
+        });
+        if (this.corrections.length > CORRECTIONS_KEPT) this.corrections.shift();
         // A small correction glides onto the replayed position; a large one snaps.
         const pr = self.predictor;
         this.tracks.get(self.id)?.retarget({ x: pr.x, y: pr.y }, localNow);
@@ -296,7 +330,14 @@ export class ClientWorld {
     const track = this.tracks.get(e.id);
     if (!track) return;
     const t = track.drawnAt;
-    track.retarget(t === undefined ? undefined : this.view.positionAt(e, t), this.now(), jump);
+    // A player's JUMP within reach is the server catching up with a walker whose inputs came
+    // late (it jumps when its own reckoning strayed), not a teleport: glided like any other.
+    track.retarget(
+      t === undefined ? undefined : this.view.positionAt(e, t),
+      this.now(),
+      jump && e.kind !== 'player',
+      REMOTE_BLEND_MAX_UNITS,
+    );
   }
 
   /** Per frame: drops finished projectiles, old combat texts and motion states no longer drawn. */
@@ -304,6 +345,8 @@ export class ClientWorld {
     this.projectiles = this.projectiles.filter((p) => localNow - p.startedAt < p.travelTime + 50);
     this.combatTexts = this.combatTexts.filter((c) => localNow - c.at < COMBAT_TEXT_MS);
     for (const [id, c] of this.casts) if (localNow - c.startedAt > c.castTime + 500) this.casts.delete(id);
+    // The drawn time is held at what was heard only while a remote player walks on reckoning.
+    this.clock.bounded = this.remoteWalking;
     const t = this.clock.renderTime(localNow);
     this.view.advance(t, t - KEEP_BEHIND_MS);
     const pr = this.self?.predictor;
@@ -330,13 +373,21 @@ export class ClientWorld {
     }
     const t = this.toggles.interpolation ? this.clock.renderTime(localNow) : this.clock.serverNow(localNow);
     const base = this.view.positionAt(e, t);
-    if (!track) return base;
-    return track.place(base, t, localNow, track.blending(localNow) ? finalStop(e, t) : undefined);
+    return track ? track.place(base, t, localNow) : base;
   }
 
   /** Where the server has an entity now, as far as the newest state says (the ghost). */
   serverPosition(e: EntityState, localNow: number): Placement {
     return this.view.positionAt(e, this.clock.serverNow(localNow));
+  }
+
+  /** Whether a remote player in view is walking (its newest state): it is dead-reckoned. */
+  get remoteWalking(): boolean {
+    for (const e of this.entities.values()) {
+      if (e.self || e.kind !== 'player' || !e.alive) continue;
+      if (e.motion[e.motion.length - 1]?.moving) return true;
+    }
+    return false;
   }
 
   selfEntity(): EntityState | undefined {
@@ -424,7 +475,9 @@ export class ClientWorld {
   }
 
   private enter(v: PayloadOf<typeof EnterWorld>, localNow: number): void {
+    this.clock.reset();
     this.clock.observe(v.serverTime, localNow);
+    this.corrections.length = 0;
     this.serverTick = v.tick;
     this.self = {
       id: v.entityId,
@@ -445,19 +498,6 @@ export class ClientWorld {
   private spellColour(id: number): number {
     return this.spell(id)?.colour ?? 0xffd27f;
   }
-}
-
-/** The stop an entity is on its last leg to at time `t` (its newest state, standing), if any. */
-function finalStop(e: EntityState, t: number): Stop | undefined {
-  const m = e.motion;
-  const last = m[m.length - 1];
-  const prev = m[m.length - 2];
-  if (!last || !prev || last.moving || t < prev.t) return undefined;
-  const dx = last.x - prev.x;
-  const dy = last.y - prev.y;
-  const length = Math.hypot(dx, dy);
-  if (length < 1e-6) return undefined;
-  return { x: last.x, y: last.y, dx: dx / length, dy: dy / length };
 }
 
 export function spellFailText(reason: string): string {

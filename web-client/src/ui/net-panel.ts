@@ -81,6 +81,7 @@ export class NetPanel {
       slider('latency', 'latencyMs', 500, 5, 'ms'),
       slider('jitter', 'jitterMs', 200, 5, 'ms'),
       slider('loss', 'lossPercent', 20, 1, '%'),
+      slider('bandwidth (0: no cap)', 'bandwidthKbps', 512, 8, 'kbit/s'),
       h('p.hint', {}, 'Over TCP a lost packet is resent: loss shows as stalls, never as gaps.'),
       h('h4', {}, 'Techniques'),
       check(
@@ -116,6 +117,7 @@ export class NetPanel {
       ['in', `${s.framesInPerSec.toFixed(0)} frames/s · ${kb(s.bytesInPerSec)}/s`],
       ['out', `${s.framesOutPerSec.toFixed(0)} frames/s · ${kb(s.bytesOutPerSec)}/s`],
       ['entities in view', String(s.entitiesInView)],
+      ['arrival jitter', `${s.jitterMs.toFixed(0)} ms`],
       ['interpolation delay', `${s.interpolationDelayMs.toFixed(0)} ms`],
       ['corrected moves', String(s.correctedMoves)],
       ['unacked moves', String(s.pendingMoves)],

@@ -1,0 +1,102 @@
+import { describe, expect, it } from 'vitest';
+import {
+  RateCounter,
+  SQUARE_WALK,
+  ScriptedWalk,
+  Series,
+  StepMeter,
+  scriptedDirection,
+  FRAME_MS,
+  PANE_SPAN_UNITS,
+  fittedWalk,
+  follow,
+  walkCentre,
+  walkPeriod,
+} from '../../web-client/src/state/lab.js';
+
+describe('the lab scripted walk', () => {
+  it('walks a square with a stop at each corner and ends where it began', () => {
+    let x = 0;
+    let y = 0;
+    const seen = new Set<string>();
+    for (let t = 0; t < walkPeriod(SQUARE_WALK); t += 10) {
+      const d = scriptedDirection(SQUARE_WALK, t);
+      seen.add(`${d.x},${d.y}`);
+      x += d.x * 10;
+      y += d.y * 10;
+    }
+    expect(seen).toEqual(new Set(['1,0', '0,0', '0,1', '-1,0', '0,-1']));
+    expect(x).toBe(0);
+    expect(y).toBe(0);
+  });
+
+  it('replays the same directions at the same times after a restart, and loops', () => {
+    const walk = new ScriptedWalk();
+    expect(walk.direction(5)).toEqual({ x: 0, y: 0 });
+    walk.start(1_000);
+    const first = [0, 1_600, 2_300, 4_000].map((t) => walk.direction(1_000 + t));
+    walk.start(50_000);
+    expect([0, 1_600, 2_300, 4_000].map((t) => walk.direction(50_000 + t))).toEqual(first);
+    expect(walk.direction(50_000 + walkPeriod(SQUARE_WALK) + 100)).toEqual({ x: 1, y: 0 });
+    walk.stop();
+    expect(walk.running).toBe(false);
+  });
+});
+
+describe('lab figures', () => {
+  it('keeps a plot series to its time span', () => {
+    const s = new Series(1_000);
+    for (let t = 0; t <= 3_000; t += 100) s.push(t, t / 100);
+    expect(s.times[0]).toBe(2_000);
+    expect(s.last).toBe(30);
+    expect(s.max()).toBe(30);
+  });
+
+  it('counts corrections per second over a sliding second', () => {
+    const c = new RateCounter();
+    c.add(100);
+    c.add(600, 2);
+    expect(c.perSecond(900)).toBe(3);
+    expect(c.perSecond(1_150)).toBe(2);
+    expect(c.perSecond(1_700)).toBe(0);
+  });
+
+  it('measures frame steps per 60th of a second and counts those over its limit', () => {
+    const m = new StepMeter(3);
+    m.frame({ x: 0, y: 0 }, 0);
+    m.frame({ x: 2, y: 0 }, FRAME_MS);
+    m.frame({ x: 10, y: 0 }, 2 * FRAME_MS);
+    // A frame three times as long that walked 6 units went 2 units per 60th of a second.
+    m.frame({ x: 16, y: 0 }, 5 * FRAME_MS);
+    m.frame(undefined, 6 * FRAME_MS);
+    // Out of view and back: no step across the gap.
+    m.frame({ x: 100, y: 0 }, 7 * FRAME_MS);
+    expect(m).toMatchObject({ frames: 3, over: 1, max: 8, maxRaw: 8 });
+  });
+});
+
+describe('where the lab panes look', () => {
+  it("centres on the walk's square and moves only when the walker nears an edge", () => {
+    expect(walkCentre(SQUARE_WALK, 120)).toEqual({ x: 90, y: 90 });
+    const c = { x: 100, y: 100 };
+    expect(follow(c, { x: 200, y: 30 })).toBe(c);
+    expect(follow(c, { x: 100 + PANE_SPAN_UNITS, y: 100 })).toEqual({ x: 100 + PANE_SPAN_UNITS, y: 100 });
+    expect(follow(undefined, { x: 5, y: 6 })).toEqual({ x: 5, y: 6 });
+  });
+});
+
+describe('the scripted walk fitted to the walls', () => {
+  const zone = { width: 1000, height: 1000 };
+
+  it('walks the square as given when nothing is in the way', () => {
+    expect(fittedWalk(SQUARE_WALK, { x: 300, y: 300 }, 120, zone, [])).toEqual(SQUARE_WALK);
+  });
+
+  it('mirrors it away from a wall east of the start and from the zone edge south of it', () => {
+    const wall = { x: 420, y: 0, w: 20, h: 1000 };
+    const walk = fittedWalk(SQUARE_WALK, { x: 300, y: 900 }, 120, zone, [wall]);
+    expect(walk[0]).toMatchObject({ x: -1, y: 0 });
+    expect(walk[2]).toMatchObject({ x: 0, y: -1 });
+    expect(walk.map((l) => l.ms)).toEqual(SQUARE_WALK.map((l) => l.ms));
+  });
+});

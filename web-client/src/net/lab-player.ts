@@ -1,0 +1,264 @@
+/**
+ * One player of the netcode lab: its own connection to the real server through its own link
+ * lab, its own ClientWorld (the SDK's WorldView, prediction, visual tracks), its own figures.
+ * It logs in a throwaway account by itself (registering it the first time) and plays one
+ * character, driven by keys or by the scripted walk. The lab page draws it and plots its
+ * figures; nothing here touches the DOM or Pixi.
+ */
+import { WyvernError } from '../../../shared/client/errors.js';
+import { byOpcode } from '../../../shared/protocol/registry.js';
+import { ErrorCode } from '../../../shared/protocol/errors.js';
+import { connect, PingPace, type Connection } from './connection.js';
+import type { FrameObserver } from './link-lab-transport.js';
+import {
+  RateCounter,
+  SQUARE_WALK,
+  ScriptedWalk,
+  Series,
+  StepMeter,
+  fittedWalk,
+  type Direction,
+} from '../state/lab.js';
+import { CLEAN_LINK, type LinkSettings } from '../state/link-lab.js';
+import { NetStats } from '../state/net-stats.js';
+import { ClientWorld, type Incoming } from '../state/world.js';
+
+export type Driver = 'script' | 'keys' | 'stand';
+
+export interface LabPlayerOptions {
+  /** 'A' walks, 'B' watches (by default). */
+  readonly role: 'A' | 'B';
+  readonly account: string;
+  readonly password: string;
+  readonly character: string;
+  readonly appearance: number;
+  /** The game socket's address (default: /ws on the page's host). */
+  readonly url?: string;
+}
+
+/** The figures plotted for each player, sampled SAMPLE_MS apart. */
+export interface LabSeries {
+  rtt: Series;
+  jitter: Series;
+  buffer: Series;
+  delay: Series;
+  bytesIn: Series;
+  bytesOut: Series;
+  corrections: Series;
+}
+
+export const SAMPLE_MS = 100;
+
+export class LabPlayer {
+  readonly world = new ClientWorld();
+  readonly stats = new NetStats();
+  readonly link: LinkSettings = { ...CLEAN_LINK };
+  readonly script = new ScriptedWalk();
+  readonly series: LabSeries = {
+    rtt: new Series(),
+    jitter: new Series(),
+    buffer: new Series(),
+    delay: new Series(),
+    bytesIn: new Series(),
+    bytesOut: new Series(),
+    corrections: new Series(),
+  };
+  /** How far the other player moves on this player's screen from frame to frame. */
+  readonly meter = new StepMeter(3);
+  driver: Driver;
+  /** Reconciliation of the own prediction (the predictor is new each time it enters). */
+  reconcile = true;
+  /** 'connecting', 'ready', or what went wrong, in words for a person. */
+  status = 'connecting';
+  connection: Connection | undefined;
+  /** The entity this player watches (the other player), once both are in the world. */
+  watchId: number | undefined;
+  private readonly correctionRate = new RateCounter();
+  private correctionsSeen = 0;
+  private sampledAt = -Infinity;
+  private home: { x: number; y: number } | undefined;
+  private readonly pings = new PingPace();
+  /** The latest frames whose step was over the meter's limit, for a look at what happened. */
+  readonly jumps: {
+    at: number;
+    step: number;
+    renderTime: number;
+    heard: number;
+    blending: boolean;
+    states: unknown[];
+  }[] = [];
+  private returning = false;
+
+  constructor(readonly options: LabPlayerOptions) {
+    this.driver = options.role === 'A' ? 'script' : 'stand';
+  }
+
+  get role(): 'A' | 'B' {
+    return this.options.role;
+  }
+
+  get ready(): boolean {
+    return this.status === 'ready';
+  }
+
+  /** Connects, registers the account if it is new, logs in, makes the character if needed, plays. */
+  async start(): Promise<void> {
+    const o = this.options;
+    const observe: FrameObserver = (dir, opcode, size) =>
+      this.stats.record(dir, byOpcode(opcode)?.name ?? 'unknown', size, performance.now());
+    try {
+      const connection = await connect({
+        ...(o.url !== undefined ? { url: o.url } : {}),
+        link: this.link,
+        observe,
+        world: this.world.view,
+        onPacket: (name, value) => {
+          const p = { name, value } as Incoming;
+          if (p.name === 'WorldUpdate') this.stats.recordTick(p.value.tick, p.value.time);
+          this.world.apply(p, performance.now());
+        },
+        onClose: (reason) => {
+          this.connection = undefined;
+          this.status = `Disconnected: ${reason}. Reload the page to start again.`;
+        },
+      });
+      this.connection = connection;
+      const c = connection.client;
+      try {
+        await c.register(o.account, o.password);
+      } catch (err) {
+        if (!(err instanceof WyvernError && err.code === ErrorCode.AccountTaken)) throw err;
+      }
+      await c.login(o.account, o.password);
+      let character = (await c.listCharacters()).find(
+        (ch) => ch.name.toLowerCase() === o.character.toLowerCase(),
+      );
+      character ??= await c.createCharacter(o.character, o.appearance);
+      this.world.selfAppearance = character.appearance;
+      await c.enterWorld(character.id);
+      this.status = 'ready';
+    } catch (err) {
+      const why = err instanceof Error ? err.message : String(err);
+      this.status =
+        `Player ${o.role} could not log in as account "${o.account}" with character ` +
+        `"${o.character}": ${why}. The lab needs a server that lets it register that account ` +
+        '(or knows it with the lab\u2019s password) and create that character.';
+      this.connection?.client.close('lab login failed');
+      throw new Error(this.status, { cause: err });
+    }
+  }
+
+  setLink(s: LinkSettings): void {
+    Object.assign(this.link, s);
+    if (this.connection) this.connection.lab.settings = { ...this.link };
+  }
+
+  /**
+   * Replays the scripted walk: back to where it first began (walking there), then from its
+   * first leg, so the same square is walked in the same place under whatever settings.
+   */
+  replay(localNow: number): void {
+    this.meter.reset();
+    if (this.home) {
+      this.script.stop();
+      this.returning = true;
+    } else this.script.start(localNow);
+  }
+
+  /** Where the scripted walk began the first time (it is replayed from there). */
+  get walkHome(): { x: number; y: number } | undefined {
+    return this.home;
+  }
+
+  /** This frame's direction under the scripted driver; `dtMs` may be cut to land on home. */
+  private scripted(localNow: number, dtMs: number): { x: number; y: number; dtMs: number } {
+    const pr = this.world.self!.predictor;
+    if (!this.home) {
+      this.home = { x: pr.x, y: pr.y };
+      const zone = this.world.zone;
+      // The square turned so that it fits between the walls around where it begins.
+      if (zone) this.script.legs = fittedWalk(SQUARE_WALK, this.home, pr.speed, zone, zone.obstacles);
+    }
+    if (this.returning) {
+      const dx = this.home.x - pr.x;
+      const dy = this.home.y - pr.y;
+      const d = Math.hypot(dx, dy);
+      if (d > 0.5) {
+        const ms = Math.min(dtMs, (d / pr.speed) * 1000);
+        return { x: dx / d, y: dy / d, dtMs: ms };
+      }
+      this.returning = false;
+      this.script.start(localNow);
+    }
+    if (!this.script.running) this.script.start(localNow);
+    return { ...this.script.direction(localNow), dtMs };
+  }
+
+  /** One frame: predict and send the own movement, then bring the world up to `localNow`. */
+  frame(localNow: number, dtMs: number, keys: Direction): void {
+    const self = this.world.self;
+    const me = this.world.selfEntity();
+    const client = this.connection?.client;
+    if (this.ready && self && me && client && !client.isClosed) {
+      self.predictor.reconcile = this.reconcile;
+      const dir =
+        this.driver === 'script'
+          ? this.scripted(localNow, dtMs)
+          : this.driver === 'keys'
+            ? { ...keys, dtMs }
+            : { x: 0, y: 0, dtMs };
+      if (me.alive) self.predictor.step(dir.x, dir.y, dir.dtMs);
+      self.predictor.takeInput(client.clock.now(), (s) =>
+        client.sendMove(s.x, s.y, s.facing, s.moving, s.speed),
+      );
+    }
+    this.world.prune(localNow);
+    if (client && !client.isClosed) this.pings.update(client, this.world.remoteWalking);
+    const corrections = self?.predictor.corrections ?? 0;
+    if (corrections > this.correctionsSeen) {
+      this.correctionRate.add(localNow, corrections - this.correctionsSeen);
+      this.correctionsSeen = corrections;
+    }
+    const watched = this.watchId === undefined ? undefined : this.world.entities.get(this.watchId);
+    const step = this.meter.frame(
+      watched ? this.world.drawnPosition(watched, localNow) : undefined,
+      localNow,
+    );
+    if (step !== undefined && step > this.meter.limit && watched) {
+      const track = this.world.tracks.get(watched.id);
+      this.jumps.push({
+        at: Math.round(localNow),
+        step: Math.round(step * 100) / 100,
+        renderTime: Math.round(this.world.clock.renderTime(localNow) % 100_000),
+        heard: Math.round((this.world.clock.heard ?? 0) % 100_000),
+        blending: track?.blending(localNow) ?? false,
+        states: watched.motion
+          .slice(-4)
+          .map((m) => [Math.round(m.t % 100_000), Math.round(m.x), Math.round(m.y), m.moving]),
+      });
+      if (this.jumps.length > 20) this.jumps.shift();
+    }
+    if (localNow - this.sampledAt >= SAMPLE_MS) this.sample(localNow);
+  }
+
+  private sample(localNow: number): void {
+    this.sampledAt = localNow;
+    const clock = this.world.clock;
+    const client = this.connection?.client;
+    const s = this.series;
+    if (client?.clock.lastRtt !== undefined) s.rtt.push(localNow, client.clock.lastRtt);
+    s.jitter.push(localNow, clock.jitterMs);
+    s.delay.push(localNow, clock.delayMs);
+    // How far the newest server time heard runs ahead of the drawn time: what is buffered.
+    if (clock.heard !== undefined)
+      s.buffer.push(localNow, Math.max(0, clock.heard - clock.renderTime(localNow)));
+    s.bytesIn.push(localNow, this.stats.perSecond('in', localNow).bytes);
+    s.bytesOut.push(localNow, this.stats.perSecond('out', localNow).bytes);
+    s.corrections.push(localNow, this.correctionRate.perSecond(localNow));
+    this.stats.rttMs = client?.clock.lastRtt;
+    this.stats.interpolationDelayMs = clock.delayMs;
+    this.stats.jitterMs = clock.jitterMs;
+    this.stats.correctedMoves = this.world.self?.predictor.corrections ?? 0;
+    this.stats.pendingMoves = this.world.self?.predictor.pending.length ?? 0;
+  }
+}
