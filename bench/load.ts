@@ -4,7 +4,6 @@
  *   npx tsx bench/load.ts [--transport tcp,uws,mix | all] [--steps 500,1000,1500,2000]
  *       [--settle 10] [--hold 20] [--arrive-timeout 60] [--dense] [--in-view 50]
  *       [--tick-rate 20] [--cores 0,1 | --no-pin] [--shipped-zone] [--data data] [--profile]
- *       [--steer-receives]
  *
  * Setup, per transport: the server alone on one core and the bot swarm alone on another
  * (`taskset -c`), so neither steals the other's CPU; a fresh temp SQLite database; a temp copy
@@ -39,8 +38,6 @@
  * child is killed on exit, error or Ctrl-C. --profile runs the server with --cpu-prof and
  * prints its hottest functions (the profile covers the whole run, logins included);
  * WYVERN_PROFILE_BOTS=DIR writes the bot swarm's --cpu-prof profile into DIR.
- * --steer-receives turns on receive flow steering for loopback during the run (root; see
- * bench/load/steering.ts): each side then pays for its own receive path, as over a network.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import {
@@ -58,7 +55,6 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { AreaSpec, GrowReport, PhaseReport } from '../tools/bots/swarm.js';
 import { DEFAULT_SWARM_OPTIONS } from '../tools/bots/state.js';
-import { steerLoopbackReceives } from './load/steering.js';
 import {
   delta,
   histogram,
@@ -103,8 +99,6 @@ interface Args {
   /** [server core, bots core], or undefined: no pinning. */
   cores: [number, number] | undefined;
   shippedZone: boolean;
-  /** Receive flow steering on loopback (see bench/load/steering.ts). */
-  steer: boolean;
   data: string;
   out: string;
 }
@@ -125,7 +119,6 @@ function parseArgs(argv: readonly string[]): Args {
     loginConcurrency: 32,
     cores: [0, 1],
     shippedZone: false,
-    steer: false,
     data: join(ROOT, 'data'),
     out: join(ROOT, 'bench/results'),
   };
@@ -200,9 +193,6 @@ function parseArgs(argv: readonly string[]): Args {
         break;
       case '--data':
         a.data = v();
-        break;
-      case '--steer-receives':
-        a.steer = true;
         break;
       case '--profile':
         a.profile = true;
@@ -538,16 +528,6 @@ async function main(): Promise<void> {
       process.exit(2);
     }
   }
-  let unsteer: (() => void) | undefined;
-  if (args.steer) {
-    try {
-      unsteer = steerLoopbackReceives(args.cores ?? [0, 1]);
-      process.on('exit', unsteer);
-    } catch (e) {
-      process.stderr.write(`load: --steer-receives: ${(e as Error).message}\n`);
-      process.exit(2);
-    }
-  }
   const started = new Date();
   const work = mkdtempSync(join(tmpdir(), 'wyvern-load-data-'));
   let dataDir = args.data;
@@ -593,9 +573,6 @@ async function main(): Promise<void> {
     movement:
       'bots stroll near their places with a few turns and pauses, sending movement state (start, stop, turn, heartbeat every 250 ms while walking)',
     'per step': `logins, bots walk to their places (up to ${args.arriveTimeout} s), ${args.settle} s settle, ${args.hold} s measured`,
-    'receive steering': args.steer
-      ? 'RFS on loopback: each packet is received on the core of the process that reads it (the bots pay for their own receive path, as over a network)'
-      : "none: on loopback the server core also runs the bots' TCP receive path for everything it sends",
     latency: `move -> observer measured by one bot in ${DEFAULT_SWARM_OPTIONS.measureEvery} (each resolves every moveBy it receives to a position and matches it to the mover's send); the others only count records`,
     validity: `a step is invalid when the bot process used over ${BOT_CPU_LIMIT}% of its core or sent under ${MOVES_SENT_MIN * 100}% of the moves due`,
   };
