@@ -28,6 +28,7 @@ import { HEADER_SIZE, MAX_FRAME_SIZE } from '../../shared/codec/frame.js';
 import { Writer } from '../../shared/codec/writer.js';
 import { deadReckon } from '../../shared/game/motion.js';
 import {
+  BASE,
   byName,
   markBase,
   quantizeAngle,
@@ -82,14 +83,36 @@ interface Recipient {
   lastTime: number;
   /** This tick's view changes in order: an entity seen, the id of one no longer seen, or one gone. */
   readonly ops: (Entity | number | Removal)[];
+  /** This tick's cell runs for it, written in id order when its frame is assembled. */
+  readonly runs: Run[];
+  /** The id of the last record written in its open frame (0 when none). */
+  lastId: number;
 }
 
-/** A cell's encoded blocks this tick: [reliable start, end, motion start, end] in the scratch buffer. */
+/**
+ * A run of records in the scratch buffer, starting with a BASE record: its first and last
+ * ids, and the length of its first id's varint (what an observer's frame may write anew).
+ */
+interface Run {
+  start: number;
+  end: number;
+  first: number;
+  last: number;
+  skip: number;
+}
+
+/**
+ * A cell's encoded blocks this tick (reliable, then motion, back to back in the scratch
+ * buffer), as the runs an observer gets: both, or the reliable one alone for a client whose
+ * motion is skipped or resent.
+ */
 interface CellBlocks {
   rel: number;
   relEnd: number;
   mot: number;
   motEnd: number;
+  all: Run | null;
+  relOnly: Run | null;
 }
 
 interface Removal {
@@ -151,6 +174,8 @@ export class Outbox {
       lastTick: 0,
       lastTime: 0,
       ops: [],
+      runs: [],
+      lastId: 0,
     };
   }
 
@@ -228,22 +253,24 @@ export class Outbox {
 
     this.encodeCells();
     for (const [cell, blocks] of this.cells) {
+      const motion = blocks.motEnd > blocks.mot;
       for (const o of cellObservers[cell]!) {
         const r = this.touch(o.id);
         if (!r) continue;
-        if (blocks.relEnd > blocks.rel) this.append(r, this.scratch.buf, blocks.rel, blocks.relEnd);
-        if (blocks.motEnd > blocks.mot) {
-          // A resync this tick sends every state in view anew, these included.
-          if (r.resync && !r.behind) continue;
+        // A resync this tick sends every state in view anew, these included.
+        if (!motion || (!r.behind && !r.resync)) r.runs.push(blocks.all!);
+        else {
+          if (blocks.relOnly) r.runs.push(blocks.relOnly);
           if (r.behind) {
             r.resync = true;
             this.resyncing.add(r);
             r.conn.skipped(WORLD_UPDATE, blocks.motEnd - blocks.mot);
             stats.dropped += blocks.motEnd - blocks.mot;
-          } else this.append(r, this.scratch.buf, blocks.mot, blocks.motEnd);
+          }
         }
       }
     }
+    for (const r of this.touched) this.writeRuns(r);
     for (const r of this.touched) this.writeViewChanges(r);
     for (const r of this.resyncing) {
       if (r.conn.closed) this.resyncing.delete(r);
@@ -291,13 +318,21 @@ export class Outbox {
       const removed = this.removals.get(cell);
       entities.sort(byId);
       removed?.sort((a, b) => a.entity.id - b.entity.id);
-      const blocks: CellBlocks = { rel: w.pos, relEnd: w.pos, mot: w.pos, motEnd: w.pos };
+      const blocks: CellBlocks = {
+        rel: w.pos,
+        relEnd: w.pos,
+        mot: w.pos,
+        motEnd: w.pos,
+        all: null,
+        relOnly: null,
+      };
 
       let n = removed ? removed.length : 0;
       for (const e of entities) n += countBits(this.changed.get(e)! & RELIABLE);
+      let first = -1;
+      let prev = 0;
       if (n > 0) {
         this.stats.records += n;
-        let prev = 0;
         let ri = 0;
         for (const e of entities) {
           while (removed && ri < removed.length && removed[ri]!.entity.id < e.id) {
@@ -326,13 +361,15 @@ export class Outbox {
         }
         markBase(w.buf, blocks.rel);
         blocks.relEnd = blocks.mot = blocks.motEnd = w.pos;
+        first = firstId(w.buf, blocks.rel);
+        blocks.relOnly = run(w.buf, blocks.rel, blocks.relEnd, first, prev);
       }
 
       let m = 0;
       for (const e of entities) if (this.changed.get(e)! & MOVEMENT) m++;
       if (m > 0) {
         this.stats.records += m;
-        let prev = 0;
+        prev = 0;
         for (const e of entities) {
           const bits = this.changed.get(e)!;
           if (!(bits & MOVEMENT)) continue;
@@ -341,7 +378,10 @@ export class Outbox {
         }
         markBase(w.buf, blocks.mot);
         blocks.motEnd = w.pos;
+        if (first < 0) first = firstId(w.buf, blocks.mot);
       }
+      if (first < 0) continue;
+      blocks.all = run(w.buf, blocks.rel, blocks.motEnd, first, prev);
       this.cells.set(cell, blocks);
     }
   }
@@ -454,6 +494,7 @@ export class Outbox {
     const out = r.conn.out;
     r.frameStart = out.pos;
     r.opened = true;
+    r.lastId = 0;
     out.ensure(HEAD);
     out.pos += HEADER_SIZE;
     out.varint(this.tick - r.lastTick);
@@ -478,12 +519,53 @@ export class Outbox {
     b[start + 5] = crc >>> 8;
   }
 
+  /**
+   * The recipient's cell runs, in order of their first ids. Each run is a block encoded once
+   * for every observer of its cell, starting with a BASE record (an id counted from 0, 2 or 3
+   * bytes for most ids); written after a run whose ids it follows, its first id is written
+   * anew as a delta from the last one (usually 1 byte) without BASE: one varint per run, the
+   * rest a byte copy. Runs of different cells hold different entities, so their order is free.
+   */
+  private writeRuns(r: Recipient): void {
+    const runs = r.runs;
+    if (runs.length === 0) return;
+    // Insertion sort: a handful of runs, most often already nearly in order.
+    for (let i = 1; i < runs.length; i++) {
+      const x = runs[i]!;
+      let j = i - 1;
+      while (j >= 0 && runs[j]!.first > x.first) {
+        runs[j + 1] = runs[j]!;
+        j--;
+      }
+      runs[j + 1] = x;
+    }
+    const src = this.scratch.buf;
+    for (let i = 0; i < runs.length; i++) {
+      const b = runs[i]!;
+      const out = r.conn.out;
+      if (r.frameStart >= 0 && out.pos - r.frameStart + (b.end - b.start) > MAX_FRAME_SIZE)
+        this.closeFrame(r);
+      if (r.frameStart < 0) this.openFrame(r);
+      if (r.lastId === 0 || b.first < r.lastId) out.rawRange(src, b.start, b.end);
+      else {
+        const tag = b.start + b.skip;
+        out.varint(b.first - r.lastId);
+        out.u8(src[tag]! & ~BASE);
+        out.rawRange(src, tag + 1, b.end);
+      }
+      r.lastId = b.last;
+    }
+    runs.length = 0;
+  }
+
   /** Copies one block into the recipient's open WorldUpdate frame (a new frame when full). */
   private append(r: Recipient, src: Uint8Array, start: number, end: number): void {
     const out = r.conn.out;
     if (r.frameStart >= 0 && out.pos - r.frameStart + (end - start) > MAX_FRAME_SIZE) this.closeFrame(r);
     if (r.frameStart < 0) this.openFrame(r);
     out.rawRange(src, start, end);
+    // A block of its own (BASE): what follows is not counted from it.
+    r.lastId = Number.MAX_SAFE_INTEGER;
   }
 
   private writeViewChanges(r: Recipient): void {
@@ -579,6 +661,24 @@ export class Outbox {
     }
     r.conn.out.rawRange(this.scratch.buf, frame.start, frame.end);
   }
+}
+
+/** The id of the BASE record at `start` (its id delta varint, counted from 0). */
+function firstId(buf: Uint8Array, start: number): number {
+  let v = 0;
+  let scale = 1;
+  for (let i = start; ; i++) {
+    const b = buf[i]!;
+    v += (b & 0x7f) * scale;
+    if (b < 0x80) return v;
+    scale *= 128;
+  }
+}
+
+function run(buf: Uint8Array, start: number, end: number, first: number, last: number): Run {
+  let skip = 1;
+  while (buf[start + skip - 1]! & 0x80) skip++;
+  return { start, end, first, last, skip };
 }
 
 function isEntity(op: Entity | number | Removal): op is Entity {

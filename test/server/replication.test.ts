@@ -6,12 +6,15 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { FrameDecoder, HEADER_SIZE } from '../../shared/codec/frame.js';
 import {
+  BASE,
   byOpcode,
   EnterWorld,
   MotionRefs,
   WorldUpdate,
+  readRecords,
   type EntityRecord,
 } from '../../shared/protocol/index.js';
+import { Reader } from '../../shared/codec/reader.js';
 import { MOTION_ERROR_UNITS } from '../../shared/game/motion.js';
 import { Outbox } from '../../server/outbox/outbox.js';
 import { FlushScheduler } from '../../server/transport/flush.js';
@@ -147,6 +150,42 @@ describe('replication writer', () => {
       return Array.from(w.subarray(HEADER_SIZE, w[0]! | (w[1]! << 8)));
     });
     for (const b of bodies) expect(b).toEqual(bodies[0]);
+  });
+
+  it('writes each further cell block in a frame with its first id counted on from the last (no BASE), in id order', () => {
+    // Walkers far enough apart to stand in different cells, all seen by the observer.
+    const spots: [number, number][] = [
+      [400, 600],
+      [300, 500],
+      [420, 500],
+      [300, 700],
+      [420, 700],
+    ];
+    const { clients, step } = setup(spots);
+    const [observer, ...walkers] = clients as [Client, ...Client[]];
+    const cells = new Set(walkers.map((c) => c.p.cell));
+    expect(cells.size).toBe(walkers.length);
+    step(walkers.map((c, i) => walk(c.p, c.p.x + 6, c.p.y, 1, 50 + i)));
+    const w = lastWrite(observer);
+    const end = w[0]! | (w[1]! << 8);
+    // Head: two 1-byte varints; then the records: id delta, tag, ...
+    const body = w.subarray(HEADER_SIZE + 2, end);
+    const ids = frames(w)[0]!.records!.map((r) => r.id);
+    expect(ids).toEqual(walkers.map((c) => c.p.id).sort((a, b) => a - b));
+    // The first record counts from 0 (its delta is its id); every later one, from a block of
+    // its own, continues from the one before with a 1-byte delta and no BASE bit.
+    let at = 0;
+    const tags: number[] = [];
+    const deltas: number[] = [];
+    for (let k = 0; k < ids.length; k++) {
+      deltas.push(body[at]!);
+      tags.push(body[at + 1]!);
+      const r = new Uint8Array(body.subarray(at));
+      // Step over this record: re-encode the decoded one to learn its length.
+      at += recordLength(r);
+    }
+    expect(deltas).toEqual(ids.map((id, k) => id - (k === 0 ? 0 : ids[k - 1]!)));
+    expect(tags.slice(1).every((t) => (t & BASE) === 0)).toBe(true);
   });
 
   it('skips motion for a client that is behind, then sends its view motion once it catches up', () => {
@@ -298,3 +337,16 @@ describe('replication writer', () => {
     );
   });
 });
+
+/** The length of the one record at the start of `bytes` (it decodes alone: its id counts from 0). */
+function recordLength(bytes: Uint8Array): number {
+  for (let n = 2; n <= bytes.length; n++) {
+    try {
+      const r = readRecords(new Reader(bytes.subarray(0, n)));
+      if (r.length === 1) return n;
+    } catch {
+      // too short yet
+    }
+  }
+  throw new Error('no record');
+}
