@@ -305,7 +305,16 @@ export const writeRecordBody = {
    * entity `age` ms before the frame's time (the state's own time); `qa` -1 keeps its angle,
    * `qs` -1 the spawn's speed, `age` 0 for none.
    */
-  moveBy(w: Writer, idDelta: number, dx: number, dy: number, qa: number, moving: boolean, qs: number, age = 0) {
+  moveBy(
+    w: Writer,
+    idDelta: number,
+    dx: number,
+    dy: number,
+    qa: number,
+    moving: boolean,
+    qs: number,
+    age = 0,
+  ) {
     const aged = age > 0;
     w.varint(idDelta);
     w.u8(
@@ -488,7 +497,15 @@ function readRecord(r: Reader, id: number, tag: number): EntityRecord {
       const dy = unzigzag(r.varint());
       const angle = flags & SAME_ANGLE ? undefined : r.u8() * ANGLE_STEP;
       const speed = flags & SPEED ? readSpeed(r) : undefined;
-      const moveBy: MoveByRecord = { kind: 'moveBy', id, dx, dy, angle, moving: (flags & MOVING) !== 0, speed };
+      const moveBy: MoveByRecord = {
+        kind: 'moveBy',
+        id,
+        dx,
+        dy,
+        angle,
+        moving: (flags & MOVING) !== 0,
+        speed,
+      };
       if (flags & AGE) moveBy.age = r.varint();
       return moveBy;
     }
