@@ -1,16 +1,17 @@
 /**
  * npm run soak -- [--duration 1h] [--bots 40] [--sample 5s] [--warmup 5m] [--seed 1] [--no-write]
+ * npm run soak -- --from bench/results/soak-<time>.json      (re-render a recorded run)
  *
  * Bots with churn (connect, play, drop and resume, log out, register) against a server child
  * on 127.0.0.1 for --duration, sampling its RSS, heap, descriptors, handles and connections
  * every --sample. Writes bench/results/soak-<time>.{json,md,svg} and exits 1 when a target is
  * missed: RSS drift under 10% after the warm-up, 0 errors. See tools/soak/run.ts.
  */
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { ROOT, stamp } from './fuzz/server.js';
-import { runSoak, type SoakResult, type SoakSample } from './soak/run.js';
+import { drift, runSoak, type SoakResult, type SoakSample } from './soak/run.js';
 
 const DRIFT_TARGET_PCT = 10;
 
@@ -30,8 +31,28 @@ const { values } = parseArgs({
     warmup: { type: 'string' },
     seed: { type: 'string', default: '1' },
     'no-write': { type: 'boolean', default: false },
+    from: { type: 'string' },
   },
 });
+
+if (values.from) {
+  // Re-renders a recorded run (its samples) with this version's figures and plot.
+  const recorded = JSON.parse(readFileSync(values.from, 'utf8')) as SoakResult;
+  const warmupS = recorded.options.warmupMs / 1000;
+  const r: SoakResult = {
+    ...recorded,
+    rss: drift(recorded.samples, warmupS, 'rss'),
+    heap: drift(recorded.samples, warmupS, 'heap'),
+    fds: drift(recorded.samples, warmupS, 'fds'),
+  };
+  const base = values.from.replace(/\.json$/, '');
+  const ok = r.errors === 0 && !r.crashed && Math.abs(r.rss.driftPct) < DRIFT_TARGET_PCT;
+  writeFileSync(`${base}.json`, JSON.stringify(r, null, 2) + '\n');
+  writeFileSync(`${base}.md`, markdown(r, ok));
+  writeFileSync(`${base}.svg`, plot(r.samples, warmupS));
+  process.stdout.write(markdown(r, ok));
+  process.exit(ok ? 0 : 1);
+}
 
 const durationMs = parseDuration(values.duration);
 const bots = Number(values.bots);
@@ -85,8 +106,9 @@ function markdown(r: SoakResult, ok: boolean): string {
     `| server crashed | ${r.crashed ? 'yes' : 'no'} (exit ${r.exit?.code ?? r.exit?.signal}) | no |`,
     `| RSS after warm-up -> end | ${mb(r.rss.warm)} MB -> ${mb(r.rss.end)} MB (${r.rss.driftPct}%) | drift < ${DRIFT_TARGET_PCT}% |`,
     `| RSS min / max after warm-up | ${mb(r.rss.min)} / ${mb(r.rss.max)} MB | |`,
-    `| heap first / last sample | ${mb(first?.heap ?? 0)} / ${mb(last?.heap ?? 0)} MB | |`,
-    `| fds first / last sample | ${first?.fds ?? 0} / ${last?.fds ?? 0} | |`,
+    `| heap in use after warm-up -> end (means) | ${mb(r.heap.warm)} MB -> ${mb(r.heap.end)} MB (${r.heap.driftPct}%), min ${mb(r.heap.min)}, max ${mb(r.heap.max)} | |`,
+    `| fds after warm-up -> end (means) | ${r.fds.warm} -> ${r.fds.end}, min ${r.fds.min}, max ${r.fds.max} | |`,
+    `| heap / fds first sample | ${mb(first?.heap ?? 0)} MB / ${first?.fds ?? 0} | |`,
     `| handles first / last sample | ${first?.handles ?? 0} / ${last?.handles ?? 0} | |`,
     `| connections at the end (bots gone) | ${last?.connections ?? 0} | 0 |`,
     `| ping round trip p50 / p99 / max | ${r.pingMs.p50} / ${r.pingMs.p99} / ${r.pingMs.max} ms (${r.pingMs.count}) | |`,

@@ -83,7 +83,10 @@ export interface SoakResult {
   readonly exit: { code: number | null; signal: string | null } | undefined;
   readonly pingMs: { p50: number; p99: number; max: number; count: number };
   readonly samples: SoakSample[];
-  readonly rss: { warm: number; end: number; min: number; max: number; driftPct: number };
+  readonly rss: Drift;
+  /** The same for the V8 heap in use (its sawtooth is garbage not yet collected) and the descriptors. */
+  readonly heap: Drift;
+  readonly fds: Drift;
 }
 
 const PASSWORD = 'soak password';
@@ -388,28 +391,38 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
       count: pings.length,
     },
     samples,
-    rss: drift(samples, options.warmupMs / 1000),
+    rss: drift(samples, options.warmupMs / 1000, 'rss'),
+    heap: drift(samples, options.warmupMs / 1000, 'heap'),
+    fds: drift(samples, options.warmupMs / 1000, 'fds'),
   };
 }
 
+export interface Drift {
+  warm: number;
+  end: number;
+  min: number;
+  max: number;
+  driftPct: number;
+}
+
 /**
- * RSS drift after the warm-up: the mean of the first tenth of the samples after it against
- * the mean of the last tenth while the bots still played (the final sample, with every
- * bot gone, is left out).
+ * Drift after the warm-up: the mean of the first tenth of the samples after it against the
+ * mean of the last tenth while the bots still played (the final sample, with every bot gone,
+ * is left out).
  */
-export function drift(samples: readonly SoakSample[], warmupS: number): SoakResult['rss'] {
+export function drift(samples: readonly SoakSample[], warmupS: number, key: 'rss' | 'heap' | 'fds'): Drift {
   const playing = samples.slice(0, -1).filter((s) => s.t >= warmupS);
   const use = playing.length >= 2 ? playing : samples;
   const tenth = Math.max(1, Math.floor(use.length / 10));
-  const mean = (xs: readonly SoakSample[]) => xs.reduce((a, s) => a + s.rss, 0) / Math.max(1, xs.length);
+  const mean = (xs: readonly SoakSample[]) => xs.reduce((a, s) => a + s[key], 0) / Math.max(1, xs.length);
   const warm = mean(use.slice(0, tenth));
   const end = mean(use.slice(-tenth));
-  const rss = use.map((s) => s.rss);
+  const values = use.map((s) => s[key]);
   return {
     warm: Math.round(warm),
     end: Math.round(end),
-    min: rss.length ? Math.min(...rss) : 0,
-    max: rss.length ? Math.max(...rss) : 0,
+    min: values.length ? Math.min(...values) : 0,
+    max: values.length ? Math.max(...values) : 0,
     driftPct: warm > 0 ? round(((end - warm) / warm) * 100) : 0,
   };
 }
