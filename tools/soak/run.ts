@@ -94,7 +94,10 @@ const PASSWORD = 'soak password';
 class SoakBot {
   private readonly rng: Rng;
   private account = '';
+  private registered = false;
   private characterId = 0;
+  /** The bot itself is closing the connection: the close is not an error. */
+  private leaving = false;
   private token: Uint8Array | undefined;
   private generation = 0;
   private cycle = 0;
@@ -112,6 +115,7 @@ class SoakBot {
 
   private newAccount(): void {
     this.account = `soak${this.n}x${this.generation++}`;
+    this.registered = false;
     this.characterId = 0;
     this.token = undefined;
   }
@@ -122,6 +126,7 @@ class SoakBot {
         await this.once(until);
       } catch (e) {
         this.run.error(e);
+        this.leaving = true;
         this.client?.close();
         this.token = undefined;
         await sleep(1000);
@@ -159,13 +164,13 @@ class SoakBot {
     counts.cycles++;
     const { client, drop } = await this.connect();
     this.client = client;
-    let leaving = false;
+    this.leaving = false;
     client.onError = (err) => {
       if (err.fatal) run.error(new Error(`fatal ${err.code} from the server: ${err.reason}`));
       else counts.refusals++;
     };
     client.onClose = (reason) => {
-      if (!leaving && !run.stopped) run.error(new Error(`closed by the server: ${reason}`));
+      if (!this.leaving && !run.stopped) run.error(new Error(`closed by the server: ${reason}`));
     };
     await client.hello({ clientKind: 'bot', clientName: 'soak' });
     if (this.token) {
@@ -173,8 +178,9 @@ class SoakBot {
       this.token = ok.resumeToken;
       counts.resumes++;
     } else {
-      if (this.characterId === 0) {
+      if (!this.registered) {
         await client.register(this.account, PASSWORD);
+        this.registered = true;
         counts.registered++;
       }
       const ok = await client.login(this.account, PASSWORD);
@@ -182,7 +188,8 @@ class SoakBot {
       counts.logins++;
     }
     if (this.characterId === 0) {
-      const name = `Soak${letters(this.n)}${letters(this.generation)}`;
+      // Fixed widths, so that no two (bot, generation) pairs spell the same name.
+      const name = `Soak${letters(this.n, 2)}${letters(this.generation, 3)}`;
       this.characterId = (await client.createCharacter(name, 1 + (this.n % 4))).id;
     }
     await client.enterWorld(this.characterId);
@@ -192,7 +199,7 @@ class SoakBot {
     await this.play(client, Math.min(until, Date.now() + randomInt(this.rng, lo, hi)));
     this.inWorld = false;
 
-    leaving = true;
+    this.leaving = true;
     const way = this.rng();
     if (run.stopped || Date.now() >= until) {
       client.close();
@@ -260,12 +267,13 @@ class SoakBot {
   }
 }
 
-function letters(n: number): string {
+/** `n` in base 26 as `width` letters (a = 0). */
+function letters(n: number, width: number): string {
   let s = '';
-  do {
+  for (let i = 0; i < width; i++) {
     s += String.fromCharCode(97 + (n % 26));
     n = Math.floor(n / 26);
-  } while (n > 0);
+  }
   return s;
 }
 
