@@ -147,6 +147,15 @@ function markdown(r: FuzzResult, misses: string[]): string {
     '| --- | --- |',
     ...table(r.errorCodes),
     '',
+    "The five 10 s windows with the highest observer p99, beside the server's longest event-loop delay and the machine's load:",
+    '',
+    '| window from | observer p99 / max | server event-loop delay max | load (1 min) |',
+    '| --- | --- | --- | --- |',
+    ...[...r.windows]
+      .sort((a, b) => b.p99 - a.p99)
+      .slice(0, 5)
+      .map((w) => `| ${w.startS} s | ${w.p99} / ${w.max} ms | ${w.serverLagMaxMs} ms | ${w.load} |`),
+    '',
     ...(Object.keys(r.setupFailureKinds).length
       ? ['| stage not reached | count |', '| --- | --- |', ...table(r.setupFailureKinds), '']
       : []),

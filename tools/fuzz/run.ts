@@ -13,6 +13,7 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import net from 'node:net';
+import { loadavg } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import WebSocket from 'ws';
@@ -93,6 +94,19 @@ export interface FuzzResult {
     /** The highest p99 of any 10-second window of the run. */
     worstWindowP99: number;
   };
+  readonly windows: Window[];
+}
+
+export interface Window {
+  /** Seconds from the start of the run (the warm-up included). */
+  startS: number;
+  /** The observer's round trips in it. */
+  p99: number;
+  max: number;
+  /** The server's longest event-loop delay in it (prom-client's nodejs_eventloop_lag_max_seconds). */
+  serverLagMaxMs: number;
+  /** The machine's 1-minute load average. */
+  load: number;
 }
 
 const PASSWORD = 'fuzz password';
@@ -430,6 +444,22 @@ export async function runFuzz(options: FuzzOptions): Promise<FuzzResult> {
   say(`server up (${ports.tcpPort}/${ports.httpPort}); rss ${mb(rssCold)} MB; warming up`);
 
   const t0 = Date.now();
+  const loads: { at: number; lagMaxMs: number; load: number }[] = [];
+  let sampling = true;
+  const sampler = (async () => {
+    while (sampling) {
+      try {
+        const text = await fetch(`http://127.0.0.1:${ports.httpPort}/metrics`, {
+          signal: AbortSignal.timeout(2000),
+        }).then((r) => r.text());
+        const lag = /^nodejs_eventloop_lag_max_seconds (\S+)/m.exec(text)?.[1];
+        loads.push({ at: Date.now(), lagMaxMs: Number(lag ?? 0) * 1000, load: loadavg()[0]! });
+      } catch {
+        // a busy or gone server: the crash count says which
+      }
+      await sleep(2000);
+    }
+  })();
   let next = 0;
   let crashes = 0;
   const stopAt = t0 + options.maxRunMs;
@@ -466,6 +496,8 @@ export async function runFuzz(options: FuzzOptions): Promise<FuzzResult> {
   budget = warmupFramesSent + options.frames;
   await drive();
   const elapsedS = (Date.now() - t0) / 1000;
+  sampling = false;
+  await sampler;
   if (server?.exit) crashes++;
 
   const rssAfter = pid && !server?.exit ? rssOf(pid) : undefined;
@@ -481,18 +513,25 @@ export async function runFuzz(options: FuzzOptions): Promise<FuzzResult> {
 
   const rtts = observer.rtts;
   const sorted = rtts.map((r) => r.ms).sort((a, b) => a - b);
-  let worstWindowP99 = 0;
+  // Per 10 s window: the observer's p99 beside the server's own event-loop delay and the
+  // machine's load, to tell a stalled server from a crowded machine.
+  const windows: Window[] = [];
   for (let from = t0; from < t0 + elapsedS * 1000; from += WINDOW_MS) {
-    const w = rtts.filter((r) => r.at >= from && r.at < from + WINDOW_MS).map((r) => r.ms);
-    if (w.length)
-      worstWindowP99 = Math.max(
-        worstWindowP99,
-        quantile(
-          w.sort((a, b) => a - b),
-          0.99,
-        ),
-      );
+    const w = rtts
+      .filter((r) => r.at >= from && r.at < from + WINDOW_MS)
+      .map((r) => r.ms)
+      .sort((a, b) => a - b);
+    const inWindow = loads.filter((l) => l.at >= from && l.at < from + WINDOW_MS);
+    if (w.length === 0) continue;
+    windows.push({
+      startS: round((from - t0) / 1000),
+      p99: round(quantile(w, 0.99)),
+      max: round(w.at(-1)!),
+      serverLagMaxMs: round(Math.max(0, ...inWindow.map((l) => l.lagMaxMs))),
+      load: round(inWindow.reduce((a, l) => a + l.load, 0) / Math.max(1, inWindow.length)),
+    });
   }
+  const worstWindowP99 = Math.max(0, ...windows.map((w) => w.p99));
   const { verbose: _v, target, ...rest } = options;
   return {
     options: { ...rest, external: target !== undefined },
@@ -535,6 +574,7 @@ export async function runFuzz(options: FuzzOptions): Promise<FuzzResult> {
       max: round(sorted.at(-1) ?? 0),
       worstWindowP99: round(worstWindowP99),
     },
+    windows,
   };
 }
 
