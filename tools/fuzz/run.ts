@@ -271,16 +271,21 @@ async function stage(link: Link, c: FuzzCase, account: Account): Promise<void> {
   await client.hello({ clientKind: 'bot', clientName: 'fuzz' });
   if (c.stage === 'login') return;
   let resumed = false;
+  let inWorld = false;
   if (account.token) {
     try {
-      account.token = (await client.resume(account.name, account.token)).resumeToken;
+      const ok = await client.resume(account.name, account.token);
+      account.token = ok.resumeToken;
       resumed = true;
+      // Where the server keeps a dropped character a while, Resumed puts it back in the world.
+      inWorld = (ok as { entered?: unknown }).entered !== undefined;
     } catch {
       account.token = undefined;
     }
   }
   if (!resumed) account.token = (await client.login(account.name, PASSWORD)).resumeToken;
-  if (c.stage === 'characters') return;
+  // Back in the world already: the case runs there, whichever stage it asked for.
+  if (inWorld || c.stage === 'characters') return;
   if (
     account.characterId === 0 ||
     !(await client.listCharacters()).some((ch) => ch.id === account.characterId)

@@ -173,10 +173,14 @@ class SoakBot {
       if (!this.leaving && !run.stopped) run.error(new Error(`closed by the server: ${reason}`));
     };
     await client.hello({ clientKind: 'bot', clientName: 'soak' });
+    let inWorld = false;
     if (this.token) {
       const ok = await client.resume(this.account, this.token);
       this.token = ok.resumeToken;
       counts.resumes++;
+      // A server that keeps a dropped character for a while puts it back in the world with
+      // the Resumed answer; one that does not leaves the client to enter again.
+      inWorld = (ok as { entered?: unknown }).entered !== undefined;
     } else {
       if (!this.registered) {
         await client.register(this.account, PASSWORD);
@@ -192,7 +196,7 @@ class SoakBot {
       const name = `Soak${letters(this.n, 2)}${letters(this.generation, 3)}`;
       this.characterId = (await client.createCharacter(name, 1 + (this.n % 4))).id;
     }
-    await client.enterWorld(this.characterId);
+    if (!inWorld) await client.enterWorld(this.characterId);
     counts.entered++;
     this.inWorld = true;
     const [lo, hi] = run.options.playMs;
