@@ -10,7 +10,7 @@ import { dirname, join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { Bye } from '../shared/protocol/session.js';
 import { ConfigError, configHelp, loadConfig, type Config } from './config.js';
-import { Dispatcher } from './dispatch/dispatcher.js';
+import { Dispatcher, LOGIN_MESSAGE_SIZE } from './dispatch/dispatcher.js';
 import { noWorldRouter, type GameRouter } from './dispatch/router.js';
 import { createLogger, type Logger } from './log.js';
 import { metricsText, sendObserver, trackSendQueues } from './metrics/index.js';
@@ -144,6 +144,7 @@ export async function startServer(config: Config, options: StartOptions = {}): P
       },
       site: new StaticSite(config.webRoot),
       maxMessageSize: config.wsMaxMessageSize,
+      loginMessageSize: Math.min(config.wsMaxMessageSize, LOGIN_MESSAGE_SIZE),
     });
     http = started.handle;
     if (started.note) log.warn(started.note);

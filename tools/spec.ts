@@ -23,6 +23,7 @@ import {
 } from '../shared/codec/index.js';
 import type { Field, FieldSpec } from '../shared/codec/index.js';
 import { CONFIG_OPTIONS } from '../server/config.js';
+import { LOGIN_MESSAGE_SIZE } from '../server/dispatch/dispatcher.js';
 import {
   CLIENT_HEARTBEAT_MS,
   CLIENT_TURN_EPSILON,
@@ -307,7 +308,7 @@ ${table(
 ### Transports
 
 - **TCP**: frames back to back on the byte stream. A read may return any part of any number of frames; keep the bytes of an incomplete frame until the rest arrives.
-- **WebSocket**: binary messages only. One message holds one or more whole frames, never part of one (a message that ends inside a frame is ${code(DecodeErrorCode.PartialFrame)}).
+- **WebSocket**: binary messages only. One message holds one or more whole frames, never part of one (a message that ends inside a frame is ${code(DecodeErrorCode.PartialFrame)}). Before login a message may hold at most ${LOGIN_MESSAGE_SIZE.toLocaleString('en')} bytes (two of the largest frames a client may send then); the server drops a connection whose message grows past that as soon as the part that does so arrives, without buffering the rest.
 `;
 }
 

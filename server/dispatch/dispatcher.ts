@@ -25,7 +25,7 @@ import { DecodeError, DecodeErrorCode } from '../../shared/codec/errors.js';
 import { FrameDecoder, HEADER_SIZE, type Frame } from '../../shared/codec/frame.js';
 import type { ClientPacket, PayloadOf, ServerPacket } from '../../shared/protocol/define.js';
 import type { ErrorCode } from '../../shared/protocol/errors.js';
-import { byOpcode, type AnyClientPacket } from '../../shared/protocol/registry.js';
+import { byOpcode, clientPackets, type AnyClientPacket } from '../../shared/protocol/registry.js';
 import { Ping } from '../../shared/protocol/session.js';
 import type { Fields } from '../../shared/codec/fields.js';
 import type { Config } from '../config.js';
@@ -68,6 +68,22 @@ export interface DispatcherOptions {
   /** Monotonic milliseconds, for rate limiting and deadlines. */
   readonly clock?: () => number;
 }
+
+const PRE_LOGIN_STATES: readonly string[] = ['handshake', 'login'];
+
+/**
+ * The largest WebSocket message a connection may send before login: two of the largest
+ * frames a client may send then (a Register; Hello and the first login packet may share
+ * one message). The transports refuse a longer one before buffering it; TCP needs no such
+ * bound, its headers being judged on arrival.
+ */
+export const LOGIN_MESSAGE_SIZE =
+  2 *
+  Math.max(
+    ...clientPackets
+      .filter((p) => p.states.some((s) => PRE_LOGIN_STATES.includes(s)))
+      .map((p) => HEADER_SIZE + p.maxSize),
+  );
 
 /** How often deadlines are checked: a quarter of the shortest, within these bounds (ms). */
 const SWEEP_MIN_MS = 20;

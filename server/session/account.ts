@@ -136,6 +136,7 @@ function authenticate(
   session.accountId = accountId;
   session.account = name;
   session.state = 'authenticated';
+  session.conn.admit();
   // The SRP work that took the session's signal has finished (a connection's handlers run
   // one at a time): nothing holds it any more.
   session.releaseSignal();

@@ -91,6 +91,12 @@ export interface Connection {
    * cost no buffer each.
    */
   releaseBuffer(): void;
+  /**
+   * The peer has logged in. A WebSocket connection takes messages up to the engine's full
+   * size from now on instead of only what the login packets need; a TCP stream is bounded
+   * by the frame decoder alone, so nothing changes for it.
+   */
+  admit(): void;
   readonly closed: boolean;
 }
 
@@ -315,6 +321,8 @@ export abstract class BaseConnection implements Connection {
   releaseBuffer(): void {
     if (this.writer?.pos === 0 && !this.dirty) this.writer = undefined;
   }
+
+  admit(): void {}
 
   close(reason: string): void {
     if (this.closing || this.done) return;

@@ -72,7 +72,11 @@ export function listenUws(uws: Uws, opts: HttpServerOptions): Promise<HttpServer
 
   app.ws<UserData>('/ws', {
     compression: uws.DISABLED,
-    maxPayloadLength: opts.maxMessageSize,
+    // uWS has one limit per route, not per socket, and holds a message until it is whole:
+    // every message is held to what the login packets need (clients send one frame per
+    // message, the largest of them under half of it), so a connection that never logs in
+    // cannot park a large half-sent message. WS_MAX_MESSAGE_SIZE applies to the ws engine.
+    maxPayloadLength: opts.loginMessageSize,
     // Our own soft and hard limits decide; uWS must never drop a message before they do.
     maxBackpressure: opts.connection.limits.hardLimit * 4 + opts.maxMessageSize,
     idleTimeout: 120,

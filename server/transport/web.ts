@@ -25,8 +25,14 @@ export interface HttpServerOptions {
   readonly connection: ConnectionOptions;
   readonly routes: HttpRoutes;
   readonly site: StaticSite;
-  /** Largest WebSocket message; one message may carry several frames. */
+  /** Largest WebSocket message once logged in; one message may carry several frames. */
   readonly maxMessageSize: number;
+  /**
+   * Largest WebSocket message before login: what the login packets need. The engine refuses
+   * a longer one as soon as its header (or the fragment that passes the limit) arrives, so a
+   * connection that never logs in holds no more than this in a half-received message.
+   */
+  readonly loginMessageSize: number;
 }
 
 export interface HttpServerHandle {

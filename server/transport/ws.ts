@@ -19,6 +19,7 @@ class WsConnection extends BaseConnection {
     private readonly ws: WebSocket,
     remoteAddress: string,
     options: HttpServerOptions['connection'],
+    private readonly maxMessageSize: number,
   ) {
     super('ws', remoteAddress, options);
   }
@@ -32,6 +33,10 @@ class WsConnection extends BaseConnection {
     // reused buffer: one copy per flush.
     if (this.ws.readyState === this.ws.OPEN) this.ws.send(Buffer.from(bytes), { binary: true });
     return false;
+  }
+
+  override admit(): void {
+    setMaxPayload(this.ws, this.maxMessageSize);
   }
 
   protected closeSocket(reason: string): void {
@@ -56,6 +61,17 @@ class WsConnection extends BaseConnection {
   }
 }
 
+/**
+ * `ws` has one maxPayload per server and keeps it per socket in its receiver, which reads it
+ * at each frame header (and at each fragment, against the message so far): raising it there
+ * lets a logged-in connection send what a connection before login may not. The package is
+ * pinned; test/integration/ws-message-size.test.ts fails if the field goes away.
+ */
+function setMaxPayload(ws: WebSocket, bytes: number): void {
+  const receiver = (ws as unknown as { _receiver?: { _maxPayload?: unknown } })._receiver;
+  if (receiver && typeof receiver._maxPayload === 'number') receiver._maxPayload = bytes;
+}
+
 function toBytes(data: RawData): Uint8Array {
   if (Array.isArray(data)) return Buffer.concat(data);
   if (data instanceof ArrayBuffer) return new Uint8Array(data);
@@ -77,7 +93,8 @@ export async function listenWs(opts: HttpServerOptions): Promise<HttpServerHandl
     : http.createServer(onRequest);
   const wss = new WebSocketServer({
     noServer: true,
-    maxPayload: opts.maxMessageSize,
+    // Until login; each connection's limit is raised when it logs in (admit).
+    maxPayload: opts.loginMessageSize,
     perMessageDeflate: false,
   });
   server.on('upgrade', (req: http.IncomingMessage, socket: net.Socket, head: Buffer) => {
@@ -88,7 +105,12 @@ export async function listenWs(opts: HttpServerOptions): Promise<HttpServerHandl
     }
     wss.handleUpgrade(req, socket, head, (ws) => {
       (socket as net.Socket).setNoDelay(true);
-      new WsConnection(ws, normalizeAddress(req.socket.remoteAddress), opts.connection).attach(opts.listener);
+      new WsConnection(
+        ws,
+        normalizeAddress(req.socket.remoteAddress),
+        opts.connection,
+        opts.maxMessageSize,
+      ).attach(opts.listener);
     });
   });
   server.on('clientError', (_e: Error, socket: net.Socket) => socket.destroy());
