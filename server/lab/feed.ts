@@ -19,37 +19,19 @@
  * reason; more than MAX_WAITING requests at once are refused (503).
  */
 import { positionAlongPath } from '../../shared/game/movement.js';
+import { LAB_FEED_MAX_RADIUS, type LabEntity, type LabSnapshot } from '../../shared/protocol/lab-feed.js';
 import type { HttpReply } from '../transport/http.js';
 import type { World } from '../world/world.js';
 
+export type { LabEntity, LabSnapshot } from '../../shared/protocol/lab-feed.js';
+
 /** Largest radius a request may ask for (units). */
-export const MAX_RADIUS = 600;
+export const MAX_RADIUS = LAB_FEED_MAX_RADIUS;
 export const DEFAULT_RADIUS = 300;
 /** Requests waiting for a tick at once, all pages together. */
 export const MAX_WAITING = 16;
 /** A request not answered within this long (the world stopped ticking) gets a 503. */
 const WAIT_LIMIT_MS = 2000;
-
-export interface LabEntity {
-  id: number;
-  kind: 'player' | 'mob';
-  name: string;
-  x: number;
-  y: number;
-  facing: number;
-  moving: boolean;
-  alive: boolean;
-  speed: number;
-}
-
-export interface LabSnapshot {
-  tick: number;
-  time: number;
-  zone: string;
-  center: { x: number; y: number };
-  radius: number;
-  entities: LabEntity[];
-}
 
 interface Waiting {
   name: string;

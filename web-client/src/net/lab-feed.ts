@@ -3,32 +3,17 @@
  * area around a character again as soon as each answer comes, so it gets every tick once,
  * and keeps the newest snapshot and a short trail of each entity's true positions.
  */
+import type { LabSnapshot as FeedSnapshot } from '../../../shared/protocol/lab-feed.js';
 
-/** One entity as the server holds it (the feed's JSON). */
-export interface FeedEntity {
-  id: number;
-  kind: 'player' | 'mob';
-  name: string;
-  x: number;
-  y: number;
-  facing: number;
-  moving: boolean;
-  alive: boolean;
-  speed: number;
-}
-
-export interface FeedSnapshot {
-  tick: number;
-  time: number;
-  zone: string;
-  center: { x: number; y: number };
-  radius: number;
-  entities: FeedEntity[];
-}
+/** One entity as the server holds it, and one answer of the feed. */
+export type {
+  LabEntity as FeedEntity,
+  LabSnapshot as FeedSnapshot,
+} from '../../../shared/protocol/lab-feed.js';
 
 /** How long each entity's trail of true positions is kept (ms of page time). */
 const TRAIL_MS = 3000;
-/** The area asked for around the character (units; the server's bound is 600). */
+/** The area asked for around the character (units; within LAB_FEED_MAX_RADIUS). */
 export const FEED_RADIUS = 450;
 
 export type Fetch = (url: string) => Promise<{ status: number; text(): Promise<string> }>;

@@ -1,0 +1,31 @@
+/**
+ * The netcode lab's feed: the JSON the server's /lab/feed answers with (server/lab/feed.ts)
+ * and the lab page reads (web-client/src/net/lab-feed.ts). Plain HTTP beside the game, not
+ * part of the binary protocol.
+ */
+
+/** The widest area around a character the feed answers for (units). */
+export const LAB_FEED_MAX_RADIUS = 600;
+
+/** One entity as the server holds it. */
+export interface LabEntity {
+  id: number;
+  kind: 'player' | 'mob';
+  name: string;
+  x: number;
+  y: number;
+  facing: number;
+  moving: boolean;
+  alive: boolean;
+  speed: number;
+}
+
+/** Everything within `radius` of a character after one tick. */
+export interface LabSnapshot {
+  tick: number;
+  time: number;
+  zone: string;
+  center: { x: number; y: number };
+  radius: number;
+  entities: LabEntity[];
+}
