@@ -5,28 +5,14 @@
  */
 import { Kvm } from '@nats-io/kv';
 import { connect, type NatsConnection } from '@nats-io/transport-node';
-import { afterAll, beforeAll, describe, it } from 'vitest';
 import { JetStreamKv } from '../../server/cluster/jetstream-kv.js';
 import { KvRegistry } from '../../server/cluster/registry.js';
-import { NATS_SKIP_MESSAGE, natsServerAvailable, startNatsServer, type NatsServer } from '../helpers/nats.js';
+import { describeWithNats } from './with-nats.js';
 import { registrySuite } from './registry-suite.js';
 
 const TTL_MS = 1_000;
 
-if (!natsServerAvailable()) {
-  console.log(NATS_SKIP_MESSAGE);
-  describe('JetStream registry', () => {
-    it.skip('runs only where nats-server is installed', () => {});
-  });
-} else {
-  let server: NatsServer;
-  beforeAll(async () => {
-    server = await startNatsServer();
-  });
-  afterAll(async () => {
-    await server?.stop();
-  });
-
+describeWithNats('JetStream registry', (server) => {
   let clusters = 0;
   registrySuite('JetStream KV', {
     ttlMs: TTL_MS,
@@ -35,7 +21,7 @@ if (!natsServerAvailable()) {
       const connections: NatsConnection[] = [];
       return {
         async open() {
-          const nc = await connect({ servers: server.url });
+          const nc = await connect({ servers: server().url });
           connections.push(nc);
           return new KvRegistry(await JetStreamKv.open(nc, { prefix, ttlMs: TTL_MS }));
         },
@@ -48,4 +34,4 @@ if (!natsServerAvailable()) {
       };
     },
   });
-}
+});
