@@ -20,6 +20,7 @@ import {
   distinctColours,
   ensureClientBuilt,
   launchBrowser,
+  until as waitUntil,
   type Browser,
 } from '../helpers/browser.js';
 import { startWorldServer, type WorldServer } from '../helpers/game-client.js';
@@ -80,15 +81,8 @@ function lab(page: Page) {
   });
 }
 
-async function until<T>(what: string, check: () => Promise<T | undefined>, timeoutMs = WAIT_MS): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const v = await check();
-    if (v !== undefined) return v;
-    if (Date.now() > deadline) throw new Error(`timed out waiting until ${what}`);
-    await new Promise((ok) => setTimeout(ok, 200));
-  }
-}
+const until = <T>(what: string, check: () => Promise<T | undefined>, timeoutMs = WAIT_MS) =>
+  waitUntil(what, check, timeoutMs, 200);
 
 describe.skipIf(skip)('the netcode lab page against the live server', () => {
   let world: WorldServer;

@@ -20,6 +20,8 @@ import {
   chromiumAvailable,
   ensureClientBuilt,
   launchBrowser,
+  registerAndPlay,
+  until as waitUntil,
   type Browser,
 } from '../helpers/browser.js';
 import { startWorldServer, type WorldServer } from '../helpers/game-client.js';
@@ -64,15 +66,8 @@ function view(page: Page): Promise<Omit<View, 'screenPosition' | 'labelBoxes' | 
 const screenPosition = (page: Page, id: number) =>
   page.evaluate((i) => (window as unknown as Wyvern).__wyvern.screenPosition(i), id);
 
-async function until<T>(what: string, check: () => Promise<T | undefined>, timeoutMs = WAIT_MS): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const v = await check();
-    if (v !== undefined) return v;
-    if (Date.now() > deadline) throw new Error(`timed out waiting until ${what}`);
-    await new Promise((ok) => setTimeout(ok, 100));
-  }
-}
+const until = <T>(what: string, check: () => Promise<T | undefined>, timeoutMs = WAIT_MS) =>
+  waitUntil(what, check, timeoutMs);
 
 async function openGame(browser: Browser, url: string): Promise<{ page: Page; errors: string[] }> {
   const page = await browser.newPage();
@@ -88,14 +83,7 @@ async function openGame(browser: Browser, url: string): Promise<{ page: Page; er
 
 /** Registers `account`, creates `character` with `appearance` and plays it. */
 async function enterWorld(page: Page, account: string, character: string, appearance = 0): Promise<void> {
-  await page.fill('input[name=account]', account);
-  await page.fill('input[name=password]', `${account}-password`);
-  await page.click('button[name=register]');
-  await page.waitForSelector('input[name=name]', { timeout: WAIT_MS });
-  await page.fill('input[name=name]', character);
-  await page.selectOption('select[name=appearance]', String(appearance));
-  await page.click('button[name=create]');
-  await page.click(`li:has-text("${character}") button[name=play]`, { timeout: WAIT_MS });
+  await registerAndPlay(page, account, character, { appearance, timeoutMs: WAIT_MS });
   await page.waitForFunction(
     () => {
       const w = (window as unknown as Wyvern).__wyvern;

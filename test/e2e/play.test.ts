@@ -17,6 +17,8 @@ import {
   distinctColours,
   ensureClientBuilt,
   launchBrowser,
+  registerAndPlay,
+  until as waitUntil,
   type Browser,
 } from '../helpers/browser.js';
 import { segmentBlocked } from '../../shared/game/movement.js';
@@ -69,16 +71,8 @@ function view(page: Page): Promise<View> {
   });
 }
 
-/** Polls `check` until it returns a value (not undefined); fails with `what` after `timeoutMs`. */
-async function until<T>(what: string, check: () => Promise<T | undefined>, timeoutMs = WAIT_MS): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const v = await check();
-    if (v !== undefined) return v;
-    if (Date.now() > deadline) throw new Error(`timed out waiting until ${what}`);
-    await new Promise((ok) => setTimeout(ok, 100));
-  }
-}
+const until = <T>(what: string, check: () => Promise<T | undefined>, timeoutMs = WAIT_MS) =>
+  waitUntil(what, check, timeoutMs);
 
 interface Player {
   page: Page;
@@ -100,15 +94,7 @@ async function enterWorld(
     if (m.type() === 'error') errors.push(m.text());
   });
   await page.goto(url);
-  await page.waitForSelector('input[name=account]', { timeout: WAIT_MS });
-  await page.fill('input[name=account]', account);
-  await page.fill('input[name=password]', `${account}-password`);
-  await page.click('button[name=register]');
-  // Registration, then an SRP login, both computed in the page.
-  await page.waitForSelector('input[name=name]', { timeout: WAIT_MS });
-  await page.fill('input[name=name]', character);
-  await page.click('button[name=create]');
-  await page.click(`li:has-text("${character}") button[name=play]`, { timeout: WAIT_MS });
+  await registerAndPlay(page, account, character, { timeoutMs: WAIT_MS });
   await page.waitForFunction(
     () => {
       const w = (window as unknown as { __wyvern: View }).__wyvern;

@@ -6,7 +6,13 @@
  */
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { chromiumAvailable, ensureClientBuilt, launchBrowser, type Browser } from '../helpers/browser.js';
+import {
+  chromiumAvailable,
+  ensureClientBuilt,
+  launchBrowser,
+  registerAndPlay,
+  type Browser,
+} from '../helpers/browser.js';
 import { startWorldServer, type WorldServer } from '../helpers/game-client.js';
 
 const WAIT_MS = 30_000;
@@ -42,14 +48,7 @@ const inWorld = (page: Page) =>
 
 async function enterWorld(page: Page, url: string, account: string, character: string): Promise<void> {
   await page.goto(url);
-  await page.waitForSelector('input[name=account]', { timeout: WAIT_MS });
-  await page.fill('input[name=account]', account);
-  await page.fill('input[name=password]', `${account}-password`);
-  await page.click('button[name=register]');
-  await page.waitForSelector('input[name=name]', { timeout: WAIT_MS });
-  await page.fill('input[name=name]', character);
-  await page.click('button[name=create]');
-  await page.click(`li:has-text("${character}") button[name=play]`, { timeout: WAIT_MS });
+  await registerAndPlay(page, account, character, { timeoutMs: WAIT_MS });
   await inWorld(page);
 }
 

@@ -188,3 +188,44 @@ export async function distinctColours(page: Page, png: Buffer): Promise<number> 
     return seen.size;
   }, png.toString('base64'));
 }
+
+/** Polls `check` every `everyMs` until it returns a value (not undefined); fails with `what` after `timeoutMs`. */
+export async function until<T>(
+  what: string,
+  check: () => Promise<T | undefined>,
+  timeoutMs: number,
+  everyMs = 100,
+): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const v = await check();
+    if (v !== undefined) return v;
+    if (Date.now() > deadline) throw new Error(`timed out waiting until ${what}`);
+    await new Promise((ok) => setTimeout(ok, everyMs));
+  }
+}
+
+/**
+ * On the login screen: registers `account` (password `<account>-password`; registration, then
+ * an SRP login, both computed in the page), creates `character` (with `appearance` when
+ * given) and presses its Play button. The caller waits for the world as it needs.
+ */
+export async function registerAndPlay(
+  page: Page,
+  account: string,
+  character: string,
+  options: { appearance?: number; timeoutMs: number },
+): Promise<void> {
+  const timeout = options.timeoutMs;
+  await page.waitForSelector('input[name=account]', { timeout });
+  await page.fill('input[name=account]', account);
+  await page.fill('input[name=password]', `${account}-password`);
+  await page.click('button[name=register]');
+  await page.waitForSelector('input[name=name]', { timeout });
+  await page.fill('input[name=name]', character);
+  if (options.appearance !== undefined) {
+    await page.selectOption('select[name=appearance]', String(options.appearance));
+  }
+  await page.click('button[name=create]');
+  await page.click(`li:has-text("${character}") button[name=play]`, { timeout });
+}
