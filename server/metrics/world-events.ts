@@ -7,23 +7,6 @@ import { Counter } from 'prom-client';
 import type { WorldEvent } from '../world/index.js';
 import { registry } from './index.js';
 
-/** Event types worth a series (the per-entity view and motion events are counted elsewhere, as records). */
-type Counted = Extract<
-  WorldEvent['type'],
-  | 'died'
-  | 'respawned'
-  | 'entered'
-  | 'castStarted'
-  | 'castFailed'
-  | 'castRefused'
-  | 'spellLaunched'
-  | 'spellHit'
-  | 'said'
-  | 'shouted'
-  | 'chatRefused'
-  | 'logoutStarted'
->;
-
 const events = new Map<string, number>();
 const corrections = new Map<string, number>();
 
@@ -54,7 +37,8 @@ new Counter({
   collect: fromMap(corrections, 'reason'),
 });
 
-const COUNTED: ReadonlySet<string> = new Set<Counted>([
+/** Event types worth a series (the per-entity view and motion events are counted elsewhere, as records). */
+const COUNTED: ReadonlySet<string> = new Set<WorldEvent['type']>([
   'died',
   'respawned',
   'entered',
