@@ -40,7 +40,6 @@ import {
   type MotionRef,
 } from '../../shared/protocol/index.js';
 import type { ServerPacket } from '../../shared/protocol/index.js';
-import type { Connection } from '../transport/connection.js';
 import { remainingRoute } from '../world/mobs.js';
 import type { Entity, Player, World, WorldEvent } from '../world/index.js';
 import { messages, type Message, type MessageSink } from './messages.js';
@@ -61,8 +60,26 @@ const HEAD = HEADER_SIZE + 10;
 /** Records per resync block, so one block always fits a frame. */
 const RESYNC_BLOCK = 1024;
 
+/**
+ * Where one client's bytes go: its Connection when the socket is in this process, or the
+ * zone host's buffer for a session held by a gateway (zone/gateway-link.ts), which carries
+ * the gateway's soft-limit verdict and hands the bytes on in the gateway's tick message. A
+ * Connection is one as it is.
+ */
+export interface OutboxSink {
+  /** Frames appended at out.pos are the client's once commit() is called. */
+  readonly out: Writer;
+  /** Over the soft limit: skip droppable sections this tick. */
+  behind(): boolean;
+  /** A droppable section was skipped. */
+  skipped(opcode: number, bytes: number): void;
+  /** The appends of this tick are done. */
+  commit(): boolean;
+  readonly closed: boolean;
+}
+
 interface Recipient {
-  readonly conn: Connection;
+  readonly conn: OutboxSink;
   readonly player: Player;
   /** The tick this recipient was last written in. */
   tick: number;
@@ -160,7 +177,7 @@ export class Outbox {
   private readonly before: MessageSink = this.sink(false);
 
   /** From now on, `player`'s bytes go to `conn`. */
-  add(player: Player, conn: Connection): void {
+  add(player: Player, conn: OutboxSink): void {
     this.recipients[player.id] = {
       conn,
       player,
