@@ -1,0 +1,249 @@
+/**
+ * The bytes between a gateway and a zone host: what goes on `wyvern.zone.<zone>.in`, on
+ * `wyvern.gw.<gateway>.tick` and `.direct`, and on the world requests. Every integer is a
+ * varint (unsigned LEB128) unless its width is given; `session` is the gateway's id for a
+ * connection (unique within that gateway only).
+ *
+ * Zone inputs, gateway -> the zone's host, one message per gateway per event-loop turn:
+ *
+ *   gateway str8 (the sender's id: its tick goes to wyvern.gw.<gateway>.tick)
+ *   then records until the end, each  kind u8 · session · body
+ *     PACKET 1  receivedAt f64 (server ms) · opcode u16 · length u16 · payload (the packet's
+ *               fields as the client sent them, without the frame header)
+ *     JOIN   2  account · character     (enter the world, or take over the character where
+ *                                        it lingers)
+ *     DETACH 3                          (the connection is gone: the character lingers)
+ *     BEHIND 4  behind u8 (1: over the soft send limit, skip droppable sections)
+ *
+ * Gateway batch, zone host -> one gateway, one message per tick (`.tick`) or for one delivery
+ * outside a tick (`.direct`, a whisper): records until the end, each  kind u8 · session · body
+ *     JOINED 1  entity · character      (the session is in the world as this entity)
+ *     BYTES  2  length · whole frames   (appended to the connection's write buffer as they are)
+ *     LEFT   3  reason u8 (0 left, 1 could not enter)
+ *   A tick's batch holds its JOINED records first, then every session's bytes, then LEFT
+ *   records: a joining client is in the world before its EnterWorld is appended, and a leaving
+ *   one still gets its last frames (LogoutComplete).
+ *
+ * World requests (request/reply, queue group `world`):
+ *   whisper  gateway str8 · session · to str8 · text str16  ->  status u8 · frames
+ *   who      (empty)                                        ->  WhoList frame
+ */
+import { Reader } from '../../shared/codec/reader.js';
+import { Writer } from '../../shared/codec/writer.js';
+
+export const ZoneRecord = { Packet: 1, Join: 2, Detach: 3, Behind: 4 } as const;
+export type ZoneRecord = (typeof ZoneRecord)[keyof typeof ZoneRecord];
+
+export const GatewayRecord = { Joined: 1, Bytes: 2, Left: 3 } as const;
+export type GatewayRecord = (typeof GatewayRecord)[keyof typeof GatewayRecord];
+
+export const LeftReason = { Left: 0, NotEntered: 1 } as const;
+export type LeftReason = (typeof LeftReason)[keyof typeof LeftReason];
+
+export const WhisperStatus = { Sent: 0, NoSuchPlayer: 1, NotInWorld: 2 } as const;
+export type WhisperStatus = (typeof WhisperStatus)[keyof typeof WhisperStatus];
+
+/** Gateway ids and names are subject tokens or character names: short. */
+const ID_MAX = 64;
+const NAME_MAX = 255;
+/** A chat line's text: the largest a ChatSend or Whisper may carry. */
+const TEXT_MAX = 0xffff;
+
+// ---------------------------------------------------------------- zone inputs
+
+export type ZoneInputRecord =
+  | {
+      kind: typeof ZoneRecord.Packet;
+      session: number;
+      receivedAt: number;
+      opcode: number;
+      payload: Uint8Array;
+    }
+  | { kind: typeof ZoneRecord.Join; session: number; account: number; character: number }
+  | { kind: typeof ZoneRecord.Detach; session: number }
+  | { kind: typeof ZoneRecord.Behind; session: number; behind: boolean };
+
+/** Starts a zone-input message from `gateway`. */
+export function beginZoneInputs(w: Writer, gateway: string): void {
+  w.reset();
+  w.string(gateway, ID_MAX, 1);
+}
+
+/**
+ * Appends a PACKET record whose payload `writePayload` writes (the packet's fields, no
+ * header); the length is patched in after.
+ */
+export function writePacketRecord(
+  w: Writer,
+  session: number,
+  receivedAt: number,
+  opcode: number,
+  writePayload: (w: Writer) => void,
+): void {
+  w.u8(ZoneRecord.Packet);
+  w.varint(session);
+  w.f64(receivedAt);
+  w.u16(opcode);
+  const at = w.pos;
+  w.u16(0);
+  writePayload(w);
+  w.patchU16(at, w.pos - at - 2);
+}
+
+export function writeJoinRecord(w: Writer, session: number, account: number, character: number): void {
+  w.u8(ZoneRecord.Join);
+  w.varint(session);
+  w.varint(account);
+  w.varint(character);
+}
+
+export function writeDetachRecord(w: Writer, session: number): void {
+  w.u8(ZoneRecord.Detach);
+  w.varint(session);
+}
+
+export function writeBehindRecord(w: Writer, session: number, behind: boolean): void {
+  w.u8(ZoneRecord.Behind);
+  w.varint(session);
+  w.u8(behind ? 1 : 0);
+}
+
+/** Reads a zone-input message: the sender, then each record in order (payloads are views). */
+export function readZoneInputs(
+  bytes: Uint8Array,
+  each: (gateway: string, record: ZoneInputRecord) => void,
+): void {
+  const r = new Reader(bytes);
+  const gateway = r.string(ID_MAX, 1);
+  while (r.remaining > 0) {
+    const kind = r.u8();
+    const session = r.varint();
+    switch (kind) {
+      case ZoneRecord.Packet: {
+        const receivedAt = r.f64();
+        const opcode = r.u16();
+        const payload = r.raw(r.u16());
+        each(gateway, { kind, session, receivedAt, opcode, payload });
+        break;
+      }
+      case ZoneRecord.Join:
+        each(gateway, { kind, session, account: r.varint(), character: r.varint() });
+        break;
+      case ZoneRecord.Detach:
+        each(gateway, { kind, session });
+        break;
+      case ZoneRecord.Behind:
+        each(gateway, { kind, session, behind: r.u8() === 1 });
+        break;
+      default:
+        throw new Error(`zone input record kind ${kind} unknown`);
+    }
+  }
+}
+
+// ---------------------------------------------------------------- gateway batch
+
+export type GatewayBatchRecord =
+  | { kind: typeof GatewayRecord.Joined; session: number; entity: number; character: number }
+  | { kind: typeof GatewayRecord.Bytes; session: number; bytes: Uint8Array }
+  | { kind: typeof GatewayRecord.Left; session: number; reason: LeftReason };
+
+export function writeJoinedRecord(w: Writer, session: number, entity: number, character: number): void {
+  w.u8(GatewayRecord.Joined);
+  w.varint(session);
+  w.varint(entity);
+  w.varint(character);
+}
+
+/** A BYTES record of src[start, end). */
+export function writeBytesRecord(
+  w: Writer,
+  session: number,
+  src: Uint8Array,
+  start: number,
+  end: number,
+): void {
+  w.u8(GatewayRecord.Bytes);
+  w.varint(session);
+  w.varint(end - start);
+  w.rawRange(src, start, end);
+}
+
+export function writeLeftRecord(w: Writer, session: number, reason: LeftReason): void {
+  w.u8(GatewayRecord.Left);
+  w.varint(session);
+  w.u8(reason);
+}
+
+/** Reads a gateway batch in order; BYTES are views into `bytes`, valid while the handler runs. */
+export function readGatewayBatch(bytes: Uint8Array, each: (record: GatewayBatchRecord) => void): void {
+  const r = new Reader(bytes);
+  while (r.remaining > 0) {
+    const kind = r.u8();
+    const session = r.varint();
+    switch (kind) {
+      case GatewayRecord.Joined:
+        each({ kind, session, entity: r.varint(), character: r.varint() });
+        break;
+      case GatewayRecord.Bytes:
+        each({ kind, session, bytes: r.raw(r.varint()) });
+        break;
+      case GatewayRecord.Left: {
+        const reason = r.u8();
+        each({ kind, session, reason: reason === 1 ? LeftReason.NotEntered : LeftReason.Left });
+        break;
+      }
+      default:
+        throw new Error(`gateway batch record kind ${kind} unknown`);
+    }
+  }
+}
+
+// ---------------------------------------------------------------- world requests
+
+export interface WhisperRequest {
+  gateway: string;
+  session: number;
+  to: string;
+  text: string;
+}
+
+export function encodeWhisper(req: WhisperRequest): Uint8Array {
+  const w = new Writer(64 + req.text.length * 3);
+  w.string(req.gateway, ID_MAX, 1);
+  w.varint(req.session);
+  w.string(req.to, NAME_MAX, 1);
+  w.string(req.text, TEXT_MAX, 2);
+  return w.finish();
+}
+
+export function decodeWhisper(bytes: Uint8Array): WhisperRequest {
+  const r = new Reader(bytes);
+  return {
+    gateway: r.string(ID_MAX, 1),
+    session: r.varint(),
+    to: r.string(NAME_MAX, 1),
+    text: r.string(TEXT_MAX, 2),
+  };
+}
+
+/** A whisper's answer: its status, then (when sent) the ChatMessage frame for the sender. */
+export function encodeWhisperReply(status: WhisperStatus, frames?: Uint8Array): Uint8Array {
+  const out = new Uint8Array(1 + (frames?.length ?? 0));
+  out[0] = status;
+  if (frames) out.set(frames, 1);
+  return out;
+}
+
+export function decodeWhisperReply(bytes: Uint8Array): { status: WhisperStatus; frames: Uint8Array } {
+  const status = bytes[0] ?? WhisperStatus.NotInWorld;
+  return {
+    status:
+      status === 0
+        ? WhisperStatus.Sent
+        : status === 1
+          ? WhisperStatus.NoSuchPlayer
+          : WhisperStatus.NotInWorld,
+    frames: bytes.subarray(1),
+  };
+}
