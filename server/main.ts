@@ -1,5 +1,6 @@
 /**
- * Composition root: config -> store -> world -> dispatch -> transports -> metrics.
+ * Composition root: config -> store -> roles (the zone host: Realm; the gateway: Gateway,
+ * dispatch, transports) -> the bus between them (in process) -> metrics.
  * `startServer` is used by the command line below and by the integration tests (port 0
  * binds an ephemeral port; the handle reports the ports actually bound).
  *
@@ -26,6 +27,8 @@ import { SrpPool } from './session/srp.js';
 import { DEFAULT_SECRET_FILE, loadSecret } from './secret.js';
 import { CharacterSaver, openStore, parseStoreUrl, type CharacterState, type Store } from './store/index.js';
 import { loadWorldData } from './world/index.js';
+import { InProcessBus, type Bus } from './cluster/index.js';
+import { Gateway } from './gateway/gateway.js';
 import { Realm } from './zone/realm.js';
 import type { ConnectionOptions } from './transport/connection.js';
 import { FlushScheduler } from './transport/flush.js';
@@ -43,6 +46,9 @@ export interface StartOptions {
   /** Serves /lab/feed (only when config.labFeed is on). */
   readonly labFeed?: LabFeed;
 }
+
+/** The gateway id of the one gateway in a single process. */
+export const LOCAL_GATEWAY = 'local';
 
 export type ShutdownHook = () => void | Promise<void>;
 
@@ -215,13 +221,18 @@ export async function startServer(config: Config, options: StartOptions = {}): P
 
 export interface WyvernHandle extends ServerHandle {
   readonly store: Store;
+  /** The zone-host role: every zone, the tick, saving. */
   readonly realm: Realm;
+  /** The gateway role's link to the zone hosts. */
+  readonly gateway: Gateway;
+  readonly bus: Bus;
   readonly accounts: AccountService;
 }
 
 /**
- * The whole game server: storage, the SRP pool and accounts, the world, and the network
- * front (startServer) with the account and character handlers and the realm as router.
+ * The whole game server in one process: storage, the SRP pool and accounts, the zone-host
+ * role (the realm) and the gateway role (the network front, startServer, with the account
+ * and character handlers and the gateway as router), linked by an in-process bus.
  */
 export async function startWyvern(
   config: Config,
@@ -258,10 +269,12 @@ export async function startWyvern(
   });
   let flushAll = (): void => {};
   let labFeed: LabFeed | undefined;
+  const bus = new InProcessBus({ logger: log });
   const realm = new Realm({
     data,
     store,
     saver,
+    bus,
     log,
     tickRate: config.tickRate,
     autosaveMs: config.autosaveIntervalMs,
@@ -269,10 +282,15 @@ export async function startWyvern(
     lingerMs: config.lingerMs,
     combatLingerMs: config.combatLingerMs,
     seed: options.seed,
-    afterTick: () => {
-      flushAll();
-      labFeed?.tick();
-    },
+    afterTick: () => labFeed?.tick(),
+  });
+  const gateway = new Gateway({
+    id: LOCAL_GATEWAY,
+    bus,
+    store,
+    zones: data.zones.map((z) => z.name),
+    log,
+    flush: () => flushAll(),
   });
   if (config.labFeed) labFeed = new LabFeed(() => [...realm.zones.values()].map((z) => z.world));
   const zone = realm.zones.values().next().value!.world.zone;
@@ -292,11 +310,17 @@ export async function startWyvern(
   try {
     server = await startServer(config, {
       log,
-      handlers: [accountHandlers({ accounts, world: realm }), characterHandlers({ accounts, startingState })],
-      router: realm,
+      handlers: [
+        accountHandlers({ accounts, world: gateway }),
+        characterHandlers({ accounts, startingState }),
+      ],
+      router: gateway,
       labFeed,
     });
   } catch (e) {
+    await realm.stop();
+    gateway.close();
+    await bus.close();
     await srp.close();
     await store.close();
     throw e;
@@ -310,11 +334,13 @@ export async function startWyvern(
   server.onShutdown('world', async () => {
     // Everyone's final state is written before the store closes.
     await realm.stop();
+    gateway.close();
+    await bus.close();
     await srp.close();
     await store.close();
   });
   log.info({ zones: [...realm.zones.keys()], store: store.kind }, 'world running');
-  return Object.assign(server, { store, realm, accounts });
+  return Object.assign(server, { store, realm, gateway, bus, accounts });
 }
 
 async function main(argv: readonly string[]): Promise<void> {

@@ -1,28 +1,38 @@
 /**
- * The realm: every zone this process runs, the fixed tick that drives them, and the routing
- * of zone- and world-targeted packets (the dispatch core's GameRouter) through the tables of
- * routes.ts, typed from the packets' declared targets. Zone packets become world inputs
- * queued for the session's zone; world packets (enter world, whisper, who) are answered here
- * because they cross zones.
+ * The realm: the zone-host role. Every zone this process runs, the fixed tick that drives
+ * them, saving, lingering, and the world requests (whisper, who). It knows sessions only as
+ * (gateway, session id) pairs that arrive on the bus: zone inputs, joins, detaches and the
+ * gateways' soft-limit verdicts come on `wyvern.zone.<zone>.in`, and each tick ends with one
+ * message per gateway carrying its sessions' bytes (gateway-link.ts). The gateway role
+ * (server/gateway/) holds the sockets and the session state machine.
  *
  * Saving: a player's state is stored when the world says so (logout, disconnect), every
  * autosave interval for everyone in the world (one batched write), and at shutdown. A
  * character that is leaving cannot enter again until its save has been written, so a quick
- * reconnect never loads a stale row.
+ * reconnect never loads a stale row: the join waits here, then reads the row afresh.
  *
  * Lingering: a character whose connection drops stays in the world, standing, visible and
  * attackable, for lingerMs (and at least combatLingerMs after its last combat action), then
- * leaves as a logout does. A Resume of its account, or a login that enters the same character,
- * within that time takes it over where it stands: the new session is attached to the same
- * entity, which never leaves anyone's view.
+ * leaves as a logout does. A join for the same character within that time (a Resume, or a
+ * login that enters it) takes it over where it stands: the new session is attached to the
+ * same entity, which never leaves anyone's view.
  */
-import { ChatMessage, EnterWorldRequest, Whisper, WhoList } from '../../shared/protocol/index.js';
-import type { PayloadOf } from '../../shared/protocol/index.js';
-import type { AnyClientPacket } from '../../shared/protocol/registry.js';
-import type { GameRouter } from '../dispatch/router.js';
+import { Reader } from '../../shared/codec/reader.js';
+import { ChatMessage, WhoList } from '../../shared/protocol/index.js';
+import { byOpcode, type AnyClientPacket } from '../../shared/protocol/registry.js';
+import type { Bus, BusMessage, BusSubscription } from '../cluster/bus.js';
+import { Subjects, WORLD_QUEUE, WorldKind, zoneId } from '../cluster/subjects.js';
+import {
+  decodeWhisper,
+  encodeWhisperReply,
+  LeftReason,
+  readZoneInputs,
+  WhisperStatus,
+  ZoneRecord,
+  type ZoneInputRecord,
+} from '../cluster/wire.js';
 import type { Logger } from '../log.js';
 import { storeSaveSeconds, tickSeconds } from '../metrics/index.js';
-import type { Session } from '../session/connection.js';
 import type { CharacterRecord, CharacterSave, CharacterSaver, Store } from '../store/index.js';
 import {
   createWorld,
@@ -30,19 +40,20 @@ import {
   findPlayerByName,
   mulberry32,
   savedCharacter,
-  type Player,
   type SavedCharacter,
   type WorldData,
   type WorldEvent,
   type WorldRules,
 } from '../world/index.js';
-import { routeWorld, zoneInput, type WorldRoutes } from './routes.js';
+import { GatewayLink, type SessionOutput } from './gateway-link.js';
+import { zoneInput } from './routes.js';
 import { ZoneHost, type ZoneHostHooks } from './zone-host.js';
 
 export interface RealmOptions {
   readonly data: WorldData;
   readonly store: Store;
   readonly saver: CharacterSaver;
+  readonly bus: Bus;
   readonly log: Logger;
   readonly tickRate: number;
   readonly autosaveMs: number;
@@ -50,7 +61,7 @@ export interface RealmOptions {
   /** Server clock in ms (Unix epoch); clients sync to it through Ping/Pong. */
   readonly clock?: () => number;
   readonly seed?: number;
-  /** Runs after every tick (the server flushes every connection's queued frames here). */
+  /** Runs after every tick, once the gateways' messages are published. */
   readonly afterTick?: () => void;
   /** How long a character stays after its connection drops (ms). Default 0: it leaves at once. */
   readonly lingerMs?: number;
@@ -58,56 +69,54 @@ export interface RealmOptions {
   readonly combatLingerMs?: number;
 }
 
-interface Placement {
+/** A character in (or on its way into) one of this host's zones, for one gateway session. */
+interface Seat {
   host: ZoneHost;
-  accountId: number | undefined;
-  characterId: number;
+  /** The id the world knows the session by: this host's own, whichever gateway holds it. */
+  readonly worldSession: number;
+  /** The gateway holding the session, and its id there. */
+  link: GatewayLink;
+  session: number;
+  readonly accountId: number;
+  readonly characterId: number;
   /** Known spells travel with the stored row; the world does not change them yet. */
   spells: number[];
   playerId?: number;
-  session: Session;
+  /** Where its bytes go while it has a connection. */
+  output: SessionOutput | undefined;
+  /** The gateway said the connection is gone. */
+  closed: boolean;
   /** A newer session took the character: this one leaves as soon as it has an entity. */
   superseded: boolean;
   /** Server ms its connection dropped, while the character lingers without one. */
   lingerSince: number | undefined;
   /** Attached to a new session, waiting for the world to apply it (see Realm.attach). */
   attaching: boolean;
-  /** Resolves once the placement is gone (its entity left, or it never got one). */
+  /** Resolves once the seat is gone (its entity left, or it never got one). */
   readonly gone: Promise<void>;
   readonly markGone: () => void;
 }
 
-function newPlacement(host: ZoneHost, characterId: number, spells: number[], session: Session): Placement {
-  let markGone!: () => void;
-  const gone = new Promise<void>((resolve) => (markGone = resolve));
-  return {
-    host,
-    accountId: session.accountId,
-    characterId,
-    spells,
-    session,
-    superseded: false,
-    lingerSince: undefined,
-    attaching: false,
-    gone,
-    markGone,
-  };
-}
-
 const WHO_LIST_MAX = 200;
+/** A zone-input PACKET must name a client packet whose target is 'zone'. */
+type ZonePacket = Extract<AnyClientPacket, { target: 'zone' }>;
 
-export class Realm implements GameRouter {
+export class Realm {
   readonly zones = new Map<string, ZoneHost>();
-  private readonly defaultZone: ZoneHost;
-  /** By session id: where a session's character is (or is about to be). */
-  private readonly placements = new Map<number, Placement>();
-  /** Placements whose connection dropped: their characters stay until their time is up. */
-  private readonly lingering = new Set<Placement>();
+  /** By the world's session id. */
+  private readonly seats = new Map<number, Seat>();
+  /** By gateway id: the link, and its sessions' seats by their gateway session id. */
+  private readonly links = new Map<string, { link: GatewayLink; seats: Map<number, Seat> }>();
+  /** Seats whose connection dropped: their characters stay until their time is up. */
+  private readonly lingering = new Set<Seat>();
   private readonly lingerMs: number;
   private readonly combatLingerMs: number;
   /** Characters whose leave is being saved; entering again waits for it. */
   private readonly leaving = new Map<number, Promise<unknown>>();
   private readonly clock: () => number;
+  private readonly subscriptions: BusSubscription[] = [];
+  private readonly reader = new Reader();
+  private nextWorldSession = 1;
   private timer: NodeJS.Timeout | undefined;
   private autosaveTimer: NodeJS.Timeout | undefined;
   private nextTickAt = 0;
@@ -130,11 +139,17 @@ export class Realm implements GameRouter {
     for (const zone of opts.data.zones) {
       const rng = mulberry32(seed++);
       const world = createWorld(opts.data, { zone: zone.name, rules: opts.rules, now: this.clock(), rng });
-      this.zones.set(zone.name, new ZoneHost(world, rng, hooks));
+      const host = new ZoneHost(world, rng, hooks);
+      this.zones.set(zone.name, host);
+      this.subscriptions.push(
+        opts.bus.subscribe(Subjects.zoneInput(zoneId(zone.name)), (m) => this.onZoneInputs(host, m)),
+      );
     }
-    const first = this.zones.values().next().value;
-    if (!first) throw new Error('the world data has no zone');
-    this.defaultZone = first;
+    if (this.zones.size === 0) throw new Error('the world data has no zone');
+    this.subscriptions.push(
+      opts.bus.subscribe(Subjects.world(WorldKind.Whisper), (m) => this.whisper(m), { queue: WORLD_QUEUE }),
+      opts.bus.subscribe(Subjects.world(WorldKind.Who), (m) => this.who(m), { queue: WORLD_QUEUE }),
+    );
   }
 
   // ------------------------------------------------------------------ lifecycle
@@ -170,15 +185,17 @@ export class Realm implements GameRouter {
       this.saveRequested = false;
       this.flushSaves();
     }
+    for (const { link } of this.links.values()) link.publish();
     this.opts.afterTick?.();
     tickSeconds.observe((performance.now() - started) / 1000);
   }
 
-  /** Stops ticking and writes every player's state. */
+  /** Stops ticking and listening, and writes every player's state. */
   async stop(): Promise<void> {
     clearTimeout(this.timer);
     clearInterval(this.autosaveTimer);
     this.timer = this.autosaveTimer = undefined;
+    for (const sub of this.subscriptions.splice(0)) sub.unsubscribe();
     this.markEveryoneDirty();
     await this.opts.saver.stop();
   }
@@ -195,160 +212,203 @@ export class Realm implements GameRouter {
     return n;
   }
 
-  // ------------------------------------------------------------------ routing
+  // ------------------------------------------------------------------ zone inputs
 
-  zone<P extends AnyClientPacket>(session: Session, def: P, payload: PayloadOf<P>): void {
-    const d: AnyClientPacket = def;
-    if (d.target !== 'zone') {
-      session.error('ERR_WRONG_STATE', `${d.name} is not a zone packet`, { fatal: false, opcode: d.opcode });
-      return;
+  private linkOf(gateway: string): { link: GatewayLink; seats: Map<number, Seat> } {
+    let entry = this.links.get(gateway);
+    if (!entry) {
+      entry = { link: new GatewayLink(gateway, this.opts.bus), seats: new Map() };
+      this.links.set(gateway, entry);
     }
-    const placement = this.placements.get(session.id);
-    const entityId = placement?.playerId;
-    if (!placement || entityId === undefined) return;
-    placement.host.queue(zoneInput(d, entityId, payload, this.clock()));
+    return entry;
   }
 
-  world<P extends AnyClientPacket>(session: Session, def: P, payload: PayloadOf<P>): void {
-    const d: AnyClientPacket = def;
-    if (d.target !== 'world') {
-      session.error('ERR_WRONG_STATE', `${d.name} is not a world packet`, { fatal: false, opcode: d.opcode });
-      return;
-    }
-    routeWorld(this.worldRoutes, d, session, payload);
+  private onZoneInputs(host: ZoneHost, message: BusMessage): void {
+    readZoneInputs(message.data, (gateway, record) => this.onZoneInput(host, gateway, record));
   }
 
-  /** World packets: they cross zones, so the realm answers them. */
-  private readonly worldRoutes: WorldRoutes = {
-    EnterWorldRequest: (session, { characterId }) => {
-      void this.enterWorld(session, characterId).catch((err: unknown) => {
-        session.log.error({ err }, 'enter world failed');
-        session.error('ERR_INTERNAL', 'could not enter the world', {
-          fatal: false,
-          opcode: EnterWorldRequest.opcode,
+  private onZoneInput(host: ZoneHost, gateway: string, record: ZoneInputRecord): void {
+    const { link, seats } = this.linkOf(gateway);
+    const seat = seats.get(record.session);
+    switch (record.kind) {
+      case ZoneRecord.Packet: {
+        if (!seat || seat.playerId === undefined || seat.host !== host) return;
+        const def = byOpcode(record.opcode);
+        if (!def || def.dir !== 'c2s' || def.target !== 'zone') return;
+        let payload: unknown;
+        try {
+          // Decoded once already by the gateway's dispatch core: only a broken gateway fails here.
+          const r = this.reader.reset(record.payload);
+          payload = def.payload.read(r);
+          if (r.remaining !== 0) throw new Error(`${def.name}: ${r.remaining} byte(s) after the payload`);
+        } catch (err) {
+          this.opts.log.warn({ err, gateway, opcode: record.opcode }, 'zone input refused');
+          return;
+        }
+        host.queue(zoneInput(def as ZonePacket, seat.playerId, payload, record.receivedAt));
+        return;
+      }
+      case ZoneRecord.Join:
+        void this.join(host, link, record.session, record.account, record.character).catch((err: unknown) => {
+          this.opts.log.error({ err, gateway, session: record.session }, 'enter world failed');
+          const failed = seats.get(record.session);
+          if (failed) this.removeSeat(failed, LeftReason.NotEntered);
+          else link.exited(record.session, LeftReason.NotEntered);
         });
-      });
-    },
-    Whisper: (session, { to, text }) => this.whisper(session, to, text),
-    Who: (session) => this.who(session),
-  };
-
-  sessionClosed(session: Session): void {
-    const placement = this.placements.get(session.id);
-    // Not yet bound: onJoined sees the session gone and acts then.
-    if (!placement || placement.playerId === undefined || placement.session !== session) return;
-    this.detach(placement);
-  }
-
-  /**
-   * Resume: attaches `session` to the character its account left lingering in the world, if
-   * any, and returns that character's id; the world sends the session its state and view at
-   * the next tick.
-   */
-  reattach(session: Session): number | undefined {
-    if (session.accountId === undefined || this.placements.has(session.id)) return undefined;
-    for (const placement of this.lingering) {
-      if (placement.accountId !== session.accountId) continue;
-      this.attach(placement, session);
-      return placement.characterId;
+        return;
+      case ZoneRecord.Detach:
+        if (!seat) return;
+        seat.closed = true;
+        // Not yet bound: onJoined sees it closed and acts then.
+        if (seat.playerId !== undefined && !this.lingering.has(seat)) this.detach(seat);
+        return;
+      case ZoneRecord.Behind:
+        if (seat?.output) seat.output.behindNow = record.behind;
+        return;
     }
-    return undefined;
   }
 
   // ------------------------------------------------------------------ linger
 
   /** The connection is gone: the character stays, standing, with nobody to write to. */
-  private detach(placement: Placement): void {
-    const playerId = placement.playerId!;
-    placement.host.unbind(playerId);
-    placement.attaching = false;
-    placement.lingerSince = this.clock();
-    this.lingering.add(placement);
-    placement.host.queue({ type: 'detach', entityId: playerId });
+  private detach(seat: Seat): void {
+    const playerId = seat.playerId!;
+    seat.host.unbind(playerId);
+    if (seat.output) seat.output.closed = true;
+    seat.output = undefined;
+    seat.attaching = false;
+    seat.lingerSince = this.clock();
+    this.lingering.add(seat);
+    seat.host.queue({ type: 'detach', entityId: playerId });
   }
 
-  /** Hands a lingering character to `session`; the world re-sends it everything at the next tick. */
-  private attach(placement: Placement, session: Session): void {
-    this.lingering.delete(placement);
-    this.placements.delete(placement.session.id);
-    placement.session = session;
-    placement.lingerSince = undefined;
-    placement.attaching = true;
-    this.placements.set(session.id, placement);
-    session.log.info({ characterId: placement.characterId }, 'took over the character in the world');
-    placement.host.queue({ type: 'attach', entityId: placement.playerId!, sessionId: session.id });
+  /** Hands a lingering character to a new session; the world re-sends it everything at the next tick. */
+  private attach(seat: Seat, link: GatewayLink, session: number): void {
+    this.lingering.delete(seat);
+    const old = this.links.get(seat.link.gateway)?.seats;
+    if (old?.get(seat.session) === seat) {
+      // The old gateway may still count the character as lingering for its dropped session.
+      old.delete(seat.session);
+      seat.link.exited(seat.session, LeftReason.Left);
+    }
+    seat.link = link;
+    seat.session = session;
+    seat.closed = false;
+    seat.lingerSince = undefined;
+    seat.attaching = true;
+    this.linkOf(link.gateway).seats.set(session, seat);
+    this.opts.log.info(
+      { gateway: link.gateway, session, characterId: seat.characterId },
+      'took over the character in the world',
+    );
+    seat.host.queue({ type: 'attach', entityId: seat.playerId!, sessionId: seat.worldSession });
   }
 
   private expireLingering(now: number): void {
-    for (const placement of this.lingering) {
-      const player = placement.host.world.players.get(placement.playerId!);
+    for (const seat of this.lingering) {
+      const player = seat.host.world.players.get(seat.playerId!);
       if (!player) {
-        this.lingering.delete(placement);
+        this.lingering.delete(seat);
         continue;
       }
-      const until = Math.max(
-        placement.lingerSince! + this.lingerMs,
-        player.lastCombatAt + this.combatLingerMs,
-      );
+      const until = Math.max(seat.lingerSince! + this.lingerMs, player.lastCombatAt + this.combatLingerMs);
       if (now < until) continue;
-      this.lingering.delete(placement);
-      placement.host.queue({ type: 'leave', entityId: player.id, reason: 'disconnected' });
+      this.lingering.delete(seat);
+      seat.host.queue({ type: 'leave', entityId: player.id, reason: 'disconnected' });
     }
   }
 
   // ------------------------------------------------------------------ enter world
 
-  private async enterWorld(session: Session, characterId: number): Promise<void> {
-    const opcode = EnterWorldRequest.opcode;
-    if (this.placements.has(session.id)) {
-      session.error('ERR_WRONG_STATE', 'already entering the world', { fatal: false, opcode });
+  /**
+   * A gateway session enters `characterId` (its account checked by the gateway): takes the
+   * character over where it lingers, or takes it from an older session on its way in, waits
+   * for its last save, and queues the join with the row read afresh.
+   */
+  private async join(
+    requested: ZoneHost,
+    link: GatewayLink,
+    session: number,
+    accountId: number,
+    characterId: number,
+  ): Promise<void> {
+    const seats = this.linkOf(link.gateway).seats;
+    if (seats.has(session)) return;
+    for (const seat of this.lingering) {
+      if (seat.characterId !== characterId) continue;
+      this.attach(seat, link, session);
       return;
     }
-    const record = await this.opts.store.getCharacter(characterId);
-    if (!record || record.accountId !== session.accountId) {
-      session.error('ERR_NO_SUCH_CHARACTER', `no character ${characterId} on this account`, {
-        fatal: false,
-        opcode,
-      });
-      return;
-    }
-    if (session.closing || this.placements.has(session.id)) return;
-    // The same character lingering after its connection dropped (or was taken over): this
-    // session takes it where it stands, no despawn.
-    for (const placement of this.lingering) {
-      if (placement.characterId !== record.id) continue;
-      this.attach(placement, session);
-      return;
-    }
-    // The same character on its way in for an older connection: take it out first, and load
-    // the row only once that entity's state has been saved.
-    const previous = [...this.placements.values()].filter((o) => o.characterId === record.id);
+    // The same character on its way in (or in the world) for an older connection: take it
+    // out first, and load the row only once that entity's state has been saved.
+    const previous = [...this.seats.values()].filter((s) => s.characterId === characterId);
     for (const other of previous) {
       other.superseded = true;
       if (other.playerId !== undefined) {
         other.host.queue({ type: 'leave', entityId: other.playerId, reason: 'takenOver' });
       }
     }
-    const host = this.zones.get(record.zone) ?? this.defaultZone;
-    this.placements.set(session.id, newPlacement(host, record.id, record.spells, session));
+    const seat = this.newSeat(requested, link, session, accountId, characterId);
     await Promise.all(previous.map((o) => o.gone));
-    await this.waitUntilSaved(record.id);
-    // Reload after any save that was in flight, so the freshest state enters.
-    const fresh = (await this.opts.store.getCharacter(record.id)) ?? record;
-    if (session.closing) {
-      this.removePlacement(session.id);
+    await this.waitUntilSaved(characterId);
+    const record = await this.opts.store.getCharacter(characterId);
+    if (seat.closed || seat.superseded) {
+      this.removeSeat(seat, LeftReason.Left);
       return;
     }
-    host.queue({ type: 'join', sessionId: session.id, character: toSaved(fresh) });
+    if (!record || record.accountId !== accountId) {
+      this.removeSeat(seat, LeftReason.NotEntered);
+      return;
+    }
+    seat.spells = record.spells;
+    const host = this.zones.get(record.zone) ?? requested;
+    seat.host = host;
+    host.queue({ type: 'join', sessionId: seat.worldSession, character: toSaved(record) });
   }
 
-  private removePlacement(sessionId: number): void {
-    const placement = this.placements.get(sessionId);
-    if (!placement) return;
-    this.placements.delete(sessionId);
+  private newSeat(
+    host: ZoneHost,
+    link: GatewayLink,
+    session: number,
+    accountId: number,
+    characterId: number,
+  ): Seat {
+    let markGone!: () => void;
+    const gone = new Promise<void>((resolve) => (markGone = resolve));
+    const seat: Seat = {
+      host,
+      worldSession: this.nextWorldSession++,
+      link,
+      session,
+      accountId,
+      characterId,
+      spells: [],
+      output: undefined,
+      closed: false,
+      superseded: false,
+      lingerSince: undefined,
+      attaching: false,
+      gone,
+      markGone,
+    };
+    this.seats.set(seat.worldSession, seat);
+    this.linkOf(link.gateway).seats.set(session, seat);
+    return seat;
+  }
+
+  /** The seat is gone: its gateway hears so after this tick's bytes. */
+  private removeSeat(seat: Seat, reason: LeftReason): void {
+    if (this.seats.get(seat.worldSession) !== seat) return;
+    this.seats.delete(seat.worldSession);
+    this.lingering.delete(seat);
+    const seats = this.links.get(seat.link.gateway)?.seats;
+    if (seats?.get(seat.session) === seat) {
+      seats.delete(seat.session);
+      seat.link.exited(seat.session, reason);
+    }
     // After this tick's saves are flushed (runTick does that before yielding), so a waiter
     // that then calls waitUntilSaved finds the save in flight.
-    placement.markGone();
+    seat.markGone();
   }
 
   private async waitUntilSaved(characterId: number): Promise<void> {
@@ -358,42 +418,40 @@ export class Realm implements GameRouter {
     }
   }
 
-  private onJoined(host: ZoneHost, sessionId: number, playerId: number): void {
-    const placement = this.placements.get(sessionId);
+  private onJoined(host: ZoneHost, worldSession: number, playerId: number): void {
+    const seat = this.seats.get(worldSession);
     // An attach whose new session closed before the world applied it lingers again.
-    if (placement && this.lingering.has(placement)) return;
-    if (placement?.attaching && placement.session.closing) {
-      this.detach(placement);
+    if (seat && this.lingering.has(seat)) return;
+    if (seat?.attaching && seat.closed) {
+      seat.playerId = playerId;
+      this.detach(seat);
       return;
     }
-    if (!placement || placement.session.closing || placement.superseded) {
+    if (!seat || seat.closed || seat.superseded) {
       // The connection went away (or another took the character) while the join was queued.
-      if (placement) placement.playerId = playerId;
-      const reason = placement?.superseded ? 'takenOver' : 'disconnected';
+      if (seat) seat.playerId = playerId;
+      const reason = seat?.superseded ? 'takenOver' : 'disconnected';
       host.queue({ type: 'leave', entityId: playerId, reason });
       return;
     }
-    placement.playerId = playerId;
-    placement.attaching = false;
-    const session = placement.session;
-    session.entityId = playerId;
-    session.characterId = placement.characterId;
-    session.state = 'inWorld';
-    host.bind(playerId, session);
+    seat.playerId = playerId;
+    seat.attaching = false;
+    seat.host = host;
+    const output = seat.link.output(seat.session);
+    seat.output = output;
+    host.bind(playerId, output);
+    seat.link.entered(seat.session, playerId, seat.characterId);
   }
 
-  /** The placement of a world player, by the session id the world has for it. */
-  private placementOf(host: ZoneHost, sessionId: number, playerId: number): Placement | undefined {
-    const placement = this.placements.get(sessionId);
-    if (placement?.host === host && placement.playerId === playerId) return placement;
-    // Re-keyed by an attach the world has not applied yet.
-    for (const p of this.placements.values()) if (p.host === host && p.playerId === playerId) return p;
-    return undefined;
+  /** The seat of a world player, by the session id the world has for it. */
+  private seatOf(worldSession: number, playerId: number): Seat | undefined {
+    const seat = this.seats.get(worldSession);
+    return seat?.playerId === playerId ? seat : undefined;
   }
 
   private onSave(host: ZoneHost, e: Extract<WorldEvent, { type: 'save' }>): void {
-    const placement = this.placementOf(host, e.sessionId, e.playerId);
-    const spells = placement?.spells ?? host.world.players.get(e.playerId)?.spells ?? [];
+    const seat = this.seatOf(e.sessionId, e.playerId);
+    const spells = seat?.spells ?? host.world.players.get(e.playerId)?.spells ?? [];
     this.opts.saver.markDirty(toSave(e.character, host.name, spells));
     this.leavingIds.push(e.character.id);
     this.saveRequested = true;
@@ -401,14 +459,11 @@ export class Realm implements GameRouter {
 
   private onLeftWorld(host: ZoneHost, e: Extract<WorldEvent, { type: 'leftWorld' }>): void {
     host.unbind(e.playerId);
-    const placement = this.placementOf(host, e.sessionId, e.playerId);
-    if (!placement) return;
-    this.lingering.delete(placement);
-    this.removePlacement(placement.session.id);
-    const session = placement.session;
-    session.entityId = undefined;
-    session.characterId = undefined;
-    if (!session.closing && session.state === 'inWorld') session.state = 'authenticated';
+    const seat = this.seatOf(e.sessionId, e.playerId);
+    if (!seat) return;
+    if (seat.output) seat.output.closed = true;
+    seat.output = undefined;
+    this.removeSeat(seat, LeftReason.Left);
   }
 
   private flushSaves(): Promise<unknown> {
@@ -432,49 +487,50 @@ export class Realm implements GameRouter {
   }
 
   private markEveryoneDirty(): void {
-    for (const placement of this.placements.values()) {
-      if (placement.playerId === undefined) continue;
-      const p = placement.host.world.players.get(placement.playerId);
+    for (const seat of this.seats.values()) {
+      if (seat.playerId === undefined) continue;
+      const p = seat.host.world.players.get(seat.playerId);
       if (!p) continue;
-      const saved = savedCharacter(placement.host.world, p);
-      this.opts.saver.markDirty(toSave(saved, placement.host.name, placement.spells));
+      const saved = savedCharacter(seat.host.world, p);
+      this.opts.saver.markDirty(toSave(saved, seat.host.name, seat.spells));
     }
   }
 
   // ------------------------------------------------------------------ whisper, who
 
-  private findPlayer(name: string): { host: ZoneHost; player: Player } | undefined {
-    for (const host of this.zones.values()) {
-      const player = findPlayerByName(host.world, name);
-      if (player) return { host, player };
-    }
-    return undefined;
-  }
-
-  private whisper(session: Session, to: string, text: string): void {
-    const opcode = Whisper.opcode;
-    const placement = this.placements.get(session.id);
-    const self =
-      placement?.playerId !== undefined ? entityById(placement.host.world, placement.playerId) : undefined;
-    if (!placement || !self) return;
-    const found = this.findPlayer(to);
-    const target = found && found.host.sessionOf(found.player.id);
-    if (!found || !target) {
-      session.error('ERR_NO_SUCH_PLAYER', `${to} is not online`, { fatal: false, opcode });
+  private whisper(message: BusMessage): void {
+    const { gateway, session, to, text } = decodeWhisper(message.data);
+    const seat = this.links.get(gateway)?.seats.get(session);
+    const self = seat?.playerId !== undefined ? entityById(seat.host.world, seat.playerId) : undefined;
+    if (!seat || !self) {
+      message.respond(encodeWhisperReply(WhisperStatus.NotInWorld));
       return;
     }
-    const line = {
-      channel: 'whisper' as const,
+    let target: Seat | undefined;
+    for (const host of this.zones.values()) {
+      const player = findPlayerByName(host.world, to);
+      if (!player) continue;
+      const found = this.seatOf(player.sessionId, player.id);
+      if (found?.output) target = found;
+      break;
+    }
+    if (!target) {
+      message.respond(encodeWhisperReply(WhisperStatus.NoSuchPlayer));
+      return;
+    }
+    const targetPlayer = target.host.world.players.get(target.playerId!)!;
+    const frame = ChatMessage.encode({
+      channel: 'whisper',
       fromId: self.id,
       from: self.name,
-      to: found.player.name,
+      to: targetPlayer.name,
       text,
-    };
-    target.send(ChatMessage, line);
-    if (target !== session) session.send(ChatMessage, line);
+    });
+    if (target !== seat) target.link.direct(target.session, frame);
+    message.respond(encodeWhisperReply(WhisperStatus.Sent, frame));
   }
 
-  private who(session: Session): void {
+  private who(message: BusMessage): void {
     const players: { name: string; level: number; zone: string }[] = [];
     let total = 0;
     for (const host of this.zones.values()) {
@@ -483,7 +539,7 @@ export class Realm implements GameRouter {
         if (players.length < WHO_LIST_MAX) players.push({ name: p.name, level: p.level, zone: host.name });
       }
     }
-    session.send(WhoList, { total, players });
+    message.respond(WhoList.encode({ total, players }));
   }
 }
 

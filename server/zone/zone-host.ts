@@ -1,19 +1,18 @@
 /**
- * Runs one zone: holds the inputs the dispatch core queued for it, steps the world at each
+ * Runs one zone: holds the inputs the gateways sent it (through the realm), steps the world at each
  * tick and hands the step's domain events to their subscribers, in this order: session
  * bindings (a new player's session before its first packets), the replication writer
  * (the outbox: records and packets), metrics, then saves and departures (after delivery, so
  * a leaving player still gets its last packets). The world itself stays a pure function of
- * (state, inputs, now, rng); everything with a socket or a clock is here.
+ * (state, inputs, now, rng); the clock and the outbox are here, the sockets at the gateway.
  */
 import { replicationBytes, replicationRecords } from '../metrics/index.js';
 import { countWorldEvents } from '../metrics/world-events.js';
-import { Outbox } from '../outbox/outbox.js';
-import type { Session } from '../session/connection.js';
+import { Outbox, type OutboxSink } from '../outbox/outbox.js';
 import { step, type Rng, type World, type WorldEvent, type WorldInput } from '../world/index.js';
 
 export interface ZoneHostHooks {
-  /** A player entity now exists for this session (bind it, or send it away if gone). */
+  /** A player entity now exists for this session (bind it, or send it away if gone). `sessionId` is the world's. */
   joined(host: ZoneHost, sessionId: number, playerId: number): void;
   /** A player's state to store (logout, disconnect). */
   save(host: ZoneHost, event: Extract<WorldEvent, { type: 'save' }>): void;
@@ -23,8 +22,8 @@ export interface ZoneHostHooks {
 
 export class ZoneHost {
   private inputs: WorldInput[] = [];
-  /** Player entity id -> its session. */
-  private readonly sessions = new Map<number, Session>();
+  /** Player entity id -> where its bytes go. */
+  private readonly sinks = new Map<number, OutboxSink>();
   readonly outbox: Outbox;
 
   constructor(
@@ -35,21 +34,22 @@ export class ZoneHost {
     this.outbox = new Outbox();
   }
 
-  /** From now on the player's packets go to this session. */
-  bind(playerId: number, session: Session): void {
+  /** From now on the player's packets go to `sink`. */
+  bind(playerId: number, sink: OutboxSink): void {
     const player = this.world.players.get(playerId);
     if (!player) return;
-    this.sessions.set(playerId, session);
-    this.outbox.add(player, session.conn);
+    this.sinks.set(playerId, sink);
+    this.outbox.add(player, sink);
   }
 
   unbind(playerId: number): void {
-    this.sessions.delete(playerId);
+    this.sinks.delete(playerId);
     this.outbox.remove(playerId);
   }
 
-  sessionOf(playerId: number): Session | undefined {
-    return this.sessions.get(playerId);
+  /** Where the player's bytes go, while it has a connection. */
+  sinkOf(playerId: number): OutboxSink | undefined {
+    return this.sinks.get(playerId);
   }
 
   get name(): string {

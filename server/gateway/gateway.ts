@@ -1,0 +1,350 @@
+/**
+ * The gateway role's side of the game: where the dispatch core sends packets whose target is
+ * 'zone' or 'world' (it is the GameRouter), and where the zone hosts' bytes come back to the
+ * connections. It holds no world state: only which zone each of its sessions is in and
+ * whether that session has an entity there.
+ *
+ *   zone packet        -> a PACKET record on wyvern.zone.<zone>.in (the fields as received,
+ *                         re-encoded without a header), with joins, detaches and the
+ *                         connections' soft-limit verdicts on the same subject in order;
+ *                         every zone's records of one event-loop turn go as one message
+ *   EnterWorldRequest  -> the character's row is checked here (the account's own?), then a
+ *                         JOIN for its zone; the zone host takes it from there
+ *   Whisper, Who       -> request/reply on wyvern.world.<kind>: whoever owns the world answers
+ *   wyvern.gw.<self>.tick / .direct
+ *                      -> JOINED puts the session in the world, BYTES go into its connection's
+ *                         write buffer as they are, LEFT takes it out; then one flush
+ *
+ * The hard send limit stays here: appending a tick's bytes commits them like any frame, and
+ * a connection over the limit is cut. The soft limit is the zone host's to act on (it skips
+ * whole droppable sections while encoding), so after each batch the gateway tells the host of
+ * every in-world connection whose verdict changed. The session state machine is changed only
+ * through server/session/world-state.ts.
+ */
+import { Writer } from '../../shared/codec/writer.js';
+import { EnterWorldRequest, Whisper, WhoList } from '../../shared/protocol/index.js';
+import type { PayloadOf } from '../../shared/protocol/index.js';
+import type { AnyClientPacket } from '../../shared/protocol/registry.js';
+import type { Bus, BusMessage, BusSubscription } from '../cluster/bus.js';
+import { Subjects, WorldKind, zoneId } from '../cluster/subjects.js';
+import {
+  beginZoneInputs,
+  decodeWhisperReply,
+  encodeWhisper,
+  GatewayRecord,
+  LeftReason,
+  readGatewayBatch,
+  WhisperStatus,
+  writeBehindRecord,
+  writeDetachRecord,
+  writeJoinRecord,
+  writePacketRecord,
+  type GatewayBatchRecord,
+} from '../cluster/wire.js';
+import type { GameRouter } from '../dispatch/router.js';
+import type { Logger } from '../log.js';
+import type { ResumeWorld } from '../session/account.js';
+import type { Session } from '../session/connection.js';
+import { enteredWorld, leftWorld } from '../session/world-state.js';
+import type { Store } from '../store/index.js';
+import { routeWorld, type WorldRoutes } from '../zone/routes.js';
+
+export interface GatewayOptions {
+  /** This gateway's id on the bus (a subject token). */
+  readonly id: string;
+  readonly bus: Bus;
+  /** Where characters are looked up (to check the account and find the zone). */
+  readonly store: Pick<Store, 'getCharacter'>;
+  /** The world's zone names; a character whose zone is not among them enters the first. */
+  readonly zones: readonly string[];
+  readonly log: Logger;
+  /** Server clock in ms (Unix epoch): the time a zone packet was received. */
+  readonly clock?: () => number;
+  /** Writes every connection with frames waiting (the server's FlushScheduler). */
+  readonly flush: () => void;
+  /** How long a world request (whisper, who) may take. Default 2 s. */
+  readonly requestTimeoutMs?: number;
+}
+
+/** One of this gateway's sessions with a character in (or on its way into) a zone. */
+interface Placement {
+  readonly session: Session;
+  /** The zone's id on the bus. */
+  readonly zone: string;
+  readonly accountId: number;
+  readonly characterId: number;
+  /** Set once the zone host says the character is in the world. */
+  entityId: number | undefined;
+  /** The connection is gone (DETACH sent); the character may linger until LEFT. */
+  closed: boolean;
+  /** The soft-limit verdict last sent to the zone host. */
+  behind: boolean;
+}
+
+/** A zone's input message being filled this turn. */
+interface Outgoing {
+  readonly subject: ReturnType<typeof Subjects.zoneInput>;
+  readonly w: Writer;
+  /** Where the records start (after the gateway id). */
+  readonly head: number;
+}
+
+export class Gateway implements GameRouter, ResumeWorld {
+  readonly id: string;
+  /** By session id. */
+  private readonly placements = new Map<number, Placement>();
+  private readonly outgoing = new Map<string, Outgoing>();
+  private readonly zoneIds: ReadonlyMap<string, string>;
+  private readonly defaultZone: string;
+  private readonly clock: () => number;
+  private readonly subscriptions: BusSubscription[];
+  private scheduled = false;
+  private closed = false;
+
+  constructor(private readonly opts: GatewayOptions) {
+    this.id = opts.id;
+    this.clock = opts.clock ?? Date.now;
+    this.zoneIds = new Map(opts.zones.map((name) => [name, zoneId(name)]));
+    const first = opts.zones[0];
+    if (first === undefined) throw new Error('the world has no zone');
+    this.defaultZone = zoneId(first);
+    this.subscriptions = [
+      opts.bus.subscribe(Subjects.gatewayTick(opts.id), (m) => this.onBatch(m)),
+      opts.bus.subscribe(Subjects.gatewayDirect(opts.id), (m) => this.onBatch(m)),
+    ];
+  }
+
+  /** Sends what is queued and stops listening; later packets go nowhere. */
+  close(): void {
+    if (this.closed) return;
+    this.sendInputs();
+    this.closed = true;
+    for (const sub of this.subscriptions.splice(0)) sub.unsubscribe();
+  }
+
+  // ------------------------------------------------------------------ GameRouter
+
+  zone<P extends AnyClientPacket>(session: Session, def: P, payload: PayloadOf<P>): void {
+    const d: AnyClientPacket = def;
+    if (d.target !== 'zone') {
+      session.error('ERR_WRONG_STATE', `${d.name} is not a zone packet`, { fatal: false, opcode: d.opcode });
+      return;
+    }
+    const p = this.placements.get(session.id);
+    if (!p || p.entityId === undefined || p.closed) return;
+    const w = this.inputs(p.zone);
+    if (!w) return;
+    writePacketRecord(w, session.id, this.clock(), d.opcode, (out) =>
+      (d.payload.write as (w: Writer, v: unknown) => void)(out, payload),
+    );
+  }
+
+  world<P extends AnyClientPacket>(session: Session, def: P, payload: PayloadOf<P>): void {
+    const d: AnyClientPacket = def;
+    if (d.target !== 'world') {
+      session.error('ERR_WRONG_STATE', `${d.name} is not a world packet`, { fatal: false, opcode: d.opcode });
+      return;
+    }
+    routeWorld(this.worldRoutes, d, session, payload);
+  }
+
+  /** World packets: entering goes to the character's zone; whisper and who to whoever owns them. */
+  private readonly worldRoutes: WorldRoutes = {
+    EnterWorldRequest: (session, { characterId }) => {
+      void this.enterWorld(session, characterId).catch((err: unknown) => {
+        session.log.error({ err }, 'enter world failed');
+        session.error('ERR_INTERNAL', 'could not enter the world', {
+          fatal: false,
+          opcode: EnterWorldRequest.opcode,
+        });
+      });
+    },
+    Whisper: (session, { to, text }) => this.whisper(session, to, text),
+    Who: (session) => this.who(session),
+  };
+
+  sessionClosed(session: Session): void {
+    const p = this.placements.get(session.id);
+    if (!p || p.closed) return;
+    p.closed = true;
+    const w = this.inputs(p.zone);
+    if (w) writeDetachRecord(w, session.id);
+  }
+
+  // ------------------------------------------------------------------ entering
+
+  /**
+   * Resume: attaches `session` to the character its account left lingering in the world
+   * from this gateway, if any, and returns that character's id; the world sends the session
+   * its state and view at its next tick. (Should the zone host have let the character go in
+   * the meantime, the JOIN enters it afresh from its saved row.)
+   */
+  reattach(session: Session): number | undefined {
+    if (session.accountId === undefined || this.placements.has(session.id)) return undefined;
+    for (const [id, p] of this.placements) {
+      if (!p.closed || p.entityId === undefined || p.accountId !== session.accountId) continue;
+      this.placements.delete(id);
+      this.place(session, p.zone, p.accountId, p.characterId);
+      return p.characterId;
+    }
+    return undefined;
+  }
+
+  private async enterWorld(session: Session, characterId: number): Promise<void> {
+    const opcode = EnterWorldRequest.opcode;
+    if (this.placements.has(session.id)) {
+      session.error('ERR_WRONG_STATE', 'already entering the world', { fatal: false, opcode });
+      return;
+    }
+    const record = await this.opts.store.getCharacter(characterId);
+    if (!record || record.accountId !== session.accountId) {
+      session.error('ERR_NO_SUCH_CHARACTER', `no character ${characterId} on this account`, {
+        fatal: false,
+        opcode,
+      });
+      return;
+    }
+    if (session.closing || this.placements.has(session.id)) return;
+    // This gateway's record of the same character lingering: the zone host hands it over.
+    for (const [id, p] of this.placements) {
+      if (p.closed && p.characterId === record.id) this.placements.delete(id);
+    }
+    this.place(session, this.zoneIds.get(record.zone) ?? this.defaultZone, record.accountId, record.id);
+  }
+
+  private place(session: Session, zone: string, accountId: number, characterId: number): void {
+    this.placements.set(session.id, {
+      session,
+      zone,
+      accountId,
+      characterId,
+      entityId: undefined,
+      closed: false,
+      behind: false,
+    });
+    const w = this.inputs(zone);
+    if (w) writeJoinRecord(w, session.id, accountId, characterId);
+  }
+
+  // ------------------------------------------------------------------ world requests
+
+  private whisper(session: Session, to: string, text: string): void {
+    const p = this.placements.get(session.id);
+    if (!p || p.entityId === undefined || this.closed) return;
+    const request = encodeWhisper({ gateway: this.id, session: session.id, to, text });
+    this.opts.bus.request(Subjects.world(WorldKind.Whisper), request, this.requestOptions()).then(
+      (reply) => {
+        if (session.closing) return;
+        const { status, frames } = decodeWhisperReply(reply);
+        if (status === WhisperStatus.Sent) session.conn.send(frames, 'reliable');
+        else if (status === WhisperStatus.NoSuchPlayer) {
+          session.error('ERR_NO_SUCH_PLAYER', `${to} is not online`, {
+            fatal: false,
+            opcode: Whisper.opcode,
+          });
+        }
+      },
+      (err: unknown) => this.requestFailed(session, Whisper.opcode, err),
+    );
+  }
+
+  private who(session: Session): void {
+    if (this.closed) return;
+    this.opts.bus.request(Subjects.world(WorldKind.Who), new Uint8Array(0), this.requestOptions()).then(
+      (reply) => {
+        if (!session.closing) session.conn.send(reply, WhoList.delivery);
+      },
+      (err: unknown) => this.requestFailed(session, WhoList.opcode, err),
+    );
+  }
+
+  private requestOptions(): { timeoutMs?: number } {
+    return this.opts.requestTimeoutMs === undefined ? {} : { timeoutMs: this.opts.requestTimeoutMs };
+  }
+
+  private requestFailed(session: Session, opcode: number, err: unknown): void {
+    if (session.closing) return;
+    session.log.warn({ err }, 'world request failed');
+    session.error('ERR_INTERNAL', 'the world did not answer', { fatal: false, opcode });
+  }
+
+  // ------------------------------------------------------------------ from the zone hosts
+
+  private onBatch(message: BusMessage): void {
+    readGatewayBatch(message.data, (record) => this.onRecord(record));
+    this.opts.flush();
+    this.reportBehind();
+  }
+
+  private onRecord(record: GatewayBatchRecord): void {
+    const p = this.placements.get(record.session);
+    if (!p) return;
+    switch (record.kind) {
+      case GatewayRecord.Joined:
+        p.entityId = record.entity;
+        if (!p.closed && !p.session.closing) enteredWorld(p.session, record.entity, record.character);
+        return;
+      case GatewayRecord.Bytes: {
+        const conn = p.session.conn;
+        if (p.closed || conn.closed) return;
+        conn.out.raw(record.bytes);
+        conn.commit();
+        return;
+      }
+      case GatewayRecord.Left:
+        this.placements.delete(record.session);
+        if (p.closed) return;
+        leftWorld(p.session);
+        if (record.reason === LeftReason.NotEntered) {
+          p.session.error('ERR_INTERNAL', 'could not enter the world', {
+            fatal: false,
+            opcode: EnterWorldRequest.opcode,
+          });
+        }
+        return;
+    }
+  }
+
+  /** Tells the zone hosts of each in-world connection whose soft-limit verdict changed. */
+  private reportBehind(): void {
+    for (const [id, p] of this.placements) {
+      if (p.closed || p.entityId === undefined) continue;
+      const behind = p.session.conn.behind();
+      if (behind === p.behind) continue;
+      p.behind = behind;
+      const w = this.inputs(p.zone);
+      if (w) writeBehindRecord(w, id, behind);
+    }
+  }
+
+  // ------------------------------------------------------------------ to the zone hosts
+
+  /** The zone's input message of this turn, sent once the turn's I/O is done. */
+  private inputs(zone: string): Writer | undefined {
+    if (this.closed) return undefined;
+    let o = this.outgoing.get(zone);
+    if (!o) {
+      const w = new Writer(1024);
+      beginZoneInputs(w, this.id);
+      o = { subject: Subjects.zoneInput(zone), w, head: w.pos };
+      this.outgoing.set(zone, o);
+    }
+    if (!this.scheduled) {
+      this.scheduled = true;
+      // After the poll phase: every socket read this turn lands in one message per zone,
+      // which reaches the zone host before its next tick timer.
+      setImmediate(() => this.sendInputs());
+    }
+    return o.w;
+  }
+
+  private sendInputs(): void {
+    this.scheduled = false;
+    if (this.closed) return;
+    for (const o of this.outgoing.values()) {
+      if (o.w.pos === o.head) continue;
+      this.opts.bus.publish(o.subject, o.w.finish());
+      o.w.pos = o.head;
+    }
+  }
+}

@@ -1,0 +1,130 @@
+/**
+ * A zone host's side of one gateway: the outputs of that gateway's sessions and the one
+ * message a tick that carries them (server/cluster/wire.ts has the layout).
+ *
+ * The outbox writes each session's frames into that session's SessionOutput, exactly as it
+ * would into a Connection's buffer; at the end of the tick `publish` copies every session's
+ * bytes into one batch, behind the JOINED records and before the LEFT ones, and sends it on
+ * `wyvern.gw.<gateway>.tick`. The gateway appends each session's bytes to its connection and
+ * flushes once. Sockets are the gateway's: the soft-limit verdict ("behind") arrives from it
+ * in BEHIND records and is what `behind()` answers; the hard limit is applied there when the
+ * bytes are appended.
+ */
+import { Writer } from '../../shared/codec/writer.js';
+import type { Bus } from '../cluster/bus.js';
+import { Subjects } from '../cluster/subjects.js';
+import { LeftReason, writeBytesRecord, writeJoinedRecord, writeLeftRecord } from '../cluster/wire.js';
+import { sendObserver } from '../metrics/index.js';
+import type { OutboxSink } from '../outbox/outbox.js';
+
+/** Initial capacity of a session's output; it grows as a spawn burst needs. */
+const OUTPUT_INITIAL = 512;
+/** An output grown past this is remade small after a tick that used under a quarter of it. */
+const OUTPUT_SHRINK_ABOVE = 16 * 1024;
+
+/** One session's bytes for this tick, held until the gateway's batch is assembled. */
+export class SessionOutput implements OutboxSink {
+  readonly out = new Writer(OUTPUT_INITIAL);
+  /** The gateway's last word on this session's send buffer. */
+  behindNow = false;
+  closed = false;
+  private queued = false;
+
+  constructor(
+    private readonly link: GatewayLink,
+    readonly session: number,
+  ) {}
+
+  behind(): boolean {
+    return this.behindNow;
+  }
+
+  skipped(opcode: number): void {
+    sendObserver.dropped(opcode);
+  }
+
+  commit(): boolean {
+    if (this.closed) {
+      this.out.pos = 0;
+      return false;
+    }
+    if (this.out.pos > 0 && !this.queued) {
+      this.queued = true;
+      this.link.queue(this);
+    }
+    return true;
+  }
+
+  /** Called by the link once the bytes are in its batch. */
+  taken(): void {
+    this.queued = false;
+    const w = this.out;
+    const used = w.pos;
+    w.pos = 0;
+    if (w.buf.length > OUTPUT_SHRINK_ABOVE && used * 4 < w.buf.length) {
+      w.buf = new Uint8Array(Math.max(OUTPUT_INITIAL, used * 2));
+      w.view = new DataView(w.buf.buffer);
+    }
+  }
+}
+
+export class GatewayLink {
+  private readonly tickSubject;
+  private readonly directSubject;
+  private readonly batch = new Writer(16 * 1024);
+  private readonly outputs: SessionOutput[] = [];
+  private readonly joined: number[] = [];
+  private readonly left: number[] = [];
+
+  constructor(
+    readonly gateway: string,
+    private readonly bus: Bus,
+  ) {
+    this.tickSubject = Subjects.gatewayTick(gateway);
+    this.directSubject = Subjects.gatewayDirect(gateway);
+  }
+
+  output(session: number): SessionOutput {
+    return new SessionOutput(this, session);
+  }
+
+  queue(output: SessionOutput): void {
+    this.outputs.push(output);
+  }
+
+  /** The session is in the world as `entity`: told before this tick's bytes. */
+  entered(session: number, entity: number, character: number): void {
+    this.joined.push(session, entity, character);
+  }
+
+  /** The session's character is gone (or never came): told after this tick's bytes. */
+  exited(session: number, reason: LeftReason): void {
+    this.left.push(session, reason);
+  }
+
+  /** Sends this tick's batch, if there is anything in it. */
+  publish(): void {
+    const outputs = this.outputs;
+    if (outputs.length === 0 && this.joined.length === 0 && this.left.length === 0) return;
+    const w = this.batch.reset();
+    const joined = this.joined;
+    for (let i = 0; i < joined.length; i += 3)
+      writeJoinedRecord(w, joined[i]!, joined[i + 1]!, joined[i + 2]!);
+    for (const o of outputs) {
+      // Closed after its last commit (it left this tick) still gets what it was given.
+      if (o.out.pos > 0) writeBytesRecord(w, o.session, o.out.buf, 0, o.out.pos);
+      o.taken();
+    }
+    const left = this.left;
+    for (let i = 0; i < left.length; i += 2) writeLeftRecord(w, left[i]!, left[i + 1] as LeftReason);
+    outputs.length = joined.length = left.length = 0;
+    if (w.pos > 0) this.bus.publish(this.tickSubject, w.finish());
+  }
+
+  /** Frames for one session now, outside the tick (a whisper). */
+  direct(session: number, frames: Uint8Array): void {
+    const w = new Writer(frames.length + 8);
+    writeBytesRecord(w, session, frames, 0, frames.length);
+    this.bus.publish(this.directSubject, w.finish());
+  }
+}

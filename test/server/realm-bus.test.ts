@@ -1,0 +1,265 @@
+/**
+ * The zone-host role on its own, spoken to over an in-process bus as two gateways would:
+ * joins and moves go in as zone-input records, and each tick comes back as ONE message per
+ * gateway carrying every one of its sessions' bytes. No sockets; the tick is run by hand.
+ */
+import path from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { Writer } from '../../shared/codec/writer.js';
+import {
+  ChatMessage,
+  EnterWorld,
+  MoveAck,
+  MoveInput,
+  WhoList,
+  WorldUpdate,
+  ZoneInfo,
+} from '../../shared/protocol/index.js';
+import { InProcessBus, Subjects, WorldKind, zoneId } from '../../server/cluster/index.js';
+import {
+  beginZoneInputs,
+  decodeWhisperReply,
+  encodeWhisper,
+  GatewayRecord,
+  readGatewayBatch,
+  WhisperStatus,
+  writeBehindRecord,
+  writeJoinRecord,
+  writePacketRecord,
+  type GatewayBatchRecord,
+} from '../../server/cluster/wire.js';
+import { silentLogger } from '../../server/log.js';
+import { CharacterSaver, openStore, type Store } from '../../server/store/index.js';
+import { loadWorldData, type WorldData } from '../../server/world/index.js';
+import { Realm } from '../../server/zone/realm.js';
+import { account, character } from '../store/builders.js';
+
+const DATA = path.resolve(import.meta.dirname, '../../data');
+
+interface Received {
+  records: GatewayBatchRecord[];
+}
+
+/** The opcodes of the whole frames in `bytes`, in order. */
+function opcodes(bytes: Uint8Array): number[] {
+  const out: number[] = [];
+  for (let at = 0; at + 6 <= bytes.length;) {
+    const size = bytes[at]! | (bytes[at + 1]! << 8);
+    out.push(bytes[at + 2]! | (bytes[at + 3]! << 8));
+    at += size;
+  }
+  return out;
+}
+
+function bytesFor(batch: Received, session: number): number[] {
+  return batch.records.flatMap((r) =>
+    r.kind === GatewayRecord.Bytes && r.session === session ? opcodes(r.bytes) : [],
+  );
+}
+
+describe('the zone host over the bus', () => {
+  let data: WorldData;
+  let store: Store;
+  let bus: InProcessBus;
+  let realm: Realm;
+  let now: number;
+  const ticks: { a: Received[]; b: Received[] } = { a: [], b: [] };
+
+  function send(gateway: string, write: (w: Writer) => void): void {
+    const w = new Writer(64);
+    beginZoneInputs(w, gateway);
+    write(w);
+    bus.publish(Subjects.zoneInput(zoneId(data.zones[0]!.name)), w.finish());
+  }
+
+  async function tick(): Promise<void> {
+    now += 50;
+    realm.runTick();
+    await bus.flush();
+  }
+
+  /** Ticks until `done` holds (joins wait for the store), at most `max` ticks. */
+  async function tickUntil(done: () => boolean, max = 40): Promise<void> {
+    for (let i = 0; i < max && !done(); i++) {
+      await new Promise((resolve) => setTimeout(resolve, 5));
+      await tick();
+    }
+    expect(done()).toBe(true);
+  }
+
+  async function newCharacter(name: string): Promise<number> {
+    const acct = await store.createAccount(account());
+    const zone = data.zones[0]!;
+    const c = await store.createCharacter(
+      character(acct.id, { name, zone: zone.name, x: zone.playerSpawn.x, y: zone.playerSpawn.y }),
+    );
+    return c.id;
+  }
+
+  beforeEach(async () => {
+    data = loadWorldData(DATA);
+    store = await openStore('sqlite::memory:');
+    bus = new InProcessBus();
+    now = 1_700_000_000_000;
+    ticks.a = [];
+    ticks.b = [];
+    realm = new Realm({
+      data,
+      store,
+      saver: new CharacterSaver(store),
+      bus,
+      log: silentLogger,
+      tickRate: 20,
+      autosaveMs: 60_000,
+      clock: () => now,
+      seed: 1,
+    });
+    for (const gw of ['a', 'b'] as const) {
+      bus.subscribe(Subjects.gatewayTick(gw), (m) => {
+        const records: GatewayBatchRecord[] = [];
+        readGatewayBatch(m.data, (r) =>
+          records.push(r.kind === GatewayRecord.Bytes ? { ...r, bytes: r.bytes.slice() } : r),
+        );
+        ticks[gw].push({ records });
+      });
+    }
+  });
+
+  afterEach(async () => {
+    await realm.stop();
+    await bus.close();
+    await store.close();
+  });
+
+  it('sends each gateway one message a tick with every one of its sessions, joined before their bytes', async () => {
+    const [c1, c2, c3] = [await newCharacter('Ana'), await newCharacter('Bea'), await newCharacter('Cyd')];
+    send('a', (w) => {
+      writeJoinRecord(w, 11, 1, c1);
+      writeJoinRecord(w, 12, 2, c2);
+    });
+    send('b', (w) => writeJoinRecord(w, 11, 3, c3));
+    await tickUntil(() => ticks.a.length > 0 && ticks.b.length > 0);
+    // Joins wait for the store: let every one land, then look at one tick alone.
+    await tickUntil(
+      () => ticks.a.flatMap((t) => t.records).filter((r) => r.kind === GatewayRecord.Joined).length === 2,
+    );
+    const first = ticks.a.find((t) => t.records.some((r) => r.kind === GatewayRecord.Joined))!;
+    expect(first.records[0]!.kind).toBe(GatewayRecord.Joined);
+    const enterA = ticks.a.flatMap((t) => bytesFor(t, 11));
+    expect(enterA.slice(0, 1)).toEqual([ZoneInfo.opcode]);
+    expect(enterA).toContain(EnterWorld.opcode);
+    expect(ticks.b.flatMap((t) => bytesFor(t, 11))).toContain(EnterWorld.opcode);
+
+    const before = { a: ticks.a.length, b: ticks.b.length };
+    await tick();
+    await tick();
+    // One message per gateway per tick, never one per session.
+    expect(ticks.a.length - before.a).toBeLessThanOrEqual(2);
+    expect(ticks.b.length - before.b).toBeLessThanOrEqual(2);
+    for (const t of ticks.a) {
+      const sessions = t.records.filter((r) => r.kind === GatewayRecord.Bytes).map((r) => r.session);
+      expect(new Set(sessions).size).toBe(sessions.length);
+    }
+  });
+
+  it('applies a move from one gateway and shows it to a session on the other', async () => {
+    const [c1, c2] = [await newCharacter('Dax'), await newCharacter('Eve')];
+    send('a', (w) => writeJoinRecord(w, 1, 1, c1));
+    send('b', (w) => writeJoinRecord(w, 1, 2, c2));
+    const joined = (gw: 'a' | 'b') =>
+      ticks[gw].some((t) => t.records.some((r) => r.kind === GatewayRecord.Joined));
+    await tickUntil(() => joined('a') && joined('b'));
+    await tick();
+    const spawn = data.zones[0]!.playerSpawn;
+    ticks.a.length = ticks.b.length = 0;
+    send('a', (w) =>
+      writePacketRecord(w, 1, now, MoveInput.opcode, (out) =>
+        MoveInput.payload.write(out, {
+          seq: 1,
+          x: spawn.x,
+          y: spawn.y,
+          facing: 0,
+          moving: true,
+          speed: 4,
+          clientTime: 1000,
+        }),
+      ),
+    );
+    await bus.flush();
+    await tick();
+    expect(ticks.a.flatMap((t) => bytesFor(t, 1))).toContain(MoveAck.opcode);
+    expect(ticks.b.flatMap((t) => bytesFor(t, 1))).toContain(WorldUpdate.opcode);
+  });
+
+  it('skips motion for a session its gateway reports behind', async () => {
+    const [c1, c2] = [await newCharacter('Fay'), await newCharacter('Gus')];
+    send('a', (w) => writeJoinRecord(w, 1, 1, c1));
+    send('b', (w) => writeJoinRecord(w, 1, 2, c2));
+    const joined = (gw: 'a' | 'b') =>
+      ticks[gw].some((t) => t.records.some((r) => r.kind === GatewayRecord.Joined));
+    await tickUntil(() => joined('a') && joined('b'));
+    await tick();
+    send('b', (w) => writeBehindRecord(w, 1, true));
+    const spawn = data.zones[0]!.playerSpawn;
+    send('a', (w) =>
+      writePacketRecord(w, 1, now, MoveInput.opcode, (out) =>
+        MoveInput.payload.write(out, {
+          seq: 1,
+          x: spawn.x,
+          y: spawn.y,
+          facing: 0,
+          moving: true,
+          speed: 4,
+          clientTime: 1000,
+        }),
+      ),
+    );
+    await bus.flush();
+    ticks.b.length = 0;
+    await tick();
+    // Behind: the walker's motion is not in b's bytes this tick (nothing else changed).
+    expect(ticks.b.flatMap((t) => bytesFor(t, 1))).not.toContain(WorldUpdate.opcode);
+    send('b', (w) => writeBehindRecord(w, 1, false));
+    await bus.flush();
+    await tick();
+    // Caught up: a resync of the view's motion.
+    expect(ticks.b.flatMap((t) => bytesFor(t, 1))).toContain(WorldUpdate.opcode);
+  });
+
+  it('answers who, and a whisper across gateways goes to the target gateway directly', async () => {
+    const [c1, c2] = [await newCharacter('Hal'), await newCharacter('Ivy')];
+    send('a', (w) => writeJoinRecord(w, 1, 1, c1));
+    send('b', (w) => writeJoinRecord(w, 5, 2, c2));
+    const joined = (gw: 'a' | 'b') =>
+      ticks[gw].some((t) => t.records.some((r) => r.kind === GatewayRecord.Joined));
+    await tickUntil(() => joined('a') && joined('b'));
+    const who = WhoList.decode(
+      (await bus.request(Subjects.world(WorldKind.Who), new Uint8Array(0))).subarray(6),
+    );
+    expect(who.players.map((p) => p.name).sort()).toEqual(['Hal', 'Ivy']);
+
+    const direct: number[] = [];
+    bus.subscribe(Subjects.gatewayDirect('b'), (m) =>
+      readGatewayBatch(m.data, (r) => {
+        if (r.kind === GatewayRecord.Bytes && r.session === 5) direct.push(...opcodes(r.bytes));
+      }),
+    );
+    const reply = decodeWhisperReply(
+      await bus.request(
+        Subjects.world(WorldKind.Whisper),
+        encodeWhisper({ gateway: 'a', session: 1, to: 'ivy', text: 'psst' }),
+      ),
+    );
+    expect(reply.status).toBe(WhisperStatus.Sent);
+    expect(opcodes(reply.frames)).toEqual([ChatMessage.opcode]);
+    await bus.flush();
+    expect(direct).toEqual([ChatMessage.opcode]);
+    const none = decodeWhisperReply(
+      await bus.request(
+        Subjects.world(WorldKind.Whisper),
+        encodeWhisper({ gateway: 'a', session: 1, to: 'Nobody', text: 'hi' }),
+      ),
+    );
+    expect(none.status).toBe(WhisperStatus.NoSuchPlayer);
+  });
+});
