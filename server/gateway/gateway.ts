@@ -66,6 +66,9 @@ export interface GatewayOptions {
   readonly requestTimeoutMs?: number;
 }
 
+/** A zone's input message is sent at once past this many bytes. */
+const INPUTS_SEND_AT = 256 * 1024;
+
 /** One of this gateway's sessions with a character in (or on its way into) a zone. */
 interface Placement {
   readonly session: Session;
@@ -328,6 +331,11 @@ export class Gateway implements GameRouter, ResumeWorld {
       beginZoneInputs(w, this.id);
       o = { subject: Subjects.zoneInput(zone), w, head: w.pos };
       this.outgoing.set(zone, o);
+    }
+    // Far below the bus's 1 MiB (a record is at most one packet): a busy turn goes in parts.
+    if (o.w.pos > INPUTS_SEND_AT) {
+      this.opts.bus.publish(o.subject, o.w.finish());
+      o.w.pos = o.head;
     }
     if (!this.scheduled) {
       this.scheduled = true;

@@ -1,6 +1,7 @@
 /**
  * A zone host's side of one gateway: the outputs of that gateway's sessions and the one
- * message a tick that carries them (server/cluster/wire.ts has the layout).
+ * message a tick that carries them (server/cluster/wire.ts has the layout; a tick over the
+ * bus's 1 MiB limit goes as several, in order).
  *
  * The outbox writes each session's frames into that session's SessionOutput, exactly as it
  * would into a Connection's buffer; at the end of the tick `publish` copies every session's
@@ -10,8 +11,9 @@
  * in BEHIND records and is what `behind()` answers; the hard limit is applied there when the
  * bytes are appended.
  */
+import { HEADER_SIZE } from '../../shared/codec/frame.js';
 import { Writer } from '../../shared/codec/writer.js';
-import type { Bus } from '../cluster/bus.js';
+import { DEFAULT_MAX_PAYLOAD, type Bus } from '../cluster/bus.js';
 import { Subjects } from '../cluster/subjects.js';
 import { LeftReason, writeBytesRecord, writeJoinedRecord, writeLeftRecord } from '../cluster/wire.js';
 import { sendObserver } from '../metrics/index.js';
@@ -68,6 +70,9 @@ export class SessionOutput implements OutboxSink {
   }
 }
 
+/** A record's kind, session and length varints: room kept beside its bytes. */
+const RECORD_HEAD = 11;
+
 export class GatewayLink {
   private readonly tickSubject;
   private readonly directSubject;
@@ -76,9 +81,15 @@ export class GatewayLink {
   private readonly joined: number[] = [];
   private readonly left: number[] = [];
 
+  /**
+   * `maxPayload`: the most one message may carry (the bus's limit). A tick that holds more
+   * (a crowd entering at once spawns everything it sees) goes as several messages in order,
+   * each session's bytes cut between whole frames.
+   */
   constructor(
     readonly gateway: string,
     private readonly bus: Bus,
+    private readonly maxPayload = DEFAULT_MAX_PAYLOAD,
   ) {
     this.tickSubject = Subjects.gatewayTick(gateway);
     this.directSubject = Subjects.gatewayDirect(gateway);
@@ -102,29 +113,70 @@ export class GatewayLink {
     this.left.push(session, reason);
   }
 
-  /** Sends this tick's batch, if there is anything in it. */
+  /** Sends this tick's batch (one message unless it is over the bus's limit), if there is anything in it. */
   publish(): void {
     const outputs = this.outputs;
     if (outputs.length === 0 && this.joined.length === 0 && this.left.length === 0) return;
     const w = this.batch.reset();
     const joined = this.joined;
-    for (let i = 0; i < joined.length; i += 3)
+    for (let i = 0; i < joined.length; i += 3) {
+      this.room(RECORD_HEAD * 2);
       writeJoinedRecord(w, joined[i]!, joined[i + 1]!, joined[i + 2]!);
+    }
     for (const o of outputs) {
       // Closed after its last commit (it left this tick) still gets what it was given.
-      if (o.out.pos > 0) writeBytesRecord(w, o.session, o.out.buf, 0, o.out.pos);
+      if (o.out.pos > 0) this.bytes(o.session, o.out.buf, o.out.pos);
       o.taken();
     }
     const left = this.left;
-    for (let i = 0; i < left.length; i += 2) writeLeftRecord(w, left[i]!, left[i + 1] as LeftReason);
+    for (let i = 0; i < left.length; i += 2) {
+      this.room(RECORD_HEAD);
+      writeLeftRecord(w, left[i]!, left[i + 1] as LeftReason);
+    }
     outputs.length = joined.length = left.length = 0;
-    if (w.pos > 0) this.bus.publish(this.tickSubject, w.finish());
+    this.send();
   }
 
   /** Frames for one session now, outside the tick (a whisper). */
   direct(session: number, frames: Uint8Array): void {
-    const w = new Writer(frames.length + 8);
+    const w = new Writer(frames.length + RECORD_HEAD);
     writeBytesRecord(w, session, frames, 0, frames.length);
     this.bus.publish(this.directSubject, w.finish());
+  }
+
+  /** A session's bytes [0, end) of `buf`: one record, or several cut between frames where the message fills. */
+  private bytes(session: number, buf: Uint8Array, end: number): void {
+    const w = this.batch;
+    let start = 0;
+    while (start < end) {
+      const room = this.maxPayload - w.pos - RECORD_HEAD;
+      if (end - start <= room) {
+        writeBytesRecord(w, session, buf, start, end);
+        return;
+      }
+      let cut = start;
+      for (;;) {
+        const size = buf[cut]! | (buf[cut + 1]! << 8);
+        if (size < HEADER_SIZE) throw new Error(`a frame of ${size} bytes in session ${session}'s output`);
+        if (cut + size - start > room) break;
+        cut += size;
+      }
+      if (cut > start) writeBytesRecord(w, session, buf, start, cut);
+      start = cut;
+      // A frame is at most 64 KiB: it fits the next message whole.
+      this.send();
+    }
+  }
+
+  /** Starts a new message unless `need` more bytes fit the current one. */
+  private room(need: number): void {
+    if (this.batch.pos + need > this.maxPayload) this.send();
+  }
+
+  private send(): void {
+    const w = this.batch;
+    if (w.pos === 0) return;
+    this.bus.publish(this.tickSubject, w.finish());
+    w.reset();
   }
 }
