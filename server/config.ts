@@ -9,6 +9,10 @@ import type { RateClass } from '../shared/protocol/define.js';
 export const WS_ENGINES = ['auto', 'uws', 'ws'] as const;
 export type WsEngineChoice = (typeof WS_ENGINES)[number];
 
+/** Which parts of the game this process runs (docs/CLUSTER.md). */
+export const ROLES = ['both', 'gateway', 'zone-host'] as const;
+export type ServerRole = (typeof ROLES)[number];
+
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 export type LogLevel = (typeof LOG_LEVELS)[number];
 
@@ -58,6 +62,16 @@ export interface Config {
   readonly loginFailuresPerAccount: number;
   readonly loginFailuresPerIp: number;
   readonly loginLockAddresses: number;
+  /** both: one process, both roles (the default); gateway or zone-host: one role of a cluster. */
+  readonly role: ServerRole;
+  /** This gateway's id on the bus and in the registry (a subject token). */
+  readonly gatewayId: string;
+  /** This zone host's id on the bus and in the registry (a subject token). */
+  readonly nodeId: string;
+  /** The zones a zone host runs, by name; undefined: every zone in the world data. */
+  readonly zones: readonly string[] | undefined;
+  /** nats://host:port[,nats://...]; undefined: the roles talk in process (role both only). */
+  readonly natsUrl: string | undefined;
 }
 
 export class ConfigError extends Error {
@@ -119,6 +133,30 @@ function onOff(raw: string): boolean {
   if (['on', 'true', '1', 'yes'].includes(v)) return true;
   if (['off', 'false', '0', 'no'].includes(v)) return false;
   throw new Error('expected on or off');
+}
+
+const TOKEN = /^[A-Za-z0-9_-]{1,64}$/;
+
+function token(raw: string): string {
+  const v = raw.trim();
+  if (!TOKEN.test(v)) throw new Error('expected 1-64 of A-Z a-z 0-9 _ -');
+  return v;
+}
+
+function list(raw: string): string[] {
+  const items = raw
+    .split(',')
+    .map((s) => s.trim())
+    .filter((s) => s !== '');
+  if (items.length === 0) throw new Error('expected a comma-separated list');
+  return items;
+}
+
+function natsUrls(raw: string): string {
+  for (const url of list(raw)) {
+    if (!/^(nats|tls):\/\/[^\s/]+$/.test(url)) throw new Error('expected nats://host:port (comma-separated)');
+  }
+  return raw.trim();
 }
 
 function hexSecret(raw: string): string {
@@ -344,6 +382,35 @@ const specs = new Map<string, OptionSpec>([
     'Failed logins per minute from one address, over all accounts, before it gets ERR_LOGIN_THROTTLED.',
   ),
   option(
+    'role',
+    'ROLE',
+    'both',
+    oneOf(ROLES),
+    'both (one process: gateway and zone host over an in-process bus), gateway or zone-host (one role of a cluster, over NATS_URL).',
+  ),
+  option(
+    'gatewayId',
+    'GATEWAY_ID',
+    'local',
+    token,
+    "A gateway's id on the bus and in the registry (unique in a cluster).",
+  ),
+  option(
+    'nodeId',
+    'NODE_ID',
+    'zone-host',
+    token,
+    "A zone host's id on the bus and in the registry (unique in a cluster).",
+  ),
+  option('zones', 'ZONES', undefined, list, 'Zones a zone host runs, comma-separated (default: every zone).'),
+  option(
+    'natsUrl',
+    'NATS_URL',
+    undefined,
+    natsUrls,
+    'nats://host:port of the cluster (required for ROLE gateway and zone-host).',
+  ),
+  option(
     'loginLockAddresses',
     'LOGIN_LOCK_ADDRESSES',
     '10',
@@ -441,6 +508,11 @@ export function loadConfig(
     loginFailuresPerAccount: v.loginFailuresPerAccount,
     loginFailuresPerIp: v.loginFailuresPerIp,
     loginLockAddresses: v.loginLockAddresses,
+    role: v.role,
+    gatewayId: v.gatewayId,
+    nodeId: v.nodeId,
+    zones: v.zones === undefined ? undefined : Object.freeze([...(v.zones as string[])]),
+    natsUrl: v.natsUrl,
   };
 
   if ((config.tlsCertFile === undefined) !== (config.tlsKeyFile === undefined)) {
@@ -455,6 +527,9 @@ export function loadConfig(
     throw new ConfigError(
       `WS_MAX_MESSAGE_SIZE=${config.wsMaxMessageSize}: expected at least MAX_FRAME_SIZE (${config.maxFrameSize})`,
     );
+  }
+  if (config.role !== 'both' && config.natsUrl === undefined) {
+    throw new ConfigError(`ROLE=${config.role}: expected NATS_URL (the roles of a cluster talk over NATS)`);
   }
   return Object.freeze(config);
 }

@@ -26,8 +26,8 @@ import { LoginLimiter } from './session/login-limiter.js';
 import { SrpPool } from './session/srp.js';
 import { DEFAULT_SECRET_FILE, loadSecret } from './secret.js';
 import { CharacterSaver, openStore, parseStoreUrl, type CharacterState, type Store } from './store/index.js';
-import { loadWorldData } from './world/index.js';
-import { InProcessBus, type Bus } from './cluster/index.js';
+import { loadWorldData, type WorldData } from './world/index.js';
+import { InProcessBus, NatsBus, type Bus } from './cluster/index.js';
 import { Gateway } from './gateway/gateway.js';
 import { Realm } from './zone/realm.js';
 import type { ConnectionOptions } from './transport/connection.js';
@@ -46,9 +46,6 @@ export interface StartOptions {
   /** Serves /lab/feed (only when config.labFeed is on). */
   readonly labFeed?: LabFeed;
 }
-
-/** The gateway id of the one gateway in a single process. */
-export const LOCAL_GATEWAY = 'local';
 
 export type ShutdownHook = () => void | Promise<void>;
 
@@ -219,57 +216,76 @@ export async function startServer(config: Config, options: StartOptions = {}): P
   };
 }
 
-export interface WyvernHandle extends ServerHandle {
-  readonly store: Store;
-  /** The zone-host role: every zone, the tick, saving. */
+/** The zone-host role: every zone it runs, the tick, saving. */
+export interface ZoneHostHandle {
   readonly realm: Realm;
-  /** The gateway role's link to the zone hosts. */
+  readonly bus: Bus;
+  readonly store: Store;
+  readonly log: Logger;
+  /** Stops ticking and writes everyone's state; closes the bus and store it opened itself. */
+  stop(): Promise<void>;
+}
+
+/** The gateway role: the network front, accounts, and the link to the zone hosts. */
+export interface GatewayHandle extends ServerHandle {
+  readonly store: Store;
   readonly gateway: Gateway;
   readonly bus: Bus;
   readonly accounts: AccountService;
 }
 
-/**
- * The whole game server in one process: storage, the SRP pool and accounts, the zone-host
- * role (the realm) and the gateway role (the network front, startServer, with the account
- * and character handlers and the gateway as router), linked by an in-process bus.
- */
-export async function startWyvern(
-  config: Config,
-  options: { log?: Logger; seed?: number } = {},
-): Promise<WyvernHandle> {
-  const log = options.log ?? createLogger(config.logLevel);
+export interface WyvernHandle extends GatewayHandle {
+  /** The zone-host role of this same process. */
+  readonly realm: Realm;
+}
+
+interface RoleOptions {
+  log?: Logger;
+  /** Shared with the other role of the same process; otherwise opened (and closed) here. */
+  bus?: Bus;
+  store?: Store;
+}
+
+/** The bus of a process: NATS when NATS_URL is set, otherwise in process. */
+export async function openBus(config: Config, log: Logger, name: string): Promise<Bus> {
+  if (config.natsUrl === undefined) return new InProcessBus({ logger: log });
+  const servers = config.natsUrl.split(',').map((u) => u.trim());
+  return NatsBus.connect({ servers, name, logger: log });
+}
+
+/** The world data, with only the zones ZONES names (all of them by default). */
+function worldData(config: Config): WorldData {
   const data = loadWorldData(config.dataDir);
-  const store = await openStore(config.databaseUrl);
-  const location = parseStoreUrl(config.databaseUrl);
-  const secretFile =
-    location.kind === 'sqlite' && location.path !== ':memory:'
-      ? join(dirname(location.path), 'server-secret')
-      : DEFAULT_SECRET_FILE;
-  const srp = new SrpPool({ size: config.srpWorkers });
+  if (config.zones === undefined) return data;
+  const known = new Set(data.zones.map((z) => z.name.toLowerCase()));
+  for (const z of config.zones) {
+    if (!known.has(z.toLowerCase())) throw new ConfigError(`ZONES: no zone ${z} in ${config.dataDir}`);
+  }
+  const wanted = new Set(config.zones.map((z) => z.toLowerCase()));
+  return { ...data, zones: data.zones.filter((z) => wanted.has(z.name.toLowerCase())) };
+}
+
+/**
+ * The zone-host role: the realm over the bus, ticking. Its zones' inputs come from whichever
+ * gateways hold the players, and its ticks go back to them.
+ */
+export async function startZoneHost(
+  config: Config,
+  options: RoleOptions & { seed?: number; afterTick?: () => void } = {},
+): Promise<ZoneHostHandle> {
+  const log = options.log ?? createLogger(config.logLevel);
+  const data = worldData(config);
+  const store = options.store ?? (await openStore(config.databaseUrl));
+  let bus: Bus;
   try {
-    await srp.ready();
+    bus = options.bus ?? (await openBus(config, log, `zone-host-${config.nodeId}`));
   } catch (e) {
-    await srp.close();
-    await store.close();
+    if (!options.store) await store.close();
     throw e;
   }
-  const accounts = new AccountService({
-    store,
-    srp,
-    secret: loadSecret(config.secret, secretFile),
-    limiter: new LoginLimiter({
-      perAccountAddress: config.loginFailuresPerAccount,
-      perAddress: config.loginFailuresPerIp,
-      lockAddresses: config.loginLockAddresses,
-    }),
-  });
   const saver = new CharacterSaver(store, {
     onError: (err, ids) => log.error({ err, characters: ids }, 'character save failed'),
   });
-  let flushAll = (): void => {};
-  let labFeed: LabFeed | undefined;
-  const bus = new InProcessBus({ logger: log });
   const realm = new Realm({
     data,
     store,
@@ -282,18 +298,70 @@ export async function startWyvern(
     lingerMs: config.lingerMs,
     combatLingerMs: config.combatLingerMs,
     seed: options.seed,
-    afterTick: () => labFeed?.tick(),
+    afterTick: options.afterTick,
   });
+  realm.start();
+  log.info({ zones: [...realm.zones.keys()], store: store.kind, role: 'zone-host' }, 'world running');
+  let stopping: Promise<void> | undefined;
+  const stop = async (): Promise<void> => {
+    // Everyone's final state is written before the store closes.
+    await realm.stop();
+    if (!options.bus) await bus.drain();
+    if (!options.store) await store.close();
+  };
+  return { realm, bus, store, log, stop: () => (stopping ??= stop()) };
+}
+
+/**
+ * The gateway role: storage for accounts, the SRP pool, and the network front (startServer)
+ * with the account and character handlers and the Gateway as router.
+ */
+export async function startGateway(
+  config: Config,
+  options: RoleOptions & { labFeed?: LabFeed; onStop?: () => Promise<void> } = {},
+): Promise<GatewayHandle> {
+  const log = options.log ?? createLogger(config.logLevel);
+  const data = loadWorldData(config.dataDir);
+  const store = options.store ?? (await openStore(config.databaseUrl));
+  const location = parseStoreUrl(config.databaseUrl);
+  const secretFile =
+    location.kind === 'sqlite' && location.path !== ':memory:'
+      ? join(dirname(location.path), 'server-secret')
+      : DEFAULT_SECRET_FILE;
+  const srp = new SrpPool({ size: config.srpWorkers });
+  let bus: Bus | undefined;
+  const closeOwn = async (): Promise<void> => {
+    await srp.close();
+    if (!options.bus) await bus?.drain();
+    if (!options.store) await store.close();
+  };
+  try {
+    await srp.ready();
+    bus = options.bus ?? (await openBus(config, log, `gateway-${config.gatewayId}`));
+  } catch (e) {
+    await closeOwn();
+    throw e;
+  }
+  const accounts = new AccountService({
+    store,
+    srp,
+    secret: loadSecret(config.secret, secretFile),
+    limiter: new LoginLimiter({
+      perAccountAddress: config.loginFailuresPerAccount,
+      perAddress: config.loginFailuresPerIp,
+      lockAddresses: config.loginLockAddresses,
+    }),
+  });
+  let flushAll = (): void => {};
   const gateway = new Gateway({
-    id: LOCAL_GATEWAY,
+    id: config.gatewayId,
     bus,
     store,
     zones: data.zones.map((z) => z.name),
     log,
     flush: () => flushAll(),
   });
-  if (config.labFeed) labFeed = new LabFeed(() => [...realm.zones.values()].map((z) => z.world));
-  const zone = realm.zones.values().next().value!.world.zone;
+  const zone = data.zones[0]!;
   const start = data.character;
   const startingState = (): CharacterState => ({
     zone: zone.name,
@@ -315,14 +383,12 @@ export async function startWyvern(
         characterHandlers({ accounts, startingState }),
       ],
       router: gateway,
-      labFeed,
+      labFeed: options.labFeed,
     });
   } catch (e) {
-    await realm.stop();
     gateway.close();
-    await bus.close();
-    await srp.close();
-    await store.close();
+    await options.onStop?.();
+    await closeOwn();
     throw e;
   }
   flushAll = () => server.scheduler.flushAll();
@@ -330,17 +396,61 @@ export async function startWyvern(
   server.dispatcher.onSessionClosed((s) => {
     if (s.accountId !== undefined) accounts.renewResumeToken(s.accountId);
   });
-  realm.start();
-  server.onShutdown('world', async () => {
-    // Everyone's final state is written before the store closes.
-    await realm.stop();
+  server.onShutdown('gateway', async () => {
+    // No more inputs; then the zone host of this same process, whose final saves need the store.
     gateway.close();
-    await bus.close();
-    await srp.close();
-    await store.close();
+    await options.onStop?.();
+    await closeOwn();
   });
-  log.info({ zones: [...realm.zones.keys()], store: store.kind }, 'world running');
-  return Object.assign(server, { store, realm, gateway, bus, accounts });
+  return Object.assign(server, { store, gateway, bus, accounts });
+}
+
+/**
+ * The whole game server in one process (role both): the zone-host role (the realm) and the
+ * gateway role sharing one store, linked by the in-process bus (or NATS when NATS_URL is set).
+ */
+export async function startWyvern(
+  config: Config,
+  options: { log?: Logger; seed?: number } = {},
+): Promise<WyvernHandle> {
+  const log = options.log ?? createLogger(config.logLevel);
+  const store = await openStore(config.databaseUrl);
+  let bus: Bus;
+  try {
+    bus = await openBus(config, log, `both-${config.gatewayId}`);
+  } catch (e) {
+    await store.close();
+    throw e;
+  }
+  let labFeed: LabFeed | undefined;
+  let host: ZoneHostHandle;
+  try {
+    host = await startZoneHost(config, {
+      log,
+      seed: options.seed,
+      bus,
+      store,
+      afterTick: () => labFeed?.tick(),
+    });
+  } catch (e) {
+    await bus.close();
+    await store.close();
+    throw e;
+  }
+  const realm = host.realm;
+  if (config.labFeed) labFeed = new LabFeed(() => [...realm.zones.values()].map((z) => z.world));
+  const server = await startGateway(config, {
+    log,
+    bus,
+    store,
+    labFeed,
+    onStop: async () => {
+      await host.stop();
+      await bus.drain();
+      await store.close();
+    },
+  });
+  return Object.assign(server, { realm });
 }
 
 async function main(argv: readonly string[]): Promise<void> {
@@ -358,13 +468,26 @@ async function main(argv: readonly string[]): Promise<void> {
     process.stderr.write(`wyvern: ${e.message}\n`);
     process.exit(1);
   }
-  const server = await startWyvern(config);
-  // Off by default: only bench/memory.ts turns it on (an env var and an IPC channel).
-  installMemoryProbe();
-  // The log is JSON for machines; this line is for the person who just typed npm start.
-  process.stdout.write(
-    `\nWyvern is running: open ${server.url} in a browser; native clients connect to TCP port ${server.tcpPort}.\n\n`,
-  );
+  let running: { log: Logger; stop(): Promise<void> };
+  if (config.role === 'zone-host') {
+    const host = await startZoneHost(config);
+    running = host;
+    process.stdout.write(
+      `\nWyvern zone host ${config.nodeId} is running zones ${[...host.realm.zones.keys()].join(', ')} over ${config.natsUrl}.\n\n`,
+    );
+  } else {
+    const server = config.role === 'gateway' ? await startGateway(config) : await startWyvern(config);
+    running = server;
+    // Off by default: only bench/memory.ts turns it on (an env var and an IPC channel).
+    installMemoryProbe();
+    // The log is JSON for machines; this line is for the person who just typed npm start.
+    const what =
+      config.role === 'gateway' ? `Wyvern gateway ${config.gatewayId} is running` : 'Wyvern is running';
+    process.stdout.write(
+      `\n${what}: open ${server.url} in a browser; native clients connect to TCP port ${server.tcpPort}.\n\n`,
+    );
+  }
+  const server = running;
   let signalled = false;
   const onSignal = (signal: NodeJS.Signals) => {
     if (signalled) {

@@ -26,6 +26,37 @@ describe('loadConfig', () => {
     expect(c.rates.move).toEqual({ perSecond: 30, burst: 60 });
   });
 
+  it('runs both roles in one process unless told otherwise', () => {
+    const c = loadConfig({}, []);
+    expect(c).toMatchObject({ role: 'both', gatewayId: 'local', zones: undefined, natsUrl: undefined });
+  });
+
+  it('reads a cluster role, its id, its zones and the NATS address', () => {
+    const c = loadConfig({ ROLE: 'zone-host', NODE_ID: 'zh-1', ZONES: 'Greenvale, Ashfield' }, [
+      '--nats-url',
+      'nats://10.0.0.5:4222,nats://10.0.0.6:4222',
+    ]);
+    expect(c).toMatchObject({
+      role: 'zone-host',
+      nodeId: 'zh-1',
+      natsUrl: 'nats://10.0.0.5:4222,nats://10.0.0.6:4222',
+    });
+    expect(c.zones).toEqual(['Greenvale', 'Ashfield']);
+    expect(
+      loadConfig({ NATS_URL: 'nats://127.0.0.1:4222' }, ['--role', 'gateway', '--gateway-id', 'gw-2']),
+    ).toMatchObject({
+      role: 'gateway',
+      gatewayId: 'gw-2',
+    });
+  });
+
+  it('refuses a cluster role without NATS_URL, and ids that cannot be subject tokens', () => {
+    expect(() => loadConfig({ ROLE: 'gateway' }, [])).toThrow(/ROLE=gateway: expected NATS_URL/);
+    expect(() => loadConfig({ GATEWAY_ID: 'gw.1' }, [])).toThrow(ConfigError);
+    expect(() => loadConfig({ ROLE: 'router' }, [])).toThrow(/ROLE=router/);
+    expect(() => loadConfig({ NATS_URL: 'http://x' }, [])).toThrow(/NATS_URL/);
+  });
+
   it('returns a frozen object', () => {
     const c = loadConfig({}, []);
     expect(Object.isFrozen(c)).toBe(true);

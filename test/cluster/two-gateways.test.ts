@@ -1,0 +1,157 @@
+/**
+ * One world on three processes over a real nats-server: a zone host (`--role zone-host`) and
+ * two gateways (`--role gateway`, ids a and b), each `tsx server/main.ts` with its own
+ * settings, sharing one SQLite database. A player on gateway a (TCP) and a player on gateway
+ * b (WebSocket) enter the same zone, see each other, see each other move, and hear each
+ * other say, shout and whisper.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { ChatMessage, MoveAck } from '../../shared/protocol/index.js';
+import { startGameClient, walkTo, type GameClient } from '../helpers/game-client.js';
+import { describeWithNats } from './with-nats.js';
+
+const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+const TEST_DATA = join(ROOT, 'data/test');
+const UP_TIMEOUT_MS = 60_000;
+
+interface RoleProcess {
+  readonly proc: ChildProcess;
+  /** The captures of the line that said it is up. */
+  readonly up: RegExpExecArray;
+  stop(): Promise<void>;
+}
+
+/** Starts `server/main.ts` with `env` and waits for a stdout line matching `ready`. */
+async function startRole(env: Record<string, string>, ready: RegExp): Promise<RoleProcess> {
+  const proc = spawn(process.execPath, ['--import', 'tsx', join(ROOT, 'server/main.ts')], {
+    cwd: ROOT,
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  const exited = new Promise<number | null>((resolve) => proc.once('exit', (code) => resolve(code)));
+  let stderr = '';
+  proc.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')));
+  const stop = async (): Promise<void> => {
+    if (proc.exitCode !== null || proc.signalCode !== null) return;
+    proc.kill('SIGTERM');
+    const timer = setTimeout(() => proc.kill('SIGKILL'), 10_000);
+    await exited;
+    clearTimeout(timer);
+  };
+  try {
+    const up = await new Promise<RegExpExecArray>((resolve, reject) => {
+      let partial = '';
+      proc.stdout!.on('data', (chunk: Buffer) => {
+        const parts = (partial + chunk.toString('utf8')).split('\n');
+        partial = parts.pop()!;
+        for (const line of parts) {
+          const m = ready.exec(line);
+          if (m) resolve(m);
+        }
+      });
+      void exited.then((code) =>
+        reject(new Error(`${env['ROLE']} exited (${code}) before it was up: ${stderr}`)),
+      );
+      setTimeout(
+        () => reject(new Error(`${env['ROLE']} not up within ${UP_TIMEOUT_MS} ms: ${stderr}`)),
+        UP_TIMEOUT_MS,
+      ).unref();
+    });
+    return { proc, up, stop };
+  } catch (e) {
+    await stop();
+    throw e;
+  }
+}
+
+const near = (a: number, b: number): boolean => Math.abs(a - b) < 0.5;
+
+describeWithNats('one world on a zone host and two gateways over NATS', (nats) => {
+  let dir: string;
+  const roles: RoleProcess[] = [];
+  let gateways: { tcpPort: number; httpPort: number }[];
+  let a: GameClient;
+  let b: GameClient;
+
+  beforeAll(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'wyvern-cluster-'));
+    const common = {
+      HOST: '127.0.0.1',
+      HTTP_PORT: '0',
+      TCP_PORT: '0',
+      DATABASE_URL: `sqlite:${join(dir, 'w.db')}`,
+      DATA_DIR: TEST_DATA,
+      LOG_LEVEL: 'warn',
+      SRP_WORKERS: '1',
+      SHUTDOWN_TIMEOUT_MS: '2000',
+      WYVERN_SECRET: '00112233445566778899aabbccddeeff',
+      NATS_URL: nats().url,
+    };
+    // The zone host first: it makes the database the gateways then open.
+    roles.push(await startRole({ ...common, ROLE: 'zone-host', NODE_ID: 'zh' }, /zone host zh is running/));
+    const started = await Promise.all(
+      ['a', 'b'].map((id) =>
+        startRole(
+          { ...common, ROLE: 'gateway', GATEWAY_ID: id },
+          /open https?:\/\/localhost:(\d+)\/ in a browser; native clients connect to TCP port (\d+)\./,
+        ),
+      ),
+    );
+    roles.push(...started);
+    gateways = started.map((r) => ({ httpPort: Number(r.up[1]), tcpPort: Number(r.up[2]) }));
+    a = await startGameClient(gateways[0]!, { transport: 'tcp', name: 'Nodeana' });
+    b = await startGameClient(gateways[1]!, { transport: 'ws', name: 'Nodebob' });
+  }, 120_000);
+
+  afterAll(async () => {
+    a?.close();
+    b?.close();
+    await Promise.all(roles.map((r) => r.stop()));
+    if (dir) rmSync(dir, { recursive: true, force: true });
+  }, 60_000);
+
+  it('puts players from both gateways in one zone, each seeing the other', async () => {
+    expect(a.entered.enter.zone).toBe(b.entered.enter.zone);
+    const bSeenByA = await a.log.expectRecord('spawn', { predicate: (s) => s.id === b.entityId });
+    const aSeenByB = await b.log.expectRecord('spawn', { predicate: (s) => s.id === a.entityId });
+    expect(bSeenByA).toMatchObject({ entity: 'player', name: 'Nodebob' });
+    expect(aSeenByB).toMatchObject({ entity: 'player', name: 'Nodeana' });
+  });
+
+  it('shows a walk on gateway a to the player on gateway b, where it stopped', async () => {
+    const since = b.log.mark();
+    const from = a.entered.enter;
+    const to = { x: from.x + 30, y: from.y };
+    await walkTo(a, to);
+    const end = await b.log.expectRecord('move', {
+      since,
+      predicate: (m) => m.id === a.entityId && !m.moving && near(m.x, to.x) && near(m.y, to.y),
+    });
+    expect(end.id).toBe(a.entityId);
+    expect(a.log.all(MoveAck).length).toBeGreaterThanOrEqual(1);
+    // And the other way.
+    const aSince = a.log.mark();
+    const bTo = { x: b.entered.enter.x, y: b.entered.enter.y + 20 };
+    await walkTo(b, bTo);
+    await a.log.expectRecord('move', {
+      since: aSince,
+      predicate: (m) => m.id === b.entityId && !m.moving && near(m.y, bTo.y),
+    });
+  });
+
+  it('carries say and zone chat both ways, and a whisper across gateways', async () => {
+    a.client.say('hello from a');
+    await b.log.expect(ChatMessage, { predicate: (m) => m.channel === 'say' && m.text === 'hello from a' });
+    b.client.say('news from b', 'zone');
+    await a.log.expect(ChatMessage, { predicate: (m) => m.channel === 'zone' && m.text === 'news from b' });
+    a.client.whisper('nodebob', 'psst');
+    const got = await b.log.expect(ChatMessage, { predicate: (m) => m.channel === 'whisper' });
+    expect(got).toMatchObject({ from: 'Nodeana', to: 'Nodebob', text: 'psst' });
+    await a.log.expect(ChatMessage, { predicate: (m) => m.channel === 'whisper' && m.text === 'psst' });
+  });
+});
