@@ -7,6 +7,7 @@
  *   npx tsx server/main.ts [--http-port 8080] [--tcp-port 7777] ...   (see --help)
  */
 import { realpathSync } from 'node:fs';
+import { hostname } from 'node:os';
 import { dirname, join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { Bye } from '../shared/protocol/session.js';
@@ -27,7 +28,8 @@ import { SrpPool } from './session/srp.js';
 import { DEFAULT_SECRET_FILE, loadSecret } from './secret.js';
 import { CharacterSaver, openStore, parseStoreUrl, type CharacterState, type Store } from './store/index.js';
 import { loadWorldData, type WorldData } from './world/index.js';
-import { InProcessBus, NatsBus, type Bus } from './cluster/index.js';
+import { InProcessBus, NatsBus, Role, type Bus, type ClusterRegistry, type Lease } from './cluster/index.js';
+import { claimZones, holderOf, openRegistry, registryDirectory } from './cluster/presence.js';
 import { Gateway } from './gateway/gateway.js';
 import { Realm } from './zone/realm.js';
 import type { ConnectionOptions } from './transport/connection.js';
@@ -244,6 +246,12 @@ interface RoleOptions {
   /** Shared with the other role of the same process; otherwise opened (and closed) here. */
   bus?: Bus;
   store?: Store;
+  registry?: ClusterRegistry;
+}
+
+/** The address other machines reach this one on, for its registry entry. */
+function advertisedHost(config: Config): string {
+  return config.host === '0.0.0.0' || config.host === '::' ? hostname() : config.host;
 }
 
 /** The bus of a process: NATS when NATS_URL is set, otherwise in process. */
@@ -283,6 +291,31 @@ export async function startZoneHost(
     if (!options.store) await store.close();
     throw e;
   }
+  let registry: ClusterRegistry | undefined;
+  let node: Lease | undefined;
+  let leases: Lease[];
+  const holder = holderOf(config.nodeId);
+  try {
+    registry = options.registry ?? (await openRegistry(bus, log));
+    node = await registry.announce({
+      ...holder,
+      role: Role.ZoneHost,
+      host: advertisedHost(config),
+      startedAt: Date.now(),
+    });
+    leases = await claimZones(
+      registry,
+      holder,
+      data.zones.map((z) => z.name),
+      log,
+    );
+  } catch (e) {
+    await node?.release();
+    if (!options.registry) await registry?.close();
+    if (!options.bus) await bus.close();
+    if (!options.store) await store.close();
+    throw e;
+  }
   const saver = new CharacterSaver(store, {
     onError: (err, ids) => log.error({ err, characters: ids }, 'character save failed'),
   });
@@ -306,6 +339,8 @@ export async function startZoneHost(
   const stop = async (): Promise<void> => {
     // Everyone's final state is written before the store closes.
     await realm.stop();
+    await Promise.all([...leases.map((l) => l.release()), node.release()]);
+    if (!options.registry) await registry.close();
     if (!options.bus) await bus.drain();
     if (!options.store) await store.close();
   };
@@ -330,14 +365,19 @@ export async function startGateway(
       : DEFAULT_SECRET_FILE;
   const srp = new SrpPool({ size: config.srpWorkers });
   let bus: Bus | undefined;
+  let registry: ClusterRegistry | undefined;
+  let node: Lease | undefined;
   const closeOwn = async (): Promise<void> => {
     await srp.close();
+    await node?.release();
+    if (!options.registry) await registry?.close();
     if (!options.bus) await bus?.drain();
     if (!options.store) await store.close();
   };
   try {
     await srp.ready();
     bus = options.bus ?? (await openBus(config, log, `gateway-${config.gatewayId}`));
+    registry = options.registry ?? (await openRegistry(bus, log));
   } catch (e) {
     await closeOwn();
     throw e;
@@ -353,6 +393,7 @@ export async function startGateway(
     }),
   });
   let flushAll = (): void => {};
+  const holder = holderOf(config.gatewayId);
   const gateway = new Gateway({
     id: config.gatewayId,
     bus,
@@ -360,6 +401,7 @@ export async function startGateway(
     zones: data.zones.map((z) => z.name),
     log,
     flush: () => flushAll(),
+    directory: registryDirectory(registry, holder, log),
   });
   const zone = data.zones[0]!;
   const start = data.character;
@@ -399,9 +441,24 @@ export async function startGateway(
   server.onShutdown('gateway', async () => {
     // No more inputs; then the zone host of this same process, whose final saves need the store.
     gateway.close();
+    await node?.release();
+    node = undefined;
     await options.onStop?.();
     await closeOwn();
   });
+  try {
+    node = await registry.announce({
+      ...holder,
+      role: Role.Gateway,
+      host: advertisedHost(config),
+      tcpPort: server.tcpPort,
+      httpPort: server.httpPort,
+      startedAt: Date.now(),
+    });
+  } catch (e) {
+    await server.stop();
+    throw e;
+  }
   return Object.assign(server, { store, gateway, bus, accounts });
 }
 
@@ -424,15 +481,19 @@ export async function startWyvern(
   }
   let labFeed: LabFeed | undefined;
   let host: ZoneHostHandle;
+  let registry: ClusterRegistry | undefined;
   try {
+    registry = await openRegistry(bus, log);
     host = await startZoneHost(config, {
       log,
       seed: options.seed,
       bus,
       store,
+      registry,
       afterTick: () => labFeed?.tick(),
     });
   } catch (e) {
+    await registry?.close();
     await bus.close();
     await store.close();
     throw e;
@@ -443,9 +504,11 @@ export async function startWyvern(
     log,
     bus,
     store,
+    registry,
     labFeed,
     onStop: async () => {
       await host.stop();
+      await registry.close();
       await bus.drain();
       await store.close();
     },

@@ -49,6 +49,16 @@ import { enteredWorld, leftWorld } from '../session/world-state.js';
 import type { Store } from '../store/index.js';
 import { routeWorld, type WorldRoutes } from '../zone/routes.js';
 
+/**
+ * Told which characters this gateway holds, for the cluster registry (so a whisper or a
+ * resume elsewhere can find them): from the zone host's JOINED until its LEFT, lingering
+ * included.
+ */
+export interface SessionDirectory {
+  entered(accountId: number, character: string): void;
+  left(accountId: number, character: string): void;
+}
+
 export interface GatewayOptions {
   /** This gateway's id on the bus (a subject token). */
   readonly id: string;
@@ -64,6 +74,7 @@ export interface GatewayOptions {
   readonly flush: () => void;
   /** How long a world request (whisper, who) may take. Default 2 s. */
   readonly requestTimeoutMs?: number;
+  readonly directory?: SessionDirectory;
 }
 
 /** A zone's input message is sent at once past this many bytes. */
@@ -76,12 +87,16 @@ interface Placement {
   readonly zone: string;
   readonly accountId: number;
   readonly characterId: number;
+  /** The character's name as stored. */
+  readonly name: string;
   /** Set once the zone host says the character is in the world. */
   entityId: number | undefined;
   /** The connection is gone (DETACH sent); the character may linger until LEFT. */
   closed: boolean;
   /** The soft-limit verdict last sent to the zone host. */
   behind: boolean;
+  /** Told to the directory as held here. */
+  listed: boolean;
 }
 
 /** A zone's input message being filled this turn. */
@@ -187,7 +202,8 @@ export class Gateway implements GameRouter, ResumeWorld {
     for (const [id, p] of this.placements) {
       if (!p.closed || p.entityId === undefined || p.accountId !== session.accountId) continue;
       this.placements.delete(id);
-      this.place(session, p.zone, p.accountId, p.characterId);
+      // Still held here: its directory entry stays.
+      this.place(session, p.zone, p.accountId, p.characterId, p.name).listed = p.listed;
       return p.characterId;
     }
     return undefined;
@@ -212,21 +228,37 @@ export class Gateway implements GameRouter, ResumeWorld {
     for (const [id, p] of this.placements) {
       if (p.closed && p.characterId === record.id) this.placements.delete(id);
     }
-    this.place(session, this.zoneIds.get(record.zone) ?? this.defaultZone, record.accountId, record.id);
+    this.place(
+      session,
+      this.zoneIds.get(record.zone) ?? this.defaultZone,
+      record.accountId,
+      record.id,
+      record.name,
+    );
   }
 
-  private place(session: Session, zone: string, accountId: number, characterId: number): void {
-    this.placements.set(session.id, {
+  private place(
+    session: Session,
+    zone: string,
+    accountId: number,
+    characterId: number,
+    name: string,
+  ): Placement {
+    const p: Placement = {
       session,
       zone,
       accountId,
       characterId,
+      name,
       entityId: undefined,
       closed: false,
       behind: false,
-    });
+      listed: false,
+    };
+    this.placements.set(session.id, p);
     const w = this.inputs(zone);
     if (w) writeJoinRecord(w, session.id, accountId, characterId);
+    return p;
   }
 
   // ------------------------------------------------------------------ world requests
@@ -285,6 +317,10 @@ export class Gateway implements GameRouter, ResumeWorld {
     switch (record.kind) {
       case GatewayRecord.Joined:
         p.entityId = record.entity;
+        if (!p.listed) {
+          p.listed = true;
+          this.opts.directory?.entered(p.accountId, p.name);
+        }
         if (!p.closed && !p.session.closing) enteredWorld(p.session, record.entity, record.character);
         return;
       case GatewayRecord.Bytes: {
@@ -296,6 +332,7 @@ export class Gateway implements GameRouter, ResumeWorld {
       }
       case GatewayRecord.Left:
         this.placements.delete(record.session);
+        if (p.listed) this.opts.directory?.left(p.accountId, p.name);
         if (p.closed) return;
         leftWorld(p.session);
         if (record.reason === LeftReason.NotEntered) {

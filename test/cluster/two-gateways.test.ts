@@ -3,7 +3,7 @@
  * two gateways (`--role gateway`, ids a and b), each `tsx server/main.ts` with its own
  * settings, sharing one SQLite database. A player on gateway a (TCP) and a player on gateway
  * b (WebSocket) enter the same zone, see each other, see each other move, and hear each
- * other say, shout and whisper.
+ * other say, shout and whisper; the registry says which process runs what and holds whom.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -12,6 +12,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { ChatMessage, MoveAck } from '../../shared/protocol/index.js';
+import { jetStreamRegistry, NatsBus, zoneId } from '../../server/cluster/index.js';
 import { startGameClient, walkTo, type GameClient } from '../helpers/game-client.js';
 import { describeWithNats } from './with-nats.js';
 
@@ -153,5 +154,27 @@ describeWithNats('one world on a zone host and two gateways over NATS', (nats) =
     const got = await b.log.expect(ChatMessage, { predicate: (m) => m.channel === 'whisper' });
     expect(got).toMatchObject({ from: 'Nodeana', to: 'Nodebob', text: 'psst' });
     await a.log.expect(ChatMessage, { predicate: (m) => m.channel === 'whisper' && m.text === 'psst' });
+  });
+
+  it('lists both gateways and the zone host, the zone under its host, and each player under its gateway', async () => {
+    const bus = await NatsBus.connect({ servers: nats().url });
+    const registry = await jetStreamRegistry(bus.connection);
+    try {
+      const nodes = await registry.nodes();
+      expect(nodes.map((n) => [n.id, n.role]).sort()).toEqual([
+        ['a', 'gateway'],
+        ['b', 'gateway'],
+        ['zh', 'zoneHost'],
+      ]);
+      const gwA = nodes.find((n) => n.id === 'a')!;
+      expect(gwA).toMatchObject({ tcpPort: gateways[0]!.tcpPort, httpPort: gateways[0]!.httpPort });
+      expect((await registry.zoneClaim(zoneId(a.entered.enter.zone)))?.host.id).toBe('zh');
+      expect((await registry.characterGateway('Nodeana'))?.gateway.id).toBe('a');
+      expect((await registry.characterGateway('nodebob'))?.gateway.id).toBe('b');
+      expect((await registry.sessionGateway(b.client.accountId!))?.gateway.id).toBe('b');
+    } finally {
+      await registry.close({ release: false });
+      await bus.close();
+    }
   });
 });

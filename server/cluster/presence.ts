@@ -1,0 +1,89 @@
+/**
+ * A process's entries in the cluster registry: its node (announced and kept alive), the zones
+ * a zone host runs (claimed: a zone held by another host is refused), and which accounts and
+ * characters a gateway holds. Over NATS the registry is JetStream KV on the bus's own
+ * connection; in one process it is the in-memory store, so `npm start` takes the same path.
+ */
+import { randomBytes } from 'node:crypto';
+import type { Logger } from '../log.js';
+import type { Bus } from './bus.js';
+import { jetStreamRegistry, memoryRegistry } from './index.js';
+import { NatsBus } from './nats-bus.js';
+import type { ClusterRegistry, Holder, Lease } from './registry.js';
+import { zoneId } from './subjects.js';
+
+/** How often a zone host looks again at a claim left by its own previous run. */
+const CLAIM_RETRY_MS = 500;
+
+/** The registry beside `bus`: JetStream KV over NATS, in memory in one process. */
+export function openRegistry(bus: Bus, log: Logger): Promise<ClusterRegistry> {
+  return bus instanceof NatsBus
+    ? jetStreamRegistry(bus.connection, { logger: log })
+    : Promise.resolve(memoryRegistry({ logger: log }));
+}
+
+/** A process's registry identity: its configured id and an instance unique to this start. */
+export function holderOf(id: string): Holder {
+  return { id, instance: randomBytes(6).toString('hex') };
+}
+
+/** Where a gateway records the accounts and characters it holds (errors are logged, not thrown). */
+export function registryDirectory(
+  registry: ClusterRegistry,
+  gateway: Holder,
+  log: Logger,
+): { entered(accountId: number, name: string): void; left(accountId: number, name: string): void } {
+  const failed = (err: unknown) => log.warn({ err }, 'registry session entry not written');
+  return {
+    entered(accountId, name) {
+      void Promise.all([
+        registry.bindSession(accountId, gateway),
+        registry.bindCharacter(name, accountId, gateway),
+      ]).catch(failed);
+    },
+    left(accountId, name) {
+      void Promise.all([
+        registry.releaseSession(accountId, gateway),
+        registry.releaseCharacter(name, gateway),
+      ]).catch(failed);
+    },
+  };
+}
+
+/**
+ * Claims every zone for `host`. A zone another host holds is refused (two hosts must never run
+ * one zone); one still held by this node's previous run (a restart within the lease's TTL) is
+ * waited for until that lease runs out.
+ */
+export async function claimZones(
+  registry: ClusterRegistry,
+  host: Holder,
+  zones: readonly string[],
+  log: Logger,
+): Promise<Lease[]> {
+  const leases: Lease[] = [];
+  try {
+    for (const name of zones) {
+      const zone = zoneId(name);
+      const deadline = Date.now() + registry.ttlMs * 2;
+      for (;;) {
+        const lease = await registry.claimZone(zone, host, {
+          onLost: () => log.error({ zone }, 'another zone host took this zone over'),
+        });
+        if (lease) {
+          leases.push(lease);
+          break;
+        }
+        const claim = await registry.zoneClaim(zone);
+        if (claim && (claim.host.id !== host.id || Date.now() > deadline)) {
+          throw new Error(`zone ${name} is run by zone host ${claim.host.id}`);
+        }
+        await new Promise((resolve) => setTimeout(resolve, CLAIM_RETRY_MS));
+      }
+    }
+  } catch (e) {
+    await Promise.all(leases.map((l) => l.release()));
+    throw e;
+  }
+  return leases;
+}
