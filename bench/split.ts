@@ -23,8 +23,8 @@ import { MoveInput } from '../shared/protocol/index.js';
 import { InProcessBus, Subjects } from '../server/cluster/index.js';
 import {
   beginZoneInputs,
-  GatewayRecord,
-  readGatewayBatch,
+  visitGatewayBatch,
+  type GatewayBatchVisitor,
   readZoneInputs,
   writePacketRecord,
   ZoneRecord,
@@ -101,14 +101,19 @@ async function run(mode: 'direct' | 'split'): Promise<{
     walkers.push({ p, heading: rng() * Math.PI * 2, seq: 0, conn });
   }
   let bytes = 0;
+  // As the gateway does it (server/gateway/gateway.ts): each session's bytes into its connection.
+  const gatewaySide: GatewayBatchVisitor = {
+    joined() {},
+    bytes(session, buf, start, end) {
+      const conn = bySession.get(session)!;
+      conn.out.rawRange(buf, start, end);
+      conn.commit();
+    },
+    left() {},
+  };
   bus.subscribe(Subjects.gatewayTick('local'), (m) => {
     bytes += m.data.length;
-    readGatewayBatch(m.data, (r) => {
-      if (r.kind !== GatewayRecord.Bytes) return;
-      const conn = bySession.get(r.session)!;
-      conn.out.raw(r.bytes);
-      conn.commit();
-    });
+    visitGatewayBatch(m.data, gatewaySide);
   });
   const inbox = new Writer(64 * 1024);
   const reader = new Reader();

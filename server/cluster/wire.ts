@@ -175,28 +175,48 @@ export function writeLeftRecord(w: Writer, session: number, reason: LeftReason):
   w.u8(reason);
 }
 
-/** Reads a gateway batch in order; BYTES are views into `bytes`, valid while the handler runs. */
-export function readGatewayBatch(bytes: Uint8Array, each: (record: GatewayBatchRecord) => void): void {
+/** What a gateway does with each record of a batch, in order; no allocation per record. */
+export interface GatewayBatchVisitor {
+  joined(session: number, entity: number, character: number): void;
+  /** Whole frames: buf[start, end), valid while the handler runs. */
+  bytes(session: number, buf: Uint8Array, start: number, end: number): void;
+  left(session: number, reason: LeftReason): void;
+}
+
+/** Walks a gateway batch, calling `v` for each record in order. */
+export function visitGatewayBatch(bytes: Uint8Array, v: GatewayBatchVisitor): void {
   const r = new Reader(bytes);
   while (r.remaining > 0) {
     const kind = r.u8();
     const session = r.varint();
     switch (kind) {
       case GatewayRecord.Joined:
-        each({ kind, session, entity: r.varint(), character: r.varint() });
+        v.joined(session, r.varint(), r.varint());
         break;
-      case GatewayRecord.Bytes:
-        each({ kind, session, bytes: r.raw(r.varint()) });
-        break;
-      case GatewayRecord.Left: {
-        const reason = r.u8();
-        each({ kind, session, reason: reason === 1 ? LeftReason.NotEntered : LeftReason.Left });
+      case GatewayRecord.Bytes: {
+        const n = r.varint();
+        const start = r.pos;
+        r.raw(n);
+        v.bytes(session, bytes, start, start + n);
         break;
       }
+      case GatewayRecord.Left:
+        v.left(session, r.u8() === 1 ? LeftReason.NotEntered : LeftReason.Left);
+        break;
       default:
         throw new Error(`gateway batch record kind ${kind} unknown`);
     }
   }
+}
+
+/** Reads a gateway batch into records (BYTES are views into `bytes`). */
+export function readGatewayBatch(bytes: Uint8Array, each: (record: GatewayBatchRecord) => void): void {
+  visitGatewayBatch(bytes, {
+    joined: (session, entity, character) => each({ kind: GatewayRecord.Joined, session, entity, character }),
+    bytes: (session, buf, start, end) =>
+      each({ kind: GatewayRecord.Bytes, session, bytes: buf.subarray(start, end) }),
+    left: (session, reason) => each({ kind: GatewayRecord.Left, session, reason }),
+  });
 }
 
 // ---------------------------------------------------------------- world requests

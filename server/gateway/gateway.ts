@@ -31,15 +31,14 @@ import {
   beginZoneInputs,
   decodeWhisperReply,
   encodeWhisper,
-  GatewayRecord,
   LeftReason,
-  readGatewayBatch,
+  visitGatewayBatch,
   WhisperStatus,
   writeBehindRecord,
   writeDetachRecord,
   writeJoinRecord,
   writePacketRecord,
-  type GatewayBatchRecord,
+  type GatewayBatchVisitor,
 } from '../cluster/wire.js';
 import type { GameRouter } from '../dispatch/router.js';
 import type { Logger } from '../log.js';
@@ -111,6 +110,9 @@ export class Gateway implements GameRouter, ResumeWorld {
   readonly id: string;
   /** By session id. */
   private readonly placements = new Map<number, Placement>();
+  /** Placements written to by the batch being handled, and those last reported behind. */
+  private readonly written: Placement[] = [];
+  private readonly behind = new Set<Placement>();
   private readonly outgoing = new Map<string, Outgoing>();
   private readonly zoneIds: ReadonlyMap<string, string>;
   private readonly defaultZone: string;
@@ -306,55 +308,71 @@ export class Gateway implements GameRouter, ResumeWorld {
   // ------------------------------------------------------------------ from the zone hosts
 
   private onBatch(message: BusMessage): void {
-    readGatewayBatch(message.data, (record) => this.onRecord(record));
+    visitGatewayBatch(message.data, this.records);
     this.opts.flush();
     this.reportBehind();
   }
 
-  private onRecord(record: GatewayBatchRecord): void {
-    const p = this.placements.get(record.session);
-    if (!p) return;
-    switch (record.kind) {
-      case GatewayRecord.Joined:
-        p.entityId = record.entity;
-        if (!p.listed) {
-          p.listed = true;
-          this.opts.directory?.entered(p.accountId, p.name);
-        }
-        if (!p.closed && !p.session.closing) enteredWorld(p.session, record.entity, record.character);
-        return;
-      case GatewayRecord.Bytes: {
-        const conn = p.session.conn;
-        if (p.closed || conn.closed) return;
-        conn.out.raw(record.bytes);
-        conn.commit();
-        return;
+  /** What each record of a batch does (one object: no allocation per record). */
+  private readonly records: GatewayBatchVisitor = {
+    joined: (session, entity, character) => {
+      const p = this.placements.get(session);
+      if (!p) return;
+      p.entityId = entity;
+      if (!p.listed) {
+        p.listed = true;
+        this.opts.directory?.entered(p.accountId, p.name);
       }
-      case GatewayRecord.Left:
-        this.placements.delete(record.session);
-        if (p.listed) this.opts.directory?.left(p.accountId, p.name);
-        if (p.closed) return;
-        leftWorld(p.session);
-        if (record.reason === LeftReason.NotEntered) {
-          p.session.error('ERR_INTERNAL', 'could not enter the world', {
-            fatal: false,
-            opcode: EnterWorldRequest.opcode,
-          });
-        }
-        return;
-    }
+      if (!p.closed && !p.session.closing) enteredWorld(p.session, entity, character);
+    },
+    bytes: (session, buf, start, end) => {
+      const p = this.placements.get(session);
+      if (!p || p.closed) return;
+      const conn = p.session.conn;
+      if (conn.closed) return;
+      conn.out.rawRange(buf, start, end);
+      conn.commit();
+      this.written.push(p);
+    },
+    left: (session, reason) => {
+      const p = this.placements.get(session);
+      if (!p) return;
+      this.placements.delete(session);
+      if (p.listed) this.opts.directory?.left(p.accountId, p.name);
+      if (p.closed) return;
+      leftWorld(p.session);
+      if (reason === LeftReason.NotEntered) {
+        p.session.error('ERR_INTERNAL', 'could not enter the world', {
+          fatal: false,
+          opcode: EnterWorldRequest.opcode,
+        });
+      }
+    },
+  };
+
+  /**
+   * Tells the zone hosts of each in-world connection whose soft-limit verdict changed: those
+   * just written to (only a write can put one behind) and those behind (a drain brings them
+   * back).
+   */
+  private reportBehind(): void {
+    for (const p of this.written) this.checkBehind(p);
+    this.written.length = 0;
+    for (const p of this.behind) this.checkBehind(p);
   }
 
-  /** Tells the zone hosts of each in-world connection whose soft-limit verdict changed. */
-  private reportBehind(): void {
-    for (const [id, p] of this.placements) {
-      if (p.closed || p.entityId === undefined) continue;
-      const behind = p.session.conn.behind();
-      if (behind === p.behind) continue;
-      p.behind = behind;
-      const w = this.inputs(p.zone);
-      if (w) writeBehindRecord(w, id, behind);
+  private checkBehind(p: Placement): void {
+    if (p.closed || p.entityId === undefined || this.placements.get(p.session.id) !== p) {
+      this.behind.delete(p);
+      return;
     }
+    const behind = p.session.conn.behind();
+    if (behind === p.behind) return;
+    p.behind = behind;
+    if (behind) this.behind.add(p);
+    else this.behind.delete(p);
+    const w = this.inputs(p.zone);
+    if (w) writeBehindRecord(w, p.session.id, behind);
   }
 
   // ------------------------------------------------------------------ to the zone hosts
