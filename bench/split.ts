@@ -77,7 +77,7 @@ async function run(mode: 'direct' | 'split'): Promise<{
   const scheduler = new FlushScheduler(() => {});
   const limits = { softLimit: 256 * 1024, hardLimit: 4 * 1024 * 1024 };
   const bus = new InProcessBus();
-  const link = new GatewayLink('local', bus);
+  const link = new GatewayLink('local', bus, 'zone-host');
   const walkers: Walker[] = [];
   const bySession = new Map<number, MemoryConnection>();
   for (let i = 0; i < players; i++) {
@@ -103,6 +103,7 @@ async function run(mode: 'direct' | 'split'): Promise<{
   let bytes = 0;
   // As the gateway does it (server/gateway/gateway.ts): each session's bytes into its connection.
   const gatewaySide: GatewayBatchVisitor = {
+    begin() {},
     joined() {},
     bytes(session, buf, start, end) {
       const conn = bySession.get(session)!;

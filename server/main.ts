@@ -324,6 +324,7 @@ export async function startZoneHost(
     store,
     saver,
     bus,
+    hostId: config.nodeId,
     log,
     tickRate: config.tickRate,
     autosaveMs: config.autosaveIntervalMs,

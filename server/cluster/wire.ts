@@ -14,9 +14,14 @@
  *                                        it lingers)
  *     DETACH 3                          (the connection is gone: the character lingers)
  *     BEHIND 4  behind u8 (1: over the soft send limit, skip droppable sections)
+ *     RESYNC 5                          (a tick's message to this gateway was lost: send the
+ *                                        session its whole state and view anew)
  *
  * Gateway batch, zone host -> one gateway, one message per tick (`.tick`) or for one delivery
- * outside a tick (`.direct`, a whisper): records until the end, each  kind u8 · session · body
+ * outside a tick (`.direct`, a whisper):
+ *   host str8 (the zone host's id) · seq (1, 2, ... per tick message from this host to this
+ *   gateway, 1 again after 2^32-1 or a restart; 0 on `.direct`, which is not in sequence)
+ *   then records until the end, each  kind u8 · session · body
  *     JOINED 1  entity · character      (the session is in the world as this entity)
  *     BYTES  2  length · whole frames   (appended to the connection's write buffer as they are)
  *     LEFT   3  reason u8 (0 left, 1 could not enter)
@@ -31,7 +36,7 @@
 import { Reader } from '../../shared/codec/reader.js';
 import { Writer } from '../../shared/codec/writer.js';
 
-export const ZoneRecord = { Packet: 1, Join: 2, Detach: 3, Behind: 4 } as const;
+export const ZoneRecord = { Packet: 1, Join: 2, Detach: 3, Behind: 4, Resync: 5 } as const;
 export type ZoneRecord = (typeof ZoneRecord)[keyof typeof ZoneRecord];
 
 export const GatewayRecord = { Joined: 1, Bytes: 2, Left: 3 } as const;
@@ -61,7 +66,8 @@ export type ZoneInputRecord =
     }
   | { kind: typeof ZoneRecord.Join; session: number; account: number; character: number }
   | { kind: typeof ZoneRecord.Detach; session: number }
-  | { kind: typeof ZoneRecord.Behind; session: number; behind: boolean };
+  | { kind: typeof ZoneRecord.Behind; session: number; behind: boolean }
+  | { kind: typeof ZoneRecord.Resync; session: number };
 
 /** Starts a zone-input message from `gateway`. */
 export function beginZoneInputs(w: Writer, gateway: string): void {
@@ -102,6 +108,11 @@ export function writeDetachRecord(w: Writer, session: number): void {
   w.varint(session);
 }
 
+export function writeResyncRecord(w: Writer, session: number): void {
+  w.u8(ZoneRecord.Resync);
+  w.varint(session);
+}
+
 export function writeBehindRecord(w: Writer, session: number, behind: boolean): void {
   w.u8(ZoneRecord.Behind);
   w.varint(session);
@@ -130,6 +141,7 @@ export function readZoneInputs(
         each(gateway, { kind, session, account: r.varint(), character: r.varint() });
         break;
       case ZoneRecord.Detach:
+      case ZoneRecord.Resync:
         each(gateway, { kind, session });
         break;
       case ZoneRecord.Behind:
@@ -147,6 +159,18 @@ export type GatewayBatchRecord =
   | { kind: typeof GatewayRecord.Joined; session: number; entity: number; character: number }
   | { kind: typeof GatewayRecord.Bytes; session: number; bytes: Uint8Array }
   | { kind: typeof GatewayRecord.Left; session: number; reason: LeftReason };
+
+/** The next tick message's seq after `seq` (1 after 2^32-1). */
+export function nextSeq(seq: number): number {
+  return seq >= 0xffffffff ? 1 : seq + 1;
+}
+
+/** Starts a gateway batch from zone host `host`; `seq` 0 for one out of sequence (`.direct`). */
+export function beginGatewayBatch(w: Writer, host: string, seq: number): void {
+  w.reset();
+  w.string(host, ID_MAX, 1);
+  w.varint(seq);
+}
 
 export function writeJoinedRecord(w: Writer, session: number, entity: number, character: number): void {
   w.u8(GatewayRecord.Joined);
@@ -177,6 +201,8 @@ export function writeLeftRecord(w: Writer, session: number, reason: LeftReason):
 
 /** What a gateway does with each record of a batch, in order; no allocation per record. */
 export interface GatewayBatchVisitor {
+  /** The batch's sender and seq, before its records. */
+  begin(host: string, seq: number): void;
   joined(session: number, entity: number, character: number): void;
   /** Whole frames: buf[start, end), valid while the handler runs. */
   bytes(session: number, buf: Uint8Array, start: number, end: number): void;
@@ -186,6 +212,7 @@ export interface GatewayBatchVisitor {
 /** Walks a gateway batch, calling `v` for each record in order. */
 export function visitGatewayBatch(bytes: Uint8Array, v: GatewayBatchVisitor): void {
   const r = new Reader(bytes);
+  v.begin(r.string(ID_MAX, 1), r.varint());
   while (r.remaining > 0) {
     const kind = r.u8();
     const session = r.varint();
@@ -212,6 +239,7 @@ export function visitGatewayBatch(bytes: Uint8Array, v: GatewayBatchVisitor): vo
 /** Reads a gateway batch into records (BYTES are views into `bytes`). */
 export function readGatewayBatch(bytes: Uint8Array, each: (record: GatewayBatchRecord) => void): void {
   visitGatewayBatch(bytes, {
+    begin: () => {},
     joined: (session, entity, character) => each({ kind: GatewayRecord.Joined, session, entity, character }),
     bytes: (session, buf, start, end) =>
       each({ kind: GatewayRecord.Bytes, session, bytes: buf.subarray(start, end) }),

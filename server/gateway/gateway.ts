@@ -32,12 +32,14 @@ import {
   decodeWhisperReply,
   encodeWhisper,
   LeftReason,
+  nextSeq,
   visitGatewayBatch,
   WhisperStatus,
   writeBehindRecord,
   writeDetachRecord,
   writeJoinRecord,
   writePacketRecord,
+  writeResyncRecord,
   type GatewayBatchVisitor,
 } from '../cluster/wire.js';
 import type { GameRouter } from '../dispatch/router.js';
@@ -88,12 +90,14 @@ interface Placement {
   readonly characterId: number;
   /** The character's name as stored. */
   readonly name: string;
-  /** Set once the zone host says the character is in the world. */
+  /** Set once the zone host says the character is in the world (kept across a Resume). */
   entityId: number | undefined;
   /** The connection is gone (DETACH sent); the character may linger until LEFT. */
   closed: boolean;
   /** The soft-limit verdict last sent to the zone host. */
   behind: boolean;
+  /** The zone host that said JOINED (its tick messages carry this session's bytes). */
+  host: string | undefined;
   /** Told to the directory as held here. */
   listed: boolean;
 }
@@ -113,6 +117,11 @@ export class Gateway implements GameRouter, ResumeWorld {
   /** Placements written to by the batch being handled, and those last reported behind. */
   private readonly written: Placement[] = [];
   private readonly behind = new Set<Placement>();
+  /** Each zone host's last tick message seq, and the sender of the batch being read. */
+  private readonly seqs = new Map<string, number>();
+  private batchHost = '';
+  /** Times tick messages were found missing. */
+  lostTicks = 0;
   private readonly outgoing = new Map<string, Outgoing>();
   private readonly zoneIds: ReadonlyMap<string, string>;
   private readonly defaultZone: string;
@@ -204,8 +213,11 @@ export class Gateway implements GameRouter, ResumeWorld {
     for (const [id, p] of this.placements) {
       if (!p.closed || p.entityId === undefined || p.accountId !== session.accountId) continue;
       this.placements.delete(id);
-      // Still held here: its directory entry stays.
-      this.place(session, p.zone, p.accountId, p.characterId, p.name).listed = p.listed;
+      const next = this.place(session, p.zone, p.accountId, p.characterId, p.name);
+      // Still held here: its directory entry stays. And it still has its entity: should this
+      // session drop too before the host's JOINED, a later Resume finds the character again.
+      next.listed = p.listed;
+      next.entityId = p.entityId;
       return p.characterId;
     }
     return undefined;
@@ -256,6 +268,7 @@ export class Gateway implements GameRouter, ResumeWorld {
       closed: false,
       behind: false,
       listed: false,
+      host: undefined,
     };
     this.placements.set(session.id, p);
     const w = this.inputs(zone);
@@ -315,10 +328,19 @@ export class Gateway implements GameRouter, ResumeWorld {
 
   /** What each record of a batch does (one object: no allocation per record). */
   private readonly records: GatewayBatchVisitor = {
+    begin: (host, seq) => {
+      this.batchHost = host;
+      if (seq === 0) return;
+      const last = this.seqs.get(host);
+      this.seqs.set(host, seq);
+      // 1 after anything: the host restarted (or wrapped), not a loss.
+      if (last !== undefined && seq !== 1 && seq !== nextSeq(last)) this.lost(host, last, seq);
+    },
     joined: (session, entity, character) => {
       const p = this.placements.get(session);
       if (!p) return;
       p.entityId = entity;
+      p.host = this.batchHost;
       if (!p.listed) {
         p.listed = true;
         this.opts.directory?.entered(p.accountId, p.name);
@@ -349,6 +371,27 @@ export class Gateway implements GameRouter, ResumeWorld {
       }
     },
   };
+
+  /**
+   * Tick messages from `host` between `last` and `seq` never came (NATS delivers at most
+   * once): its sessions here missed WorldUpdate deltas and motion they build on, so each is
+   * sent its whole state anew.
+   */
+  private lost(host: string, last: number, seq: number): void {
+    let sessions = 0;
+    for (const [id, p] of this.placements) {
+      if (p.host !== host || p.closed || p.entityId === undefined) continue;
+      const w = this.inputs(p.zone);
+      if (!w) continue;
+      writeResyncRecord(w, id);
+      sessions++;
+    }
+    this.lostTicks++;
+    this.opts.log.warn(
+      { host, last, seq, sessions },
+      'tick messages lost: resending those sessions their state',
+    );
+  }
 
   /**
    * Tells the zone hosts of each in-world connection whose soft-limit verdict changed: those

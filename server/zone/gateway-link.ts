@@ -15,7 +15,14 @@ import { HEADER_SIZE } from '../../shared/codec/frame.js';
 import { Writer } from '../../shared/codec/writer.js';
 import { DEFAULT_MAX_PAYLOAD, type Bus } from '../cluster/bus.js';
 import { Subjects } from '../cluster/subjects.js';
-import { LeftReason, writeBytesRecord, writeJoinedRecord, writeLeftRecord } from '../cluster/wire.js';
+import {
+  beginGatewayBatch,
+  LeftReason,
+  nextSeq,
+  writeBytesRecord,
+  writeJoinedRecord,
+  writeLeftRecord,
+} from '../cluster/wire.js';
 import { sendObserver } from '../metrics/index.js';
 import type { OutboxSink } from '../outbox/outbox.js';
 
@@ -86,9 +93,16 @@ export class GatewayLink {
    * (a crowd entering at once spawns everything it sees) goes as several messages in order,
    * each session's bytes cut between whole frames.
    */
+  /** The seq of the last tick message sent (wire.ts: the gateway finds a lost one by it). */
+  private seq = 0;
+  /** Where the current message's records start (after its host and seq). */
+  private head = 0;
+
   constructor(
     readonly gateway: string,
     private readonly bus: Bus,
+    /** The zone host's id, which the gateway keeps each host's seq by. */
+    private readonly host: string,
     private readonly maxPayload = DEFAULT_MAX_PAYLOAD,
   ) {
     this.tickSubject = Subjects.gatewayTick(gateway);
@@ -117,7 +131,8 @@ export class GatewayLink {
   publish(): void {
     const outputs = this.outputs;
     if (outputs.length === 0 && this.joined.length === 0 && this.left.length === 0) return;
-    const w = this.batch.reset();
+    const w = this.batch;
+    this.start();
     const joined = this.joined;
     for (let i = 0; i < joined.length; i += 3) {
       this.room(RECORD_HEAD * 2);
@@ -134,12 +149,14 @@ export class GatewayLink {
       writeLeftRecord(w, left[i]!, left[i + 1] as LeftReason);
     }
     outputs.length = joined.length = left.length = 0;
-    this.send();
+    // Never empty: a message is opened only for a record that follows at once.
+    this.bus.publish(this.tickSubject, w.finish());
   }
 
   /** Frames for one session now, outside the tick (a whisper). */
   direct(session: number, frames: Uint8Array): void {
-    const w = new Writer(frames.length + RECORD_HEAD);
+    const w = new Writer(frames.length + RECORD_HEAD + this.host.length + 8);
+    beginGatewayBatch(w, this.host, 0);
     writeBytesRecord(w, session, frames, 0, frames.length);
     this.bus.publish(this.directSubject, w.finish());
   }
@@ -161,6 +178,8 @@ export class GatewayLink {
         if (cut + size - start > room) break;
         cut += size;
       }
+      if (cut === start && w.pos === this.head)
+        throw new Error(`a frame over the bus's limit of ${this.maxPayload}`);
       if (cut > start) writeBytesRecord(w, session, buf, start, cut);
       start = cut;
       // A frame is at most 64 KiB: it fits the next message whole.
@@ -173,10 +192,18 @@ export class GatewayLink {
     if (this.batch.pos + need > this.maxPayload) this.send();
   }
 
+  /** Opens the next tick message. */
+  private start(): void {
+    this.seq = nextSeq(this.seq);
+    beginGatewayBatch(this.batch, this.host, this.seq);
+    this.head = this.batch.pos;
+  }
+
+  /** Sends the open message and opens the next, unless nothing was written since it opened. */
   private send(): void {
     const w = this.batch;
-    if (w.pos === 0) return;
+    if (w.pos === this.head) return;
     this.bus.publish(this.tickSubject, w.finish());
-    w.reset();
+    this.start();
   }
 }

@@ -54,6 +54,8 @@ export interface RealmOptions {
   readonly store: Store;
   readonly saver: CharacterSaver;
   readonly bus: Bus;
+  /** This zone host's id on the bus (its gateways keep its tick messages' seq by it). */
+  readonly hostId?: string;
   readonly log: Logger;
   readonly tickRate: number;
   readonly autosaveMs: number;
@@ -114,6 +116,7 @@ export class Realm {
   /** Characters whose leave is being saved; entering again waits for it. */
   private readonly leaving = new Map<number, Promise<unknown>>();
   private readonly clock: () => number;
+  private readonly hostId: string;
   private readonly subscriptions: BusSubscription[] = [];
   private readonly reader = new Reader();
   private nextWorldSession = 1;
@@ -128,6 +131,7 @@ export class Realm {
 
   constructor(private readonly opts: RealmOptions) {
     this.clock = opts.clock ?? Date.now;
+    this.hostId = opts.hostId ?? 'zone-host';
     this.lingerMs = opts.lingerMs ?? 0;
     this.combatLingerMs = opts.combatLingerMs ?? 0;
     const hooks: ZoneHostHooks = {
@@ -217,7 +221,7 @@ export class Realm {
   private linkOf(gateway: string): { link: GatewayLink; seats: Map<number, Seat> } {
     let entry = this.links.get(gateway);
     if (!entry) {
-      entry = { link: new GatewayLink(gateway, this.opts.bus), seats: new Map() };
+      entry = { link: new GatewayLink(gateway, this.opts.bus, this.hostId), seats: new Map() };
       this.links.set(gateway, entry);
     }
     return entry;
@@ -265,6 +269,9 @@ export class Realm {
       case ZoneRecord.Behind:
         if (seat?.output) seat.output.behindNow = record.behind;
         return;
+      case ZoneRecord.Resync:
+        if (seat?.output && !seat.attaching) this.resync(seat);
+        return;
     }
   }
 
@@ -300,6 +307,23 @@ export class Realm {
     this.opts.log.info(
       { gateway: link.gateway, session, characterId: seat.characterId },
       'took over the character in the world',
+    );
+    seat.host.queue({ type: 'attach', entityId: seat.playerId!, sessionId: seat.worldSession });
+  }
+
+  /**
+   * The gateway lost a tick message: the session's WorldUpdate deltas and motion references
+   * no longer match the client's. It is attached to its entity again, which sends it its
+   * whole state and view anew (as for a Resume), with a new output; observers notice nothing.
+   */
+  private resync(seat: Seat): void {
+    seat.host.unbind(seat.playerId!);
+    seat.output!.closed = true;
+    seat.output = undefined;
+    seat.attaching = true;
+    this.opts.log.warn(
+      { gateway: seat.link.gateway, session: seat.session },
+      'a tick message was lost: sending the session its state anew',
     );
     seat.host.queue({ type: 'attach', entityId: seat.playerId!, sessionId: seat.worldSession });
   }

@@ -3,7 +3,11 @@ import { describe, expect, it } from 'vitest';
 import { Writer } from '../../shared/codec/writer.js';
 import { MoveInput } from '../../shared/protocol/index.js';
 import {
+  beginGatewayBatch,
   beginZoneInputs,
+  nextSeq,
+  visitGatewayBatch,
+  writeResyncRecord,
   decodeWhisper,
   decodeWhisperReply,
   encodeWhisper,
@@ -38,9 +42,10 @@ describe('zone inputs', () => {
     );
     writeBehindRecord(w, 300, true);
     writeDetachRecord(w, 300);
+    writeResyncRecord(w, 301);
     const seen: [string, ZoneInputRecord][] = [];
     readZoneInputs(w.finish(), (gateway, record) => seen.push([gateway, record]));
-    expect(seen.map(([g]) => g)).toEqual(['gw-1', 'gw-1', 'gw-1', 'gw-1']);
+    expect(seen.map(([g]) => g)).toEqual(['gw-1', 'gw-1', 'gw-1', 'gw-1', 'gw-1']);
     const records = seen.map(([, r]) => r);
     expect(records[0]).toEqual({ kind: ZoneRecord.Join, session: 300, account: 12, character: 99 });
     const packet = records[1]!;
@@ -52,6 +57,7 @@ describe('zone inputs', () => {
     expect(MoveInput.payload.read(new Reader(packet.payload)).seq).toBe(7);
     expect(records[2]).toEqual({ kind: ZoneRecord.Behind, session: 300, behind: true });
     expect(records[3]).toEqual({ kind: ZoneRecord.Detach, session: 300 });
+    expect(records[4]).toEqual({ kind: ZoneRecord.Resync, session: 301 });
   });
 
   it('costs a few bytes beyond the packet: kind, session, time, opcode and length', () => {
@@ -69,14 +75,24 @@ describe('gateway batch', () => {
   it('reads back joined, bytes and left records in order, the bytes as written', () => {
     const w = new Writer(16);
     const frames = Uint8Array.from({ length: 300 }, (_, i) => i & 0xff);
+    beginGatewayBatch(w, 'zh-1', 70_000);
     writeJoinedRecord(w, 1, 40, 9);
     writeBytesRecord(w, 1, frames, 0, frames.length);
     writeBytesRecord(w, 200_000, frames, 10, 20);
     writeLeftRecord(w, 3, LeftReason.NotEntered);
     const seen: GatewayBatchRecord[] = [];
-    readGatewayBatch(w.finish(), (r) =>
+    const batch = w.finish();
+    readGatewayBatch(batch, (r) =>
       seen.push(r.kind === GatewayRecord.Bytes ? { ...r, bytes: r.bytes.slice() } : r),
     );
+    const heads: [string, number][] = [];
+    visitGatewayBatch(batch, {
+      begin: (host, seq) => heads.push([host, seq]),
+      joined() {},
+      bytes() {},
+      left() {},
+    });
+    expect(heads).toEqual([['zh-1', 70_000]]);
     expect(seen).toEqual([
       { kind: GatewayRecord.Joined, session: 1, entity: 40, character: 9 },
       { kind: GatewayRecord.Bytes, session: 1, bytes: frames },
@@ -86,7 +102,16 @@ describe('gateway batch', () => {
   });
 
   it('refuses an unknown record kind instead of guessing', () => {
-    expect(() => readGatewayBatch(Uint8Array.of(9, 1), () => {})).toThrow(/kind 9/);
+    const w = new Writer(16);
+    beginGatewayBatch(w, 'zh', 1);
+    w.u8(9);
+    w.varint(1);
+    expect(() => readGatewayBatch(w.finish(), () => {})).toThrow(/kind 9/);
+  });
+
+  it('counts tick messages 1, 2, ... and back to 1 after 2^32-1', () => {
+    expect(nextSeq(1)).toBe(2);
+    expect(nextSeq(0xffffffff)).toBe(1);
   });
 });
 

@@ -22,7 +22,7 @@ function frame(size: number, fill: number): Uint8Array {
 
 async function collect(max?: number) {
   const bus = new InProcessBus();
-  const link = new GatewayLink('g1', bus, max);
+  const link = new GatewayLink('g1', bus, 'zh', max);
   const messages: GatewayBatchRecord[][] = [];
   bus.subscribe(Subjects.gatewayTick('g1'), (m) => {
     expect(m.data.length).toBeLessThanOrEqual(max ?? 1024 * 1024);

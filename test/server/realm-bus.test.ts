@@ -22,10 +22,12 @@ import {
   encodeWhisper,
   GatewayRecord,
   readGatewayBatch,
+  visitGatewayBatch,
   WhisperStatus,
   writeBehindRecord,
   writeJoinRecord,
   writePacketRecord,
+  writeResyncRecord,
   type GatewayBatchRecord,
 } from '../../server/cluster/wire.js';
 import { silentLogger } from '../../server/log.js';
@@ -261,5 +263,47 @@ describe('the zone host over the bus', () => {
       ),
     );
     expect(none.status).toBe(WhisperStatus.NoSuchPlayer);
+  });
+
+  it('numbers its tick messages to each gateway 1, 2, 3, ...', async () => {
+    const seqs: number[] = [];
+    bus.subscribe(Subjects.gatewayTick('a'), (m) =>
+      visitGatewayBatch(m.data, {
+        begin: (_host, seq) => seqs.push(seq),
+        joined() {},
+        bytes() {},
+        left() {},
+      }),
+    );
+    // A quiet tick sends nothing: each join here makes one that does.
+    for (const [i, name] of ['Jon', 'Joe', 'Jim'].entries()) {
+      const c = await newCharacter(name);
+      send('a', (w) => writeJoinRecord(w, i + 1, i + 1, c));
+      await tickUntil(() => seqs.length >= i + 1);
+    }
+    expect(seqs).toEqual(seqs.map((_, i) => i + 1));
+  });
+
+  it('sends a session its whole state anew when its gateway lost a tick message', async () => {
+    const [c1, c2] = [await newCharacter('Kim'), await newCharacter('Lou')];
+    send('a', (w) => writeJoinRecord(w, 1, 1, c1));
+    send('b', (w) => writeJoinRecord(w, 1, 2, c2));
+    const joined = (gw: 'a' | 'b') =>
+      ticks[gw].filter((t) => t.records.some((r) => r.kind === GatewayRecord.Joined)).length;
+    await tickUntil(() => joined('a') === 1 && joined('b') === 1);
+    await tick();
+    ticks.a.length = ticks.b.length = 0;
+    send('a', (w) => writeResyncRecord(w, 1));
+    await bus.flush();
+    await tick();
+    // JOINED again, then what entering tells: where it is, and everything it sees as spawns.
+    expect(joined('a')).toBe(1);
+    const again = ticks.a.flatMap((t) => bytesFor(t, 1));
+    expect(again.slice(0, 1)).toEqual([ZoneInfo.opcode]);
+    expect(again).toContain(EnterWorld.opcode);
+    expect(again).toContain(WorldUpdate.opcode);
+    // The other side sees nothing of it: no spawn, no despawn of the resynced player.
+    expect(joined('b')).toBe(0);
+    expect(ticks.b.flatMap((t) => bytesFor(t, 1))).not.toContain(EnterWorld.opcode);
   });
 });

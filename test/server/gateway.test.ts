@@ -1,0 +1,124 @@
+/**
+ * The gateway role without sockets or a zone host: a session enters, the "host" answers with
+ * batches published by hand, and what the gateway sends back on the zone's inputs is read.
+ */
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { Writer } from '../../shared/codec/writer.js';
+import { EnterWorldRequest, MoveAck } from '../../shared/protocol/index.js';
+import { InProcessBus, Subjects } from '../../server/cluster/index.js';
+import {
+  beginGatewayBatch,
+  LeftReason,
+  readZoneInputs,
+  writeBytesRecord,
+  writeJoinedRecord,
+  writeLeftRecord,
+  ZoneRecord,
+  type ZoneInputRecord,
+} from '../../server/cluster/wire.js';
+import { loadConfig } from '../../server/config.js';
+import { Gateway } from '../../server/gateway/gateway.js';
+import { silentLogger } from '../../server/log.js';
+import { Session } from '../../server/session/connection.js';
+import type { CharacterRecord } from '../../server/store/index.js';
+import { FlushScheduler } from '../../server/transport/flush.js';
+import { MemoryConnection } from '../../server/transport/memory.js';
+
+const CHARACTER = { id: 7, accountId: 1, name: 'Ana', zone: 'Greenvale' } as CharacterRecord;
+
+describe('the gateway', () => {
+  let bus: InProcessBus;
+  let gateway: Gateway;
+  let session: Session;
+  let conn: MemoryConnection;
+  let inputs: ZoneInputRecord[];
+
+  /** A batch from zone host `host` with tick seq `seq`. */
+  function batch(host: string, seq: number, write: (w: Writer) => void): void {
+    const w = new Writer(64);
+    beginGatewayBatch(w, host, seq);
+    write(w);
+    bus.publish(Subjects.gatewayTick('g'), w.finish());
+  }
+
+  /** Until what was published has been handled, and the gateway's inputs of that turn sent and read. */
+  async function settle(): Promise<void> {
+    await bus.flush();
+    await new Promise((resolve) => setImmediate(resolve));
+    await bus.flush();
+  }
+
+  beforeEach(async () => {
+    bus = new InProcessBus();
+    const scheduler = new FlushScheduler(() => {});
+    gateway = new Gateway({
+      id: 'g',
+      bus,
+      store: { getCharacter: (id) => Promise.resolve(id === CHARACTER.id ? CHARACTER : undefined) },
+      zones: ['Greenvale'],
+      log: silentLogger,
+      flush: () => scheduler.flushAll(),
+    });
+    conn = new MemoryConnection({ limits: { softLimit: 1024, hardLimit: 1 << 20 }, scheduler });
+    session = new Session(conn, loadConfig({}, []).rates, silentLogger);
+    session.accountId = 1;
+    session.state = 'authenticated';
+    inputs = [];
+    bus.subscribe(Subjects.zoneInput('greenvale'), (m) => readZoneInputs(m.data, (_gw, r) => inputs.push(r)));
+    gateway.world(session, EnterWorldRequest, { characterId: 7 });
+    await settle();
+    await settle();
+    expect(inputs).toEqual([{ kind: ZoneRecord.Join, session: session.id, account: 1, character: 7 }]);
+    inputs.length = 0;
+  });
+
+  afterEach(async () => {
+    gateway.close();
+    await bus.close();
+  });
+
+  it('puts the session in the world on JOINED, appends its bytes, and takes it out on LEFT', async () => {
+    const frame = MoveAck.encode({ seq: 3 });
+    batch('zh', 1, (w) => {
+      writeJoinedRecord(w, session.id, 40, 7);
+      writeBytesRecord(w, session.id, frame, 0, frame.length);
+    });
+    await settle();
+    expect(session).toMatchObject({ state: 'inWorld', entityId: 40, characterId: 7 });
+    expect(conn.writes).toEqual([frame]);
+    batch('zh', 2, (w) => writeLeftRecord(w, session.id, LeftReason.Left));
+    await settle();
+    expect(session).toMatchObject({ state: 'authenticated', entityId: undefined });
+  });
+
+  it('asks the host to resend its sessions their state when one of its tick messages is missing', async () => {
+    batch('zh', 1, (w) => writeJoinedRecord(w, session.id, 40, 7));
+    batch('zh', 2, () => {});
+    await settle();
+    expect(inputs).toEqual([]);
+    // 3 never came.
+    batch('zh', 4, () => {});
+    await settle();
+    expect(inputs).toEqual([{ kind: ZoneRecord.Resync, session: session.id }]);
+    expect(gateway.lostTicks).toBe(1);
+    // Another host's count is its own, and a host that restarts counts from 1 again.
+    batch('other', 9, () => {});
+    batch('zh', 1, () => {});
+    await settle();
+    expect(gateway.lostTicks).toBe(1);
+  });
+
+  it('tells the host when the connection goes over the soft limit and when it is back under', async () => {
+    const frame = MoveAck.encode({ seq: 3 });
+    batch('zh', 1, (w) => writeJoinedRecord(w, session.id, 40, 7));
+    await settle();
+    conn.socketBytes = 5000;
+    batch('zh', 2, (w) => writeBytesRecord(w, session.id, frame, 0, frame.length));
+    await settle();
+    expect(inputs).toEqual([{ kind: ZoneRecord.Behind, session: session.id, behind: true }]);
+    conn.socketBytes = 0;
+    batch('zh', 3, () => {});
+    await settle();
+    expect(inputs.at(-1)).toEqual({ kind: ZoneRecord.Behind, session: session.id, behind: false });
+  });
+});
