@@ -30,6 +30,7 @@ import { CharacterSaver, openStore, parseStoreUrl, type CharacterState, type Sto
 import { loadWorldData, type WorldData } from './world/index.js';
 import { InProcessBus, NatsBus, Role, type Bus, type ClusterRegistry, type Lease } from './cluster/index.js';
 import { claimZones, holderOf, openRegistry, registryDirectory } from './cluster/presence.js';
+import { trackCluster } from './metrics/cluster.js';
 import { Gateway } from './gateway/gateway.js';
 import { Realm } from './zone/realm.js';
 import type { ConnectionOptions } from './transport/connection.js';
@@ -294,6 +295,7 @@ export async function startZoneHost(
   let registry: ClusterRegistry | undefined;
   let node: Lease | undefined;
   let leases: Lease[];
+  let untrack = (): void => {};
   const holder = holderOf(config.nodeId);
   try {
     registry = options.registry ?? (await openRegistry(bus, log));
@@ -303,6 +305,7 @@ export async function startZoneHost(
       host: advertisedHost(config),
       startedAt: Date.now(),
     });
+    if (!options.registry) untrack = trackCluster(bus, registry);
     leases = await claimZones(
       registry,
       holder,
@@ -311,6 +314,7 @@ export async function startZoneHost(
     );
   } catch (e) {
     await node?.release();
+    untrack();
     if (!options.registry) await registry?.close();
     if (!options.bus) await bus.close();
     if (!options.store) await store.close();
@@ -341,6 +345,7 @@ export async function startZoneHost(
     // Everyone's final state is written before the store closes.
     await realm.stop();
     await Promise.all([...leases.map((l) => l.release()), node.release()]);
+    untrack();
     if (!options.registry) await registry.close();
     if (!options.bus) await bus.drain();
     if (!options.store) await store.close();
@@ -368,9 +373,11 @@ export async function startGateway(
   let bus: Bus | undefined;
   let registry: ClusterRegistry | undefined;
   let node: Lease | undefined;
+  let untrack = (): void => {};
   const closeOwn = async (): Promise<void> => {
     await srp.close();
     await node?.release();
+    untrack();
     if (!options.registry) await registry?.close();
     if (!options.bus) await bus?.drain();
     if (!options.store) await store.close();
@@ -378,7 +385,10 @@ export async function startGateway(
   try {
     await srp.ready();
     bus = options.bus ?? (await openBus(config, log, `gateway-${config.gatewayId}`));
-    registry = options.registry ?? (await openRegistry(bus, log));
+    if (!options.registry) {
+      registry = await openRegistry(bus, log);
+      untrack = trackCluster(bus, registry);
+    } else registry = options.registry;
   } catch (e) {
     await closeOwn();
     throw e;
@@ -483,8 +493,10 @@ export async function startWyvern(
   let labFeed: LabFeed | undefined;
   let host: ZoneHostHandle;
   let registry: ClusterRegistry | undefined;
+  let untrack = (): void => {};
   try {
     registry = await openRegistry(bus, log);
+    untrack = trackCluster(bus, registry);
     host = await startZoneHost(config, {
       log,
       seed: options.seed,
@@ -494,6 +506,7 @@ export async function startWyvern(
       afterTick: () => labFeed?.tick(),
     });
   } catch (e) {
+    untrack();
     await registry?.close();
     await bus.close();
     await store.close();
@@ -509,6 +522,7 @@ export async function startWyvern(
     labFeed,
     onStop: async () => {
       await host.stop();
+      untrack();
       await registry.close();
       await bus.drain();
       await store.close();

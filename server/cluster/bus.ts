@@ -117,7 +117,7 @@ export class BusCounters implements BusStats {
  * The bus's counts as Prometheus metrics in `registry` (one bus per registry): read from the
  * bus when scraped, so publishing never touches a label set.
  */
-export function busMetrics(registry: Registry, bus: Bus): void {
+export function busMetrics(registry: Registry, bus: Pick<Bus, 'stats'>): void {
   new Counter({
     name: 'wyvern_bus_messages_total',
     help: 'Messages through the bus, by direction (out: published or requested, in: delivered to a handler).',

@@ -514,7 +514,7 @@ export class KvRegistry implements ClusterRegistry {
 }
 
 /** The registry's counts as Prometheus metrics in `registry`, read when scraped. */
-export function registryMetrics(registry: Registry, cluster: ClusterRegistry): void {
+export function registryMetrics(registry: Registry, cluster: Pick<ClusterRegistry, 'stats'>): void {
   new Counter({
     name: 'wyvern_registry_lookups_total',
     help: 'Cluster registry lookups, by what was looked up (node, zone, session, character).',

@@ -6,7 +6,7 @@
  * a leaving player still gets its last packets). The world itself stays a pure function of
  * (state, inputs, now, rng); the clock and the outbox are here, the sockets at the gateway.
  */
-import { replicationBytes, replicationRecords } from '../metrics/index.js';
+import { moveInputDelaySeconds, replicationBytes, replicationRecords } from '../metrics/index.js';
 import { countWorldEvents } from '../metrics/world-events.js';
 import { Outbox, type OutboxSink } from '../outbox/outbox.js';
 import { step, type Rng, type World, type WorldEvent, type WorldInput } from '../world/index.js';
@@ -20,8 +20,12 @@ export interface ZoneHostHooks {
   leftWorld(host: ZoneHost, event: Extract<WorldEvent, { type: 'leftWorld' }>): void;
 }
 
+/** Every how many MoveInputs one's delay is observed. */
+const DELAY_SAMPLE = 16;
+
 export class ZoneHost {
   private inputs: WorldInput[] = [];
+  private moves = 0;
   /** Player entity id -> where its bytes go. */
   private readonly sinks = new Map<number, OutboxSink>();
   readonly outbox: Outbox;
@@ -71,6 +75,12 @@ export class ZoneHost {
     now = Math.round(now);
     const inputs = this.inputs;
     this.inputs = [];
+    for (const input of inputs) {
+      // One move in DELAY_SAMPLE: an observation costs more than applying the move.
+      if (input.type === 'move' && input.receivedAt !== undefined && ++this.moves % DELAY_SAMPLE === 0) {
+        moveInputDelaySeconds.observe(Math.max(0, now - input.receivedAt) / 1000);
+      }
+    }
     const { events } = step(this.world, inputs, now, this.rng);
     const after: WorldEvent[] = [];
     for (const e of events) {

@@ -177,4 +177,12 @@ describeWithNats('one world on a zone host and two gateways over NATS', (nats) =
       await bus.close();
     }
   });
+
+  it("counts a gateway's bus traffic and registry leases in its /metrics", async () => {
+    const text = await (await fetch(`http://127.0.0.1:${gateways[0]!.httpPort}/metrics`)).text();
+    const count = (re: RegExp) => Number(re.exec(text)?.[1] ?? NaN);
+    expect(count(/^wyvern_bus_messages_total\{direction="in"\} (\d+)/m)).toBeGreaterThan(0);
+    expect(count(/^wyvern_bus_bytes_total\{direction="out"\} (\d+)/m)).toBeGreaterThan(0);
+    expect(count(/^wyvern_registry_leases (\d+)/m)).toBeGreaterThanOrEqual(1);
+  });
 });
