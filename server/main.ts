@@ -29,7 +29,7 @@ import { DEFAULT_SECRET_FILE, loadSecret } from './secret.js';
 import { CharacterSaver, openStore, parseStoreUrl, type CharacterState, type Store } from './store/index.js';
 import { loadWorldData, type WorldData } from './world/index.js';
 import { InProcessBus, NatsBus, Role, type Bus, type ClusterRegistry, type Lease } from './cluster/index.js';
-import { claimZones, holderOf, openRegistry, registryDirectory } from './cluster/presence.js';
+import { ClusterView, claimZones, holderOf, openRegistry, registryDirectory } from './cluster/presence.js';
 import { trackCluster } from './metrics/cluster.js';
 import { Gateway } from './gateway/gateway.js';
 import { Realm } from './zone/realm.js';
@@ -48,6 +48,8 @@ export interface StartOptions {
   readonly router?: GameRouter;
   /** Serves /lab/feed (only when config.labFeed is on). */
   readonly labFeed?: LabFeed;
+  /** More for /healthz (the role, the cluster). */
+  readonly health?: () => object;
 }
 
 export type ShutdownHook = () => void | Promise<void>;
@@ -125,6 +127,7 @@ export async function startServer(config: Config, options: StartOptions = {}): P
       connections: dispatcher.sessions.size,
       transports: byTransport,
       wsEngine: http.engine,
+      ...options.health?.(),
     };
   };
 
@@ -428,7 +431,10 @@ export async function startGateway(
     kills: 0,
   });
   let server: ServerHandle;
+  let view: ClusterView | undefined;
   try {
+    view = await ClusterView.open(registry);
+    const cluster = view;
     server = await startServer(config, {
       log,
       handlers: [
@@ -437,8 +443,10 @@ export async function startGateway(
       ],
       router: gateway,
       labFeed: options.labFeed,
+      health: () => ({ role: config.role, id: config.gatewayId, cluster: cluster.summary() }),
     });
   } catch (e) {
+    view?.stop();
     gateway.close();
     await options.onStop?.();
     await closeOwn();
@@ -452,6 +460,7 @@ export async function startGateway(
   server.onShutdown('gateway', async () => {
     // No more inputs; then the zone host of this same process, whose final saves need the store.
     gateway.close();
+    view.stop();
     await node?.release();
     node = undefined;
     await options.onStop?.();

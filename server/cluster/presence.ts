@@ -1,7 +1,7 @@
 /**
  * A process's entries in the cluster registry: its node (announced and kept alive), the zones
  * a zone host runs (claimed: a zone held by another host is refused), and which accounts and
- * characters a gateway holds. Over NATS the registry is JetStream KV on the bus's own
+ * characters a gateway holds; and a gateway's view of them all for /healthz. Over NATS the registry is JetStream KV on the bus's own
  * connection; in one process it is the in-memory store, so `npm start` takes the same path.
  */
 import { randomBytes } from 'node:crypto';
@@ -9,7 +9,15 @@ import type { Logger } from '../log.js';
 import type { Bus } from './bus.js';
 import { jetStreamRegistry, memoryRegistry } from './index.js';
 import { NatsBus } from './nats-bus.js';
-import type { ClusterRegistry, Holder, Lease } from './registry.js';
+import {
+  Role,
+  type ClusterRegistry,
+  type Holder,
+  type Lease,
+  type NodeInfo,
+  type Watch,
+  type ZoneClaim,
+} from './registry.js';
 import { zoneId } from './subjects.js';
 
 /** How often a zone host looks again at a claim left by its own previous run. */
@@ -86,4 +94,53 @@ export async function claimZones(
     throw e;
   }
   return leases;
+}
+
+/** What /healthz says of the cluster: its gateways, and its zone hosts with the zones each runs. */
+export interface ClusterSummary {
+  gateways: { id: string; host: string; tcpPort?: number; httpPort?: number }[];
+  zoneHosts: { id: string; host: string; zones: string[] }[];
+}
+
+/** The registry's nodes and zone claims as they change (a watch), for /healthz. */
+export class ClusterView {
+  private readonly nodes = new Map<string, NodeInfo>();
+  private readonly claims = new Map<string, ZoneClaim>();
+  private watching: Watch | undefined;
+
+  static async open(registry: ClusterRegistry): Promise<ClusterView> {
+    const view = new ClusterView();
+    view.watching = await registry.watch((e) => {
+      if (e.type === 'node') {
+        if (e.node) view.nodes.set(e.id, e.node);
+        else view.nodes.delete(e.id);
+      } else if (e.claim) view.claims.set(e.zone, e.claim);
+      else view.claims.delete(e.zone);
+    });
+    return view;
+  }
+
+  summary(): ClusterSummary {
+    const nodes = [...this.nodes.values()].sort((a, b) => a.id.localeCompare(b.id));
+    return {
+      gateways: nodes
+        .filter((n) => n.role === Role.Gateway)
+        .map(({ id, host, tcpPort, httpPort }) => ({ id, host, tcpPort, httpPort })),
+      zoneHosts: nodes
+        .filter((n) => n.role === Role.ZoneHost)
+        .map(({ id, host, instance }) => ({
+          id,
+          host,
+          zones: [...this.claims.values()]
+            .filter((c) => c.host.id === id && c.host.instance === instance)
+            .map((c) => c.zone)
+            .sort(),
+        })),
+    };
+  }
+
+  stop(): void {
+    this.watching?.stop();
+    this.watching = undefined;
+  }
 }

@@ -185,4 +185,34 @@ describeWithNats('one world on a zone host and two gateways over NATS', (nats) =
     expect(count(/^wyvern_bus_bytes_total\{direction="out"\} (\d+)/m)).toBeGreaterThan(0);
     expect(count(/^wyvern_registry_leases (\d+)/m)).toBeGreaterThanOrEqual(1);
   });
+
+  it("names a gateway's role in /healthz and lists the cluster's gateways and zone hosts with their zones", async () => {
+    const health = async () =>
+      (await (await fetch(`http://127.0.0.1:${gateways[1]!.httpPort}/healthz`)).json()) as {
+        role: string;
+        id: string;
+        cluster: {
+          gateways: { id: string; tcpPort: number }[];
+          zoneHosts: { id: string; zones: string[] }[];
+        };
+      };
+    // The view follows the registry's watch: wait for it to have seen everyone.
+    let h = await health();
+    for (
+      let i = 0;
+      i < 50 && (h.cluster.gateways.length < 2 || h.cluster.zoneHosts[0]?.zones.length !== 1);
+      i++
+    ) {
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      h = await health();
+    }
+    expect(h).toMatchObject({ role: 'gateway', id: 'b' });
+    expect(h.cluster.gateways.map((g) => [g.id, g.tcpPort])).toEqual([
+      ['a', gateways[0]!.tcpPort],
+      ['b', gateways[1]!.tcpPort],
+    ]);
+    expect(h.cluster.zoneHosts).toEqual([
+      expect.objectContaining({ id: 'zh', zones: [zoneId(a.entered.enter.zone)] }),
+    ]);
+  });
 });
