@@ -26,6 +26,8 @@ export class ZoneHost {
   /** Player entity id -> its session. */
   private readonly sessions = new Map<number, Session>();
   readonly outbox: Outbox;
+  /** The last tick's world step and its delivery to subscribers, in ms. */
+  readonly timing = { stepMs: 0, deliverMs: 0 };
 
   constructor(
     readonly world: World,
@@ -71,7 +73,9 @@ export class ZoneHost {
     now = Math.round(now);
     const inputs = this.inputs;
     this.inputs = [];
+    const started = performance.now();
     const { events } = step(this.world, inputs, now, this.rng);
+    const stepped = performance.now();
     const after: WorldEvent[] = [];
     for (const e of events) {
       if (e.type === 'joined') this.hooks.joined(this, e.sessionId, e.playerId);
@@ -88,5 +92,7 @@ export class ZoneHost {
       if (e.type === 'save') this.hooks.save(this, e);
       else if (e.type === 'leftWorld') this.hooks.leftWorld(this, e);
     }
+    this.timing.stepMs = stepped - started;
+    this.timing.deliverMs = performance.now() - stepped;
   }
 }
