@@ -187,7 +187,7 @@ export class Outbox {
 
   /** Writes one tick's events (the world as that step left it) into the connections of the players they concern. */
   deliver(events: readonly WorldEvent[], world: World, tick: number, time: number): void {
-    const cellObservers: readonly ReadonlySet<Player>[] = world.cellObservers;
+    const cellObservers = world.cellObservers;
     this.tick = tick;
     // Whole ms (the zone host rounds its clock): heads carry time as varints.
     this.time = time;
@@ -254,7 +254,10 @@ export class Outbox {
     this.encodeCells();
     for (const [cell, blocks] of this.cells) {
       const motion = blocks.motEnd > blocks.mot;
-      for (const o of cellObservers[cell]!) {
+      const observers = cellObservers[cell]!.slots();
+      for (let i = 0; i < observers.length; i++) {
+        const o = observers[i];
+        if (o === undefined) continue;
         const r = this.touch(o.id);
         if (!r) continue;
         // A resync this tick sends every state in view anew, these included.
