@@ -310,7 +310,7 @@ ${table(
 ### Transports
 
 - **TCP**: frames back to back on the byte stream. A read may return any part of any number of frames; keep the bytes of an incomplete frame until the rest arrives.
-- **WebSocket**: binary messages only. One message holds one or more whole frames, never part of one (a message that ends inside a frame is ${code(DecodeErrorCode.PartialFrame)}). Before login a message may hold at most ${LOGIN_MESSAGE_SIZE.toLocaleString('en')} bytes (two of the largest frames a client may send then); the server drops a connection whose message grows past that as soon as the part that does so arrives, without buffering the rest.
+- **WebSocket**: binary messages only. One message holds one or more whole frames, never part of one (a message that ends inside a frame is ${code(DecodeErrorCode.PartialFrame)}). Before login a message may hold at most ${LOGIN_MESSAGE_SIZE.toLocaleString('en')} bytes (two of the largest frames a client may send then); a longer message closes the connection with WebSocket close code 1009 (Message Too Big), at the latest once the message is whole (the \`ws\` engine as soon as the part that passes the bound arrives). Once logged in, a message may hold up to the server's \`WS_MAX_MESSAGE_SIZE\`.
 `;
 }
 

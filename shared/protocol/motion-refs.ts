@@ -8,9 +8,10 @@
  *     or path record, which both ends keep alike.
  *
  * `resolve` rewrites a decoded WorldUpdate in place into its absolute form (tick and time,
- * moveBy records turned into move records, HERE paths into paths from a point, or into
- * moves where they stop, aged moves and paths carried to the frame's time), so everything
- * after it reads plain states. A moveBy or HERE path for an entity without a reference (the
+ * moveBy records turned into move records, each the state as it held `age` ms before the
+ * frame's time; HERE paths into paths from a point, or into moves where they stop; aged
+ * paths carried to the frame's time), so everything after it reads plain states, each
+ * dated by its own time. A moveBy or HERE path for an entity without a reference (the
  * client's own entity, which it predicts; or one whose spawn follows in the same frame) is
  * dropped. The step methods (`advance`, `setRef`, `moveBy`, `setPath`, `pathHere`...) are
  * the same work without objects, for readers that walk the bytes in place.
@@ -274,14 +275,16 @@ export class MotionRefs {
       }
       case 'move': {
         const qs = r.speed === undefined ? -1 : quantizeSpeed(r.speed);
-        const age = r.age ?? 0;
-        this.setRef(r.id, quantizeCoord(r.x), quantizeCoord(r.y), quantizeAngle(r.angle), r.moving, qs, age);
-        if (age === 0) return r;
-        // Carried to the frame's time, so readers need not know about ages.
-        reckonRef(this.get(r.id)!, this.time, this.at);
-        const carried: MoveRecord = { ...r, x: dequantizeCoord(this.at.qx), y: dequantizeCoord(this.at.qy) };
-        delete carried.age;
-        return carried;
+        this.setRef(
+          r.id,
+          quantizeCoord(r.x),
+          quantizeCoord(r.y),
+          quantizeAngle(r.angle),
+          r.moving,
+          qs,
+          r.age ?? 0,
+        );
+        return r;
       }
       case 'moveBy': {
         const ref = this.moveBy(
@@ -294,22 +297,18 @@ export class MotionRefs {
           r.age ?? 0,
         );
         if (!ref) return undefined;
-        // Carried to the frame's time, as an aged move is.
-        if (r.age) reckonRef(ref, this.time, this.at);
-        else {
-          this.at.qx = ref.qx;
-          this.at.qy = ref.qy;
-        }
-        return {
+        const move: MoveRecord = {
           kind: 'move',
           id: r.id,
-          x: dequantizeCoord(this.at.qx),
-          y: dequantizeCoord(this.at.qy),
+          x: dequantizeCoord(ref.qx),
+          y: dequantizeCoord(ref.qy),
           angle: dequantizeAngle(ref.qa),
           moving: ref.moving,
           jump: false,
           speed: r.speed === undefined ? undefined : dequantizeSpeed(ref.qs),
         };
+        if (r.age) move.age = r.age;
+        return move;
       }
       default:
         return r;

@@ -117,7 +117,7 @@ describe('MotionRefs', () => {
     expect(gone.records.map((r) => r.kind)).toEqual(['despawn']);
   });
 
-  it('carries an aged reference to the frame time, and counts later moveBy records from its own time', () => {
+  it('keeps an aged reference as it held, with its age, and counts later moveBy records from its own time', () => {
     const refs = new MotionRefs();
     refs.enter(0, 5_000);
     // Sent as it was 300 ms ago: walking east at 100 u/s from x = 100.
@@ -138,8 +138,8 @@ describe('MotionRefs', () => {
     refs.resolve(joined);
     const m = joined.records[1]!;
     if (m.kind !== 'move') throw new Error('not a move');
-    expect(m.age).toBeUndefined();
-    expect(m.x).toBeCloseTo(130, 1);
+    expect(m.age).toBe(300);
+    expect(m.x).toBeCloseTo(100, 1);
     // 100 ms later a moveBy of 0: the reference (x = 100 at 4 750) puts it at x = 140.
     const on = update(2, 100, [
       { kind: 'moveBy', id: 4, dx: 0, dy: 0, angle: undefined, moving: true, speed: undefined },
@@ -148,6 +148,14 @@ describe('MotionRefs', () => {
     const n = on.records[0]!;
     if (n.kind !== 'move') throw new Error('not a move');
     expect(n.x).toBeCloseTo(140, 1);
+    expect(n.age).toBeUndefined();
+    // A stop sent as it was 80 ms before the next frame: where the reference puts it then.
+    const stop = update(3, 50, [
+      { kind: 'moveBy', id: 4, dx: 0, dy: 0, angle: undefined, moving: false, speed: undefined, age: 80 },
+    ]);
+    refs.resolve(stop);
+    expect(stop.records[0]).toMatchObject({ kind: 'move', moving: false, age: 80 });
+    expect((stop.records[0] as { x: number }).x).toBeCloseTo(137, 1);
   });
 
   it('starts a HERE path where the reference puts the entity, and stops one there', () => {

@@ -278,11 +278,15 @@ describe('replication writer', () => {
         records.forEach((r, i) => {
           if (r.id !== walker.p.id || r.kind !== 'move') return;
           // A new state: where the server has it now, to the record's 1/16-unit step. A
-          // spawn's: its reference reckoned on, within what the server lets reckoning stray.
+          // spawn's: its reference (as it held, `age` ms ago) reckoned on to now, within what
+          // the server lets reckoning stray.
           const spawned = records[i - 1]?.kind === 'spawn';
           const within = spawned ? MOTION_ERROR_UNITS : 0.07;
-          expect(Math.abs(r.x - walker.p.x), `tick ${k}, observer ${c.p.id}`).toBeLessThan(within);
-          expect(Math.abs(r.y - walker.p.y), `tick ${k}, observer ${c.p.id}`).toBeLessThan(within);
+          const on = r.moving ? ((r.speed ?? walker.p.speed) * (r.age ?? 0)) / 1000 : 0;
+          const x = r.x + Math.cos(r.angle) * on;
+          const y = r.y + Math.sin(r.angle) * on;
+          expect(Math.abs(x - walker.p.x), `tick ${k}, observer ${c.p.id}`).toBeLessThan(within);
+          expect(Math.abs(y - walker.p.y), `tick ${k}, observer ${c.p.id}`).toBeLessThan(within);
         });
       });
     }
