@@ -36,6 +36,18 @@ function split(samples: readonly SoakSample[], warmupS: number): string {
   );
 }
 
+/** RSS means over each 5 minutes (MB): whether it climbs, or levels off after a warm-up. */
+function trend(samples: readonly SoakSample[]): string {
+  const out: string[] = [];
+  const end = samples.at(-1)?.t ?? 0;
+  for (let from = 0; from < end; from += 300) {
+    const w = samples.filter((s) => s.t >= from && s.t < from + 300);
+    if (w.length === 0) continue;
+    out.push(`${from / 60}′ ${(w.reduce((a, s) => a + s.rss, 0) / w.length / 2 ** 20).toFixed(0)}`);
+  }
+  return out.join(', ');
+}
+
 /** 90, 90s, 20m, 1h, 1500ms -> milliseconds. */
 export function parseDuration(text: string): number {
   const m = /^(\d+(?:\.\d+)?)(ms|s|m|h)?$/.exec(text.trim());
@@ -128,6 +140,7 @@ function markdown(r: SoakResult, ok: boolean): string {
     `| RSS after warm-up -> end | ${mb(r.rss.warm)} MB -> ${mb(r.rss.end)} MB (${r.rss.driftPct}%) | drift < ${DRIFT_TARGET_PCT}% |`,
     `| RSS min / max after warm-up | ${mb(r.rss.min)} / ${mb(r.rss.max)} MB | |`,
     `| heap in use after warm-up -> end (means) | ${mb(r.heap.warm)} MB -> ${mb(r.heap.end)} MB (${r.heap.driftPct}%), min ${mb(r.heap.min)}, max ${mb(r.heap.max)} | |`,
+    `| RSS, mean of each 5 minutes | ${trend(r.samples)} | |`,
     `| V8 heap reserved / external (ArrayBuffers) after warm-up -> end | ${split(r.samples, r.options.warmupMs / 1000)} | |`,
     `| fds after warm-up -> end (means) | ${r.fds.warm} -> ${r.fds.end}, min ${r.fds.min}, max ${r.fds.max} | |`,
     `| heap / fds first sample | ${mb(first?.heap ?? 0)} MB / ${first?.fds ?? 0} | |`,
