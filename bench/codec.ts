@@ -28,6 +28,7 @@ import {
   ChatMessage,
   CombatEvent,
   dequantizeCoord,
+  markBase,
   MOB_ID_BASE,
   MoveAck,
   quantizeCoord,
@@ -53,6 +54,7 @@ interface Batch {
 const q = (v: number): number => dequantizeCoord(quantizeCoord(v));
 const angle = (k: number): number => (k * Math.PI * 2) / 256;
 
+/** A walker's absolute state: how a spawn places it, or a jump. */
 function playerMove(id: number, i: number): EntityRecord {
   return {
     kind: 'move',
@@ -66,6 +68,24 @@ function playerMove(id: number, i: number): EntityRecord {
   };
 }
 
+/**
+ * A walker's new state as the server sends most of them: a moveBy a step or two from its
+ * reference, as it was when its client sent it (age), turning now and then.
+ */
+function playerMoveBy(id: number, i: number): EntityRecord {
+  return {
+    kind: 'moveBy',
+    id,
+    dx: (i % 5) - 2,
+    dy: (i % 3) - 1,
+    angle: i % 4 === 0 ? angle((i * 37) % 256) : undefined,
+    moving: i % 8 !== 0,
+    speed: undefined,
+    age: 10 + ((i * 13) % 60),
+  };
+}
+
+/** A mob's path from where it stands (its spawn's motion): absolute, two legs. */
 function mobPath(id: number, i: number): EntityRecord {
   const x = q(900 + i * 11);
   const y = q(1200 - i * 7);
@@ -78,8 +98,17 @@ function mobPath(id: number, i: number): EntityRecord {
     waypoints: [
       { x: q(x + 40), y },
       { x: q(x + 40), y: q(y + 40) },
-      { x, y: q(y + 40) },
     ],
+  };
+}
+
+/** A mob's new path as the server sends most of them: on from where it is, one waypoint (or a stop). */
+function mobPathHere(id: number, i: number): EntityRecord {
+  return {
+    kind: 'pathHere',
+    id,
+    speed: undefined,
+    waypoints: i % 3 === 0 ? [] : [{ x: q(900 + i * 11), y: q(1200 - i * 7) }],
   };
 }
 
@@ -134,10 +163,10 @@ function busyBatch(): Batch {
       if (cell === 10) reliable.push({ kind: 'despawn', id: MOB_ID_BASE + cell * 10 + 2, reason: 'corpse' });
       shared.push(reliable);
     }
-    // ...and its motion block: four walkers and a mob on a path.
+    // ...and its motion block: four walkers' new states and a mob's new path (or stop).
     const motion: EntityRecord[] = [];
-    for (let k = 0; k < 4; k++) motion.push(playerMove(1 + cell * 40 + k * 9, i++));
-    motion.push(mobPath(MOB_ID_BASE + cell * 10 + 5, i++));
+    for (let k = 0; k < 4; k++) motion.push(playerMoveBy(1 + cell * 40 + k * 9, i++));
+    motion.push(mobPathHere(MOB_ID_BASE + cell * 10 + 5, i++));
     shared.push(motion);
   }
   for (let s = 0; s < 5; s++) shared.push(spawn(s < 3 ? 2000 + s : MOB_ID_BASE + 900 + s, s));
@@ -163,7 +192,7 @@ function quietBatch(): Batch {
   const shared: EntityRecord[][] = [];
   let i = 0;
   for (let cell = 0; cell < 3; cell++) {
-    shared.push([playerMove(1 + cell * 40, i++), playerMove(1 + cell * 40 + 13, i++)]);
+    shared.push([playerMoveBy(1 + cell * 40, i++), playerMoveBy(1 + cell * 40 + 13, i++)]);
   }
   return { name: 'quiet', shared, own: [], events: [...events(1), { p: MoveAck, v: { seq: 123_456 } }] };
 }
@@ -172,11 +201,14 @@ const TICK = 123_456;
 const TIME = 1_763_000_000_000.5;
 const WORLD_UPDATE = WorldUpdate.opcode;
 
+/** One block as the replication writer encodes it: ids ascending, the first marked BASE (no count). */
 function writeBlock(w: Writer, records: readonly EntityRecord[]): void {
-  w.varint(records.length);
   let prev = 0;
-  for (const r of records) {
+  for (let i = 0; i < records.length; i++) {
+    const r = records[i]!;
+    const start = w.pos;
     writeRecord(w, r.id - prev, r);
+    if (i === 0) markBase(w.buf, start);
     prev = r.id;
   }
 }
@@ -210,7 +242,9 @@ function prepare(batch: Batch): Prepared {
   const scratch = new Writer(16 * 1024);
   const blocks = encodeShared(batch, scratch);
   const records = [...batch.shared.flat(), ...batch.own];
-  const movement = records.filter((r) => r.kind === 'move' || r.kind === 'path').length;
+  const movement = records.filter(
+    (r) => r.kind === 'move' || r.kind === 'moveBy' || r.kind === 'path' || r.kind === 'pathHere',
+  ).length;
   return {
     batch,
     scratch,

@@ -36,7 +36,7 @@
  *
  * Writes bench/results/load-<date>.{json,md,svg}. Every connection is to 127.0.0.1; every
  * child is killed on exit, error or Ctrl-C. --profile runs the server with --cpu-prof and
- * prints its hottest functions (the profile covers the whole run, logins included);
+ * prints and records its hottest functions (the profile covers the whole run, logins included);
  * WYVERN_PROFILE_BOTS=DIR writes the bot swarm's --cpu-prof profile into DIR.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
@@ -486,14 +486,18 @@ async function runTransport(
     await stopChild(swarm.proc, 'SIGINT', 5_000);
     await stopChild(server.proc);
   }
+  let profile: RunResult['profile'];
   if (server.profileDir) {
     try {
-      const files = readdirSync(server.profileDir).filter((f) => f.endsWith('.cpuprofile'));
+      // One file per thread; the main thread's is the first (the SRP workers' follow).
+      const files = readdirSync(server.profileDir)
+        .filter((f) => f.endsWith('.cpuprofile'))
+        .sort();
       for (const file of files) {
-        log(`   server profile ${join(server.profileDir, file)}: hottest functions (self time)`);
-        for (const fn of topFunctions(join(server.profileDir, file), 25)) {
-          log(`     ${fn.selfPercent.toFixed(1).padStart(5)}%  ${fn.name}  ${fn.where}`);
-        }
+        const top = topFunctions(join(server.profileDir, file), 25, true);
+        profile ??= top;
+        log(`   server profile ${join(server.profileDir, file)}: hottest functions (self, % of busy time)`);
+        for (const fn of top) log(`     ${fn.selfPercent.toFixed(1).padStart(5)}%  ${fn.name}  ${fn.where}`);
       }
     } catch (e) {
       log(`   no profile: ${(e as Error).message}`);
@@ -508,6 +512,7 @@ async function runTransport(
     dense: args.dense,
     steps,
     capacity: ok.length > 0 ? Math.max(...ok.map((s) => s.n)) : 0,
+    ...(profile ? { profile } : {}),
   };
 }
 

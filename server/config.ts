@@ -231,7 +231,7 @@ const specs = new Map<string, OptionSpec>([
     'WS_MAX_MESSAGE_SIZE',
     '262144',
     integer(6, 64 * 1024 * 1024),
-    'Largest WebSocket message once logged in (ws engine); before login, and on uWS always, what the login packets need.',
+    'Largest WebSocket message once logged in; before login, what the login packets need.',
   ),
   option(
     'handshakeTimeoutMs',

@@ -15,6 +15,39 @@ import { drift, runSoak, type SoakResult, type SoakSample } from './soak/run.js'
 
 const DRIFT_TARGET_PCT = 10;
 
+/**
+ * Where RSS sits besides the heap in use: the V8 heap reserved and the memory JS objects own
+ * outside it, averaged over the first and last minute after the warm-up (runs recorded
+ * before these were sampled say so).
+ */
+function split(samples: readonly SoakSample[], warmupS: number): string {
+  const after = samples.filter((s) => s.t >= warmupS && s.heapTotal !== undefined);
+  if (after.length === 0) return 'not sampled';
+  const mean = (xs: readonly SoakSample[], key: 'heapTotal' | 'external') =>
+    xs.reduce((a, s) => a + (s[key] ?? 0), 0) / Math.max(1, xs.length);
+  const t0 = after[0]!.t;
+  const t1 = after.at(-1)!.t;
+  const head = after.filter((s) => s.t <= t0 + 60);
+  const tail = after.filter((s) => s.t >= t1 - 60);
+  const mb = (v: number) => (v / 2 ** 20).toFixed(1);
+  return (
+    `${mb(mean(head, 'heapTotal'))} MB -> ${mb(mean(tail, 'heapTotal'))} MB / ` +
+    `${mb(mean(head, 'external'))} MB -> ${mb(mean(tail, 'external'))} MB`
+  );
+}
+
+/** RSS means over each 5 minutes (MB): whether it climbs, or levels off after a warm-up. */
+function trend(samples: readonly SoakSample[]): string {
+  const out: string[] = [];
+  const end = samples.at(-1)?.t ?? 0;
+  for (let from = 0; from < end; from += 300) {
+    const w = samples.filter((s) => s.t >= from && s.t < from + 300);
+    if (w.length === 0) continue;
+    out.push(`${from / 60}′ ${(w.reduce((a, s) => a + s.rss, 0) / w.length / 2 ** 20).toFixed(0)}`);
+  }
+  return out.join(', ');
+}
+
 /** 90, 90s, 20m, 1h, 1500ms -> milliseconds. */
 export function parseDuration(text: string): number {
   const m = /^(\d+(?:\.\d+)?)(ms|s|m|h)?$/.exec(text.trim());
@@ -107,6 +140,8 @@ function markdown(r: SoakResult, ok: boolean): string {
     `| RSS after warm-up -> end | ${mb(r.rss.warm)} MB -> ${mb(r.rss.end)} MB (${r.rss.driftPct}%) | drift < ${DRIFT_TARGET_PCT}% |`,
     `| RSS min / max after warm-up | ${mb(r.rss.min)} / ${mb(r.rss.max)} MB | |`,
     `| heap in use after warm-up -> end (means) | ${mb(r.heap.warm)} MB -> ${mb(r.heap.end)} MB (${r.heap.driftPct}%), min ${mb(r.heap.min)}, max ${mb(r.heap.max)} | |`,
+    `| RSS, mean of each 5 minutes | ${trend(r.samples)} | |`,
+    `| V8 heap reserved / external (ArrayBuffers) after warm-up -> end | ${split(r.samples, r.options.warmupMs / 1000)} | |`,
     `| fds after warm-up -> end (means) | ${r.fds.warm} -> ${r.fds.end}, min ${r.fds.min}, max ${r.fds.max} | |`,
     `| heap / fds first sample | ${mb(first?.heap ?? 0)} MB / ${first?.fds ?? 0} | |`,
     `| handles first / last sample | ${first?.handles ?? 0} / ${last?.handles ?? 0} | |`,

@@ -73,6 +73,8 @@ import {
   MoveAck,
   MoveInput,
   MOVING,
+  HERE,
+  ONE,
   packets,
   PlayerStats,
   Ping,
@@ -308,7 +310,7 @@ ${table(
 ### Transports
 
 - **TCP**: frames back to back on the byte stream. A read may return any part of any number of frames; keep the bytes of an incomplete frame until the rest arrives.
-- **WebSocket**: binary messages only. One message holds one or more whole frames, never part of one (a message that ends inside a frame is ${code(DecodeErrorCode.PartialFrame)}). Before login a message may hold at most ${LOGIN_MESSAGE_SIZE.toLocaleString('en')} bytes (two of the largest frames a client may send then); the server drops a connection whose message grows past that as soon as the part that does so arrives, without buffering the rest.
+- **WebSocket**: binary messages only. One message holds one or more whole frames, never part of one (a message that ends inside a frame is ${code(DecodeErrorCode.PartialFrame)}). Before login a message may hold at most ${LOGIN_MESSAGE_SIZE.toLocaleString('en')} bytes (two of the largest frames a client may send then); a longer message closes the connection with WebSocket close code 1009 (Message Too Big), at the latest once the message is whole (the \`ws\` engine as soon as the part that passes the bound arrives). Once logged in, a message may hold up to the server's \`WS_MAX_MESSAGE_SIZE\`.
 `;
 }
 
@@ -485,6 +487,12 @@ function recordKindRows(): string[][] {
     speed: undefined,
     waypoints: Array.from({ length: n }, () => ({ x: 0, y: 0 })),
   });
+  const pathHere = (n: number): EntityRecord => ({
+    kind: 'pathHere',
+    id: 1,
+    speed: undefined,
+    waypoints: Array.from({ length: n }, () => ({ x: 0, y: 0 })),
+  });
   const moveBy = (d: number, angle: number | undefined): EntityRecord => ({
     kind: 'moveBy',
     id: 1,
@@ -532,9 +540,9 @@ function recordKindRows(): string[][] {
     ),
     row(
       'Path',
-      `${code(`SPEED ${flagHex(SPEED)}`)} the speed field follows (else the spawn’s speed)`,
-      `x coord · y coord [· speed u16 when SPEED] · count u8 (at most ${MAX_PATH_POINTS}) · (x coord · y coord) × count`,
-      `${sizeRange(path(0))} + 4 per waypoint (${sizeRange(path(0), path(MAX_PATH_POINTS))}); +2 with SPEED`,
+      `${code(`HERE ${flagHex(HERE)}`)} from where the reference puts it (no x, y); ${code(`ONE ${flagHex(ONE)}`)} one waypoint (no count); ${code(`SPEED ${flagHex(SPEED)}`)} the speed field follows (else the spawn’s speed); ${code(`AGE ${flagHex(AGE)}`)} the age field follows`,
+      `[x coord · y coord unless HERE] [· speed u16 when SPEED] [· count u8 unless ONE (at most ${MAX_PATH_POINTS})] · (x coord · y coord) × count [· age varint when AGE: the walk started this many ms before the frame’s time]`,
+      `${sizeRange(pathHere(0))} (HERE, a stop); ${sizeRange(pathHere(1))} (HERE, ONE); ${sizeRange(path(1))} from x, y with one waypoint; up to ${sizeRange(path(MAX_PATH_POINTS))}; +2 with SPEED; +1–5 with AGE`,
     ),
     row(
       'Spawn',
@@ -609,12 +617,28 @@ function recordMeaning(r: EntityRecord): string {
           : `angle ${code(String(quantizeAngle(r.angle)))} (${num(r.angle)} rad)`;
       return `moveBy${flags.length ? ` (${flags.join(' | ')})` : ''}: ${r.moving ? 'walking' : 'standing'} ${r.dx} and ${r.dy} coord steps from where its reference puts it ${when}, ${angle}`;
     }
-    case 'path': {
+    case 'path':
+    case 'pathHere': {
+      const here = r.kind === 'pathHere';
+      const flags = [
+        here && 'HERE',
+        r.waypoints.length === 1 && 'ONE',
+        r.speed !== undefined && 'SPEED',
+        r.age !== undefined && 'AGE',
+      ].filter(Boolean);
       const speed =
         r.speed === undefined
           ? 'at its spawn speed'
           : `at speed ${code(String(quantizeSpeed(r.speed)))} (${num(r.speed)}/s)`;
-      return `path${r.speed === undefined ? '' : ' (SPEED)'}: from x ${coordText(r.x)}, y ${coordText(r.y)} ${speed} through ${r.waypoints.length} waypoints: ${r.waypoints.map((p) => `(${num(p.x)}, ${num(p.y)})`).join(', ')}`;
+      const from = here
+        ? 'from where its reference puts it'
+        : `from x ${coordText(r.x)}, y ${coordText(r.y)}`;
+      const when = r.age ? `, starting ${r.age} ms before the frame's time` : '';
+      const through =
+        r.waypoints.length === 0
+          ? 'no waypoints: it stops there'
+          : `through ${r.waypoints.length} waypoint${r.waypoints.length === 1 ? '' : 's'}: ${r.waypoints.map((p) => `(${num(p.x)}, ${num(p.y)})`).join(', ')}`;
+      return `path${flags.length ? ` (${flags.join(' | ')})` : ''}: ${from} ${speed}${when}, ${through}`;
     }
     case 'spawn':
       return `spawn${r.alive ? ' (ALIVE)' : ''}: ${r.entity} ${JSON.stringify(r.name)}, template ${r.template}, level ${r.level}, health ${r.health}/${r.maxHealth}, speed ${code(String(quantizeSpeed(r.speed)))} (${num(r.speed)}/s), appearance ${r.appearance}`;

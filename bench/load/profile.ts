@@ -13,7 +13,12 @@ export interface HotFunction {
   selfPercent: number;
 }
 
-export function topFunctions(file: string, limit = 20): HotFunction[] {
+/**
+ * The `limit` functions with the most self time in a profile. With `busyOnly`, shares are of
+ * the time the thread was busy ((idle) left out): the profile covers the whole run, waits
+ * between ticks included.
+ */
+export function topFunctions(file: string, limit = 20, busyOnly = false): HotFunction[] {
   const profile = JSON.parse(readFileSync(file, 'utf8')) as { nodes: ProfileNode[]; samples?: number[] };
   const hits = new Map<number, number>();
   for (const id of profile.samples ?? []) hits.set(id, (hits.get(id) ?? 0) + 1);
@@ -21,7 +26,7 @@ export function topFunctions(file: string, limit = 20): HotFunction[] {
   let all = 0;
   for (const node of profile.nodes) {
     const h = hits.get(node.id) ?? node.hitCount ?? 0;
-    if (h === 0) continue;
+    if (h === 0 || (busyOnly && node.callFrame.functionName === '(idle)')) continue;
     all += h;
     const cf = node.callFrame;
     const where = cf.url

@@ -80,6 +80,8 @@ export interface RunResult {
   steps: StepResult[];
   /** The largest valid N within the limits; 0 when none was. */
   capacity: number;
+  /** With --profile: the server main thread's hottest functions, % of its busy time. */
+  profile?: { name: string; where: string; selfPercent: number }[];
 }
 
 const f = (v: number | null | undefined, digits = 1): string =>
@@ -151,6 +153,16 @@ export function markdown(meta: Record<string, string>, runs: RunResult[]): strin
           `| ${s.n} | ${f(m.move.perClientPerSecond)} (${f(m.move.bytes, 2)} B) | ${f(m.path.perClientPerSecond)} (${f(m.path.bytes, 2)} B) | ${f(m.spawnMotion.perClientPerSecond)} (${f(m.spawnMotion.bytes, 2)} B) |`,
         );
       }
+    }
+    if (run.profile && run.profile.length > 0) {
+      lines.push(
+        '',
+        "Server profile (--cpu-prof over the whole run, logins included; the main thread's hottest functions by self time, % of its busy time; writeBuffer is the socket write, kernel time included):",
+        '',
+        '| % busy | function | where |',
+        '|---:|---|---|',
+        ...run.profile.map((fn) => `| ${f(fn.selfPercent)} | ${fn.name} | ${fn.where || '(native)'} |`),
+      );
     }
     lines.push('');
   }

@@ -14,7 +14,9 @@
  *   A player's movement state goes as a moveBy, relative to its motion reference (the state of
  *   its last move record, kept here per entity exactly as clients keep it), unless it jumps;
  *   spawns and resyncs send the reference itself (with its age), so every holder of the
- *   entity shares it. Mobs send paths and absolute moves.
+ *   entity shares it. A mob's new path goes HERE, from where its reference (its last path,
+ *   or where that stopped it) puts it, and a mob stopping mid-way is a HERE path with no
+ *   waypoints; spawns and resyncs send its reference path itself, aged.
  *   its other frames       chat, spell results, acks, errors (messages.ts decides which
  *                          events become which packets): each message encoded once
  *
@@ -34,14 +36,16 @@ import {
   quantizeAngle,
   quantizeCoord,
   quantizeSpeed,
+  reckonPath,
   reckonRef,
   WorldUpdate,
   writeRecordBody,
   type MotionRef,
+  type PathRef,
 } from '../../shared/protocol/index.js';
 import type { ServerPacket } from '../../shared/protocol/index.js';
 import { remainingRoute } from '../world/mobs.js';
-import type { Entity, Player, World, WorldEvent } from '../world/index.js';
+import type { Entity, Mob, Player, World, WorldEvent } from '../world/index.js';
 import { messages, type Message, type MessageSink } from './messages.js';
 
 /** Bits of what changed about an entity this tick. */
@@ -59,6 +63,17 @@ const WORLD_UPDATE = WorldUpdate.opcode;
 const HEAD = HEADER_SIZE + 10;
 /** Records per resync block, so one block always fits a frame. */
 const RESYNC_BLOCK = 1024;
+/**
+ * How far (coord steps, each axis) a mob may stand from where its reference puts it for a
+ * new path to go HERE: its route starts from its exact position, the reference from the
+ * quantized one, so the two differ by a step or so along the way.
+ */
+const HERE_SLACK = 2;
+
+/** A mob's path reference, as every holder of the mob keeps it. */
+interface MobRef extends PathRef {
+  pts: number[];
+}
 
 /**
  * Where one client's bytes go: its Connection when the socket is in this process, or the
@@ -168,7 +183,13 @@ export class Outbox {
   private readonly frames = new Map<Message, { start: number; end: number }>();
   /** Each player's motion reference: the state its last move record left with every holder. */
   private readonly refs = new Map<number, MotionRef>();
-  private readonly reckoned = { qx: 0, qy: 0 };
+  /**
+   * Each mob's path reference: its last path as sent to every holder (fresh records only,
+   * which go to all of them). None until its first path, and none again after it died or
+   * left, until a path sent absolute starts a new one.
+   */
+  private readonly mobRefs = new Map<number, MobRef>();
+  private readonly reckoned = { qx: 0, qy: 0, qa: 0 };
   /** The tick and time being delivered (EnterWorld carries them). */
   tick = 0;
   time = 0;
@@ -204,7 +225,7 @@ export class Outbox {
 
   /** Writes one tick's events (the world as that step left it) into the connections of the players they concern. */
   deliver(events: readonly WorldEvent[], world: World, tick: number, time: number): void {
-    const cellObservers: readonly ReadonlySet<Player>[] = world.cellObservers;
+    const cellObservers = world.cellObservers;
     this.tick = tick;
     // Whole ms (the zone host rounds its clock): heads carry time as varints.
     this.time = time;
@@ -246,13 +267,16 @@ export class Outbox {
         case 'died':
           this.mark(e.entity, DIED);
           this.killers.set(e.entity, e.killerId);
+          this.mobRefs.delete(e.entity.id);
           break;
         case 'respawned':
           this.mark(e.entity, RESPAWNED);
+          this.mobRefs.delete(e.entity.id);
           break;
         case 'removed': {
           const removal = { entity: e.entity, reason: e.reason };
           this.refs.delete(e.entity.id);
+          this.mobRefs.delete(e.entity.id);
           let list = this.removals.get(e.cell);
           if (!list) this.removals.set(e.cell, (list = []));
           list.push(removal);
@@ -271,7 +295,10 @@ export class Outbox {
     this.encodeCells();
     for (const [cell, blocks] of this.cells) {
       const motion = blocks.motEnd > blocks.mot;
-      for (const o of cellObservers[cell]!) {
+      const observers = cellObservers[cell]!.slots();
+      for (let i = 0; i < observers.length; i++) {
+        const o = observers[i];
+        if (o === undefined) continue;
         const r = this.touch(o.id);
         if (!r) continue;
         // A resync this tick sends every state in view anew, these included.
@@ -411,17 +438,7 @@ export class Outbox {
    */
   private writeMotion(w: Writer, e: Entity, idDelta: number, fresh: boolean, jump = false): void {
     if (e.kind !== 'player') {
-      const route = e.route;
-      const waypoints = route && e.alive ? remainingRoute(route, this.time) : [];
-      const speed = route && route.speed !== e.speed ? route.speed : undefined;
-      // A route that only stops the mob where it is (one point, here) is a stand.
-      const stop =
-        waypoints.length === 1 &&
-        quantizeCoord(waypoints[0]!.x) === quantizeCoord(e.x) &&
-        quantizeCoord(waypoints[0]!.y) === quantizeCoord(e.y);
-      if (route && waypoints.length > 0 && !stop)
-        writeRecordBody.path(w, idDelta, e.x, e.y, speed, waypoints);
-      else writeRecordBody.move(w, idDelta, e.x, e.y, e.facing, false, false);
+      this.writeMobMotion(w, e, idDelta, fresh);
       return;
     }
     let ref = this.refs.get(e.id);
@@ -464,6 +481,63 @@ export class Outbox {
     ref.moving = s.moving;
     ref.qs = qs >= 0 ? qs : quantizeSpeed(e.speed);
     ref.t = t;
+  }
+
+  /**
+   * A mob's motion. Fresh (its route changed this tick; the record goes to every holder):
+   * its new route, HERE when it starts where the mob's reference puts it (a stop is a HERE
+   * path with no waypoints), and the record becomes the reference. A spawn or resync: the
+   * reference itself, aged, or where it has brought the mob to a stand; without one, the
+   * mob's state as it is.
+   */
+  private writeMobMotion(w: Writer, m: Mob, idDelta: number, fresh: boolean): void {
+    const route = m.route;
+    const spawnQs = quantizeSpeed(m.speed);
+    const qx = quantizeCoord(m.x);
+    const qy = quantizeCoord(m.y);
+    let ref = this.mobRefs.get(m.id);
+    const at = this.reckoned;
+    if (!fresh && ref) {
+      const next = reckonPath(ref, this.time, at);
+      if (next * 2 >= ref.pts.length)
+        writeRecordBody.moveSteps(w, idDelta, at.qx, at.qy, at.qa, false, false, -1, 0);
+      else {
+        const qs = ref.qs === spawnQs ? -1 : ref.qs;
+        writeRecordBody.pathSteps(w, idDelta, ref.qx, ref.qy, qs, ref.pts, this.time - ref.t);
+      }
+      return;
+    }
+    const waypoints = route && m.alive ? remainingRoute(route, this.time) : [];
+    const pts: number[] = [];
+    for (const p of waypoints) pts.push(quantizeCoord(p.x), quantizeCoord(p.y));
+    // A route that only stops the mob where it is (one point, here) is a stand.
+    if (pts.length === 2 && pts[0] === qx && pts[1] === qy) pts.length = 0;
+    const routeQs = route ? quantizeSpeed(route.speed) : spawnQs;
+    const qs = pts.length === 0 || routeQs === spawnQs ? -1 : routeQs;
+    let sx = qx;
+    let sy = qy;
+    let sa = quantizeAngle(m.facing);
+    let here = false;
+    if (fresh && ref) {
+      reckonPath(ref, this.time, at);
+      if (Math.abs(at.qx - qx) <= HERE_SLACK && Math.abs(at.qy - qy) <= HERE_SLACK) {
+        here = true;
+        sx = at.qx;
+        sy = at.qy;
+        if (pts.length === 0) sa = at.qa;
+      }
+    }
+    if (here) writeRecordBody.pathSteps(w, idDelta, -1, -1, qs, pts);
+    else if (pts.length === 0) writeRecordBody.moveSteps(w, idDelta, qx, qy, sa, false, false, -1, 0);
+    else writeRecordBody.pathSteps(w, idDelta, qx, qy, qs, pts);
+    if (!fresh) return;
+    if (!ref) this.mobRefs.set(m.id, (ref = { qx: 0, qy: 0, qa: 0, qs: 0, t: 0, pts }));
+    ref.qx = sx;
+    ref.qy = sy;
+    ref.qa = sa;
+    ref.qs = routeQs;
+    ref.t = this.time;
+    ref.pts = pts;
   }
 
   /** `e`'s spawn block (spawn record + motion record), encoded once per tick. */

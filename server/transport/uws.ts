@@ -26,12 +26,36 @@ function addressOf(res: HttpResponse): string {
   return normalizeAddress(decoder.decode(res.getRemoteAddressAsText()));
 }
 
+/** WebSocket close code 1009, Message Too Big: what the ws engine closes with at its bound. */
+const MESSAGE_TOO_BIG = 1009;
+
 class UwsConnection extends BaseConnection {
+  /** Logged in: messages up to the route's limit; before that, up to loginMessageSize. */
+  private admitted = false;
+  private tooBig = false;
+
   constructor(
     private readonly ws: WebSocket<UserData>,
     options: HttpServerOptions['connection'],
+    private readonly loginMessageSize: number,
   ) {
     super('ws', ws.getUserData().address, options);
+  }
+
+  override admit(): void {
+    this.admitted = true;
+  }
+
+  /**
+   * Whether a whole message of `bytes` is one this connection may send now; if not, it is
+   * closed as the ws engine closes one over its bound (1009, no Error packet: the message
+   * was never read), so a client sees the same refusal on either engine.
+   */
+  accepts(bytes: number): boolean {
+    if (this.admitted || bytes <= this.loginMessageSize) return true;
+    this.tooBig = true;
+    this.ws.end(MESSAGE_TOO_BIG);
+    return false;
   }
 
   protected socketBuffered(): number {
@@ -61,7 +85,8 @@ class UwsConnection extends BaseConnection {
 
   /** From the behavior's close handler. */
   gone(code: number): void {
-    this.socketClosed(code === 1000 || code === 1001 ? 'peer closed' : `peer closed (${code})`);
+    if (this.tooBig) this.socketClosed(`message over ${this.loginMessageSize} bytes before login`);
+    else this.socketClosed(code === 1000 || code === 1001 ? 'peer closed' : `peer closed (${code})`);
   }
 }
 
@@ -73,10 +98,12 @@ export function listenUws(uws: Uws, opts: HttpServerOptions): Promise<HttpServer
   app.ws<UserData>('/ws', {
     compression: uws.DISABLED,
     // uWS has one limit per route, not per socket, and holds a message until it is whole:
-    // every message is held to what the login packets need (clients send one frame per
-    // message, the largest of them under half of it), so a connection that never logs in
-    // cannot park a large half-sent message. WS_MAX_MESSAGE_SIZE applies to the ws engine.
-    maxPayloadLength: opts.loginMessageSize,
+    // the route takes what a logged-in connection may send (as the ws engine does after
+    // admit()), and the bound before login is checked on each whole message (accepts). So
+    // unlike the ws engine, which refuses at the fragment that passes the bound, a
+    // connection that never logs in can hold up to this much in a half-sent message until
+    // the login deadline closes it.
+    maxPayloadLength: opts.maxMessageSize,
     // Our own soft and hard limits decide; uWS must never drop a message before they do.
     maxBackpressure: opts.connection.limits.hardLimit * 4 + opts.maxMessageSize,
     idleTimeout: 120,
@@ -92,7 +119,7 @@ export function listenUws(uws: Uws, opts: HttpServerOptions): Promise<HttpServer
     },
     open: (ws) => {
       const data = ws.getUserData();
-      const conn = new UwsConnection(ws, opts.connection);
+      const conn = new UwsConnection(ws, opts.connection, opts.loginMessageSize);
       data.conn = conn;
       data.input = conn.attach(opts.listener);
     },
@@ -103,6 +130,7 @@ export function listenUws(uws: Uws, opts: HttpServerOptions): Promise<HttpServer
         input.violation(TransportErrorCode.TextMessage, 'text WebSocket messages are not accepted');
         return;
       }
+      if (!conn.accepts(message.byteLength)) return;
       input.data(new Uint8Array(message.slice(0)));
     },
     close: (ws, code) => {

@@ -28,9 +28,11 @@ export interface HttpServerOptions {
   /** Largest WebSocket message once logged in; one message may carry several frames. */
   readonly maxMessageSize: number;
   /**
-   * Largest WebSocket message before login: what the login packets need. The engine refuses
-   * a longer one as soon as its header (or the fragment that passes the limit) arrives, so a
-   * connection that never logs in holds no more than this in a half-received message.
+   * Largest WebSocket message before login: what the login packets need; a longer one closes
+   * the connection with 1009 (Message Too Big). The ws engine refuses it as soon as its header
+   * (or the fragment that passes the limit) arrives, so a connection that never logs in holds
+   * no more than this in a half-received message; uWS, whose limit is per route, refuses it
+   * once it is whole.
    */
   readonly loginMessageSize: number;
 }

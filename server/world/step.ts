@@ -160,7 +160,8 @@ const JUMP_UNITS = 64;
  * more time than passed on the server: claimed time is spent from a bank that refills with
  * server time up to moveBurstMs. Inputs that bunch up behind a stall spend what the bank
  * saved while they were on the way, so an honest client is never corrected for a late
- * burst; a client whose clock runs fast empties the bank and is corrected.
+ * burst; a client whose clock runs fast empties the bank and is corrected. A move from
+ * standing is charged only the walking its distance needed, not the time stood still.
  */
 function applyMove(w: World, p: Player, m: Extract<WorldInput, { type: 'move' }>): void {
   const correct = (reason: MoveRefusal): void => {
@@ -191,10 +192,14 @@ function applyMove(w: World, p: Player, m: Extract<WorldInput, { type: 'move' }>
   const allowed = Math.min(claimed, p.timeBank);
   const d = distance(p, to);
   if (d > (p.speed * MOVE_TOLERANCE * allowed) / 1000 + MOVE_SLACK_UNITS) return correct('speed');
-  // The first move has no client time to go by: it spends only the walking its distance
-  // needed, so a start that arrived late leaves the bank to the inputs queued behind it.
+  // A move from standing (or the first) spends only the walking its distance needed. The
+  // time it claims is mostly time stood still, which the bank held only up to moveBurstMs:
+  // charged in full it would leave the bank nearly empty just as a walk begins, and a start
+  // that a stall held back would take the bank from the heartbeats queued behind it. Either
+  // way every unit walked past the slack is paid for, so over any span the bank allows no
+  // more than the server time that passed plus moveBurstMs of walking.
   const needed = d <= MOVE_SLACK_UNITS ? 0 : ((d - MOVE_SLACK_UNITS) * 1000) / (p.speed * MOVE_TOLERANCE);
-  p.timeBank -= p.lastClientTime === undefined ? Math.min(allowed, needed) : allowed;
+  p.timeBank -= p.lastClientTime === undefined || !p.moving ? Math.min(allowed, needed) : allowed;
   p.lastSeq = m.seq;
   if (Number.isFinite(m.clientTime)) {
     p.lastClientTime = m.clientTime;

@@ -184,7 +184,8 @@ export interface Player extends EntityBase {
   lastClientTime: number | undefined;
   /**
    * Ms of walking the client may still claim beyond the server time that passed: grows with
-   * server time up to WorldRules.moveBurstMs, shrinks by the client time each move covers.
+   * server time up to WorldRules.moveBurstMs, shrinks by the client time each move covers
+   * (by the walking its distance needed for a move from standing).
    */
   timeBank: number;
   /** The movement state the client last reported (position is x, y). */

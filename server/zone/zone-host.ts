@@ -29,6 +29,8 @@ export class ZoneHost {
   /** Player entity id -> where its bytes go. */
   private readonly sinks = new Map<number, OutboxSink>();
   readonly outbox: Outbox;
+  /** The last tick's world step and its delivery to subscribers, in ms. */
+  readonly timing = { stepMs: 0, deliverMs: 0 };
 
   constructor(
     readonly world: World,
@@ -81,7 +83,9 @@ export class ZoneHost {
         moveInputDelaySeconds.observe(Math.max(0, now - input.receivedAt) / 1000);
       }
     }
+    const started = performance.now();
     const { events } = step(this.world, inputs, now, this.rng);
+    const stepped = performance.now();
     const after: WorldEvent[] = [];
     for (const e of events) {
       if (e.type === 'joined') this.hooks.joined(this, e.sessionId, e.playerId);
@@ -98,5 +102,7 @@ export class ZoneHost {
       if (e.type === 'save') this.hooks.save(this, e);
       else if (e.type === 'leftWorld') this.hooks.leftWorld(this, e);
     }
+    this.timing.stepMs = stepped - started;
+    this.timing.deliverMs = performance.now() - stepped;
   }
 }

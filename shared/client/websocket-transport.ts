@@ -2,6 +2,7 @@
  * ByteTransport over a WebSocket: one binary message carries one or more whole frames.
  * Works with the browser's WebSocket and with the `ws` package's class passed in from Node
  * (both have binaryType 'arraybuffer', the on* handler properties and bufferedAmount).
+ * Under `ws` messages come as Node Buffers ('nodebuffer'), which spares a copy of each.
  */
 import { ignoreBytes, ignoreClose, type ByteTransport } from './transport.js';
 
@@ -25,6 +26,20 @@ const OPEN = 1;
 export interface WebSocketConnectOptions {
   /** Give up when the socket has not opened after this long (ms). */
   timeoutMs?: number;
+}
+
+/**
+ * Binary messages as bytes without a copy where the class can: 'nodebuffer' (the `ws`
+ * package, whose 'arraybuffer' copies every message out of its Buffer), else 'arraybuffer'
+ * (a browser ignores, or refuses, a type it does not know).
+ */
+function binaryMessages(socket: WebSocketLike): void {
+  try {
+    socket.binaryType = 'nodebuffer';
+  } catch {
+    // Not a type this class knows.
+  }
+  if (socket.binaryType !== 'nodebuffer') socket.binaryType = 'arraybuffer';
 }
 
 export class WebSocketTransport implements ByteTransport {
@@ -53,7 +68,7 @@ export class WebSocketTransport implements ByteTransport {
         reject(new Error(`cannot open ${url}: ${describe(err)}`));
         return;
       }
-      socket.binaryType = 'arraybuffer';
+      binaryMessages(socket);
       const timer = setTimeout(() => {
         socket.onopen = socket.onerror = socket.onclose = null;
         socket.close();
@@ -76,7 +91,7 @@ export class WebSocketTransport implements ByteTransport {
 
   /** Wraps a socket that is already open. */
   constructor(private readonly socket: WebSocketLike) {
-    socket.binaryType = 'arraybuffer';
+    binaryMessages(socket);
     socket.onopen = null;
     socket.onmessage = (event: { data: unknown }) => this.receive(event.data);
     socket.onerror = (event) => {

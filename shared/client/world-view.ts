@@ -327,7 +327,8 @@ export class WorldView {
     const state: MotionState = {
       x: p.x,
       y: p.y,
-      t: at,
+      // A player's state is dated when its client sent it: `age` ms before the update's time.
+      t: at - (p.age ?? 0),
       moving: p.moving,
       angle: p.angle,
       speed: p.moving ? (p.speed ?? entity.spawnSpeed) : 0,
@@ -502,52 +503,32 @@ function pushState(motion: MotionState[], state: MotionState, snap: boolean): vo
 }
 
 /**
- * A state reaches an observer dated by the update that carried it (the server carries a
- * walker's state on to the frame's time), so a stop, a start or a turn happened somewhat
- * before its state's time. Between the two newest states `a` and `b` the walker went at a's
- * heading and speed, then at b's: the time it changed course is where those two legs meet
- * `b` (least squares over both axes). A state there keeps the speed steady on each leg, so a
- * stop is walked up to at full speed and held (not crept up to), and a start leaves the spot
- * when it did (not when the previous state was made). Nothing is added when the two legs
- * are one (a heartbeat) or do not meet inside the gap.
- *
- * When the legs meet before `a`, and `a` only said the walker kept on as before (a heartbeat
- * the server carried on from an input that came late), `a` was the server's guess: it is
- * dropped and the corner is found from the state before it, so the walker is drawn stopping
- * or turning where it did rather than running on and back. When `a` is a stop and `b` walks
- * on from it but left before a's time, the stop is dated earlier (to when it left).
+ * A player's state is dated when its client sent it, but a client sends its state only so
+ * often (a heartbeat while walking, at once on a start, stop or turn), and a mob's stop is
+ * dated by the tick: a start or a turn may have happened somewhat before its state's time.
+ * Between the two newest states `a` and `b` the walker went at a's heading and speed, then
+ * at b's: the time it changed course is where those two legs meet `b` (least squares over
+ * both axes). A state there keeps the speed steady on each leg, so a stop is walked up to
+ * at full speed and held (not crept up to), and a start leaves the spot when it did (not
+ * when the previous state was made). Nothing is added when the two legs are one (a
+ * heartbeat) or do not meet inside the gap.
  */
 function insertCorner(motion: MotionState[]): void {
   const b = motion[motion.length - 1];
-  if (!b) return;
-  for (let i = motion.length - 2; i >= 0; i--) {
-    const a = motion[i]!;
-    const u = cornerAfter(a, b);
-    if (u === undefined) return;
-    const before = motion[i - 1];
-    if (u < 0 && before && continues(before, a)) {
-      motion.splice(i, 1);
-      continue;
-    }
-    if (u < 0 && !a.moving && b.moving) {
-      // A stop is dated by the tick that took it: when its input came late, the walker had
-      // left again before that. It stood there from its arrival until it left.
-      a.t = Math.max(before ? before.t : -Infinity, a.t + u);
-      return;
-    }
-    if (!(u > CORNER_MIN_MS && u < b.t - a.t - CORNER_MIN_MS)) return;
-    const corner: MotionState = {
-      x: a.x + (a.moving ? Math.cos(a.angle) * a.speed * u : 0) / 1000,
-      y: a.y + (a.moving ? Math.sin(a.angle) * a.speed * u : 0) / 1000,
-      t: a.t + u,
-      moving: b.moving,
-      angle: b.moving ? b.angle : a.angle,
-      speed: b.speed,
-    };
-    motion.splice(motion.length - 1, 0, corner);
-    trimHistory(motion);
-    return;
-  }
+  const a = motion[motion.length - 2];
+  if (!a || !b) return;
+  const u = cornerAfter(a, b);
+  if (u === undefined || !(u > CORNER_MIN_MS && u < b.t - a.t - CORNER_MIN_MS)) return;
+  const corner: MotionState = {
+    x: a.x + (a.moving ? Math.cos(a.angle) * a.speed * u : 0) / 1000,
+    y: a.y + (a.moving ? Math.sin(a.angle) * a.speed * u : 0) / 1000,
+    t: a.t + u,
+    moving: b.moving,
+    angle: b.moving ? b.angle : a.angle,
+    speed: b.speed,
+  };
+  motion.splice(motion.length - 1, 0, corner);
+  trimHistory(motion);
 }
 
 /**
@@ -571,25 +552,14 @@ function cornerAfter(a: MotionState, b: MotionState): number | undefined {
   return (rx * kx + ry * ky) / k2;
 }
 
-/** Whether `a` says only that the walker in `before` kept on walking as it was. */
-function continues(before: MotionState, a: MotionState): boolean {
-  if (!before.moving || !a.moving || a.speed !== before.speed) return false;
-  if (Math.abs(a.angle - before.angle) > 1e-3) return false;
-  const dt = (a.t - before.t) / 1000;
-  const x = before.x + Math.cos(before.angle) * before.speed * dt;
-  const y = before.y + Math.sin(before.angle) * before.speed * dt;
-  return Math.hypot(a.x - x, a.y - y) <= CONTINUES_UNITS;
-}
-
-/** A heartbeat within this of where its predecessor reckons the walker says nothing new. */
-const CONTINUES_UNITS = 2;
-
 /**
- * The server's state for a walker whose inputs came late is its own guess, carried on from
- * the last input; the next state corrects it, sometimes a tick later and tens of units away.
- * Interpolating between the two would move the entity many times faster than it walks, so
- * the guess is forgotten (and the state before it, while the way to the new state is still
- * too fast): a renderer then glides from what it drew onto the corrected course.
+ * Two states closer in time than the walk between them allows: the server dates a player's
+ * states on its client's clock through an offset it learns from the least delayed input, so
+ * while that offset settles (a less delayed input moves it back) one state can sit too
+ * early or too late against the next. Interpolating between the two would move the entity
+ * many times faster than it walks, so the earlier one is forgotten (and the state before
+ * it, while the way to the new state is still too fast): a renderer then glides from what
+ * it drew onto the newer course.
  */
 function dropImplausible(motion: MotionState[], speed: number): void {
   const limit = (Math.max(speed, 1) * IMPLAUSIBLE_FACTOR) / 1000;

@@ -2,7 +2,7 @@
 import { t } from '../codec/index.js';
 
 /** Bumped on any wire change; Hello with another version gets ERR_VERSION. */
-export const PROTOCOL_VERSION = 4;
+export const PROTOCOL_VERSION = 5;
 
 /** Entity ids: players count up from 1, mobs from MOB_ID_BASE, so the two never meet. */
 export const entityId = t.varint;

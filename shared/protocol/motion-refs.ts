@@ -3,15 +3,18 @@
  *
  *   - the head's tick and time are deltas from the previous WorldUpdate on the connection,
  *     the first from EnterWorld's tick and serverTime;
- *   - a moveBy record is a move relative to its entity's reference, the state of its newest
- *     move or moveBy record, which both ends keep alike.
+ *   - a moveBy record is a move relative to its entity's reference, and a HERE path a path
+ *     from where that reference puts it: the reference is the entity's newest move, moveBy
+ *     or path record, which both ends keep alike.
  *
  * `resolve` rewrites a decoded WorldUpdate in place into its absolute form (tick and time,
- * moveBy records turned into move records, aged moves carried to the frame's time), so
- * everything after it reads plain states. A moveBy for an entity without a reference (the
+ * moveBy records turned into move records, each the state as it held `age` ms before the
+ * frame's time; HERE paths into paths from a point, or into moves where they stop; aged
+ * paths carried to the frame's time), so everything after it reads plain states, each
+ * dated by its own time. A moveBy or HERE path for an entity without a reference (the
  * client's own entity, which it predicts; or one whose spawn follows in the same frame) is
- * dropped. The step methods (`advance`, `setRef`, `moveBy`...) are the same work without
- * objects, for readers that walk the bytes in place.
+ * dropped. The step methods (`advance`, `setRef`, `moveBy`, `setPath`, `pathHere`...) are
+ * the same work without objects, for readers that walk the bytes in place.
  */
 import type { PayloadOf } from './define.js';
 import type { WorldUpdate } from './entity.js';
@@ -22,10 +25,13 @@ import {
   quantizeAngle,
   quantizeCoord,
   quantizeSpeed,
+  reckonPath,
   reckonRef,
   type EntityRecord,
   type MotionRef,
   type MoveRecord,
+  type PathRecord,
+  type PathRef,
 } from './records.js';
 
 export type WorldUpdatePayload = PayloadOf<typeof WorldUpdate>;
@@ -37,8 +43,13 @@ const SMALL_IDS = 1 << 16;
 interface Entry extends MotionRef {
   /** The spawn's speed in 1/16 units per second. */
   spawnQs: number;
-  /** Whether the fields of MotionRef hold a reference (after a move; not after a path). */
+  /** Whether the entry holds a reference (from the entity's first move or path on). */
   held: boolean;
+  /**
+   * A path reference's waypoints (x, y pairs of coord steps), walked from (qx, qy) at t at
+   * qs; null for a move reference. The array is kept and refilled, not replaced.
+   */
+  pts: number[] | null;
 }
 
 export class MotionRefs {
@@ -56,7 +67,8 @@ export class MotionRefs {
    */
   private readonly small: (Entry | undefined)[] = [];
   private readonly large = new Map<number, Entry>();
-  private readonly at = { qx: 0, qy: 0 };
+  private readonly at = { qx: 0, qy: 0, qa: 0 };
+  private readonly spare: number[] = [];
 
   /** Entered the world: the head's deltas count from EnterWorld's tick and serverTime. */
   enter(tick: number, time: number): void {
@@ -86,8 +98,9 @@ export class MotionRefs {
     if (e) {
       e.spawnQs = qs;
       e.held = false;
+      e.pts = null;
     } else {
-      this.put(id, { qx: 0, qy: 0, qa: 0, moving: false, qs: 0, t: 0, spawnQs: qs, held: false });
+      this.put(id, { qx: 0, qy: 0, qa: 0, moving: false, qs: 0, t: 0, spawnQs: qs, held: false, pts: null });
     }
   }
 
@@ -96,10 +109,69 @@ export class MotionRefs {
     else this.large.delete(id);
   }
 
-  /** A path: the entity has no move reference until its next move. */
-  path(id: number): void {
+  /** Where `e`'s reference puts it at `t` (coord steps and facing angle step), into `out`. */
+  private reckon(e: Entry, t: number, out: { qx: number; qy: number; qa: number }): number {
+    if (e.pts) return reckonPath(e as PathRef, t, out);
+    reckonRef(e, t, out);
+    out.qa = e.qa;
+    return 0;
+  }
+
+  /**
+   * A path from (qx, qy) through `pts` (x, y pairs of coord steps) that started `age` ms
+   * before the frame's time; `qs` -1 for the spawn's speed. No waypoints: it stands there.
+   */
+  setPath(id: number, qx: number, qy: number, qs: number, pts: readonly number[], age: number): void {
+    let e = this.get(id);
+    if (!e) {
+      e = { qx, qy, qa: 0, moving: false, qs: 0, t: 0, spawnQs: 0, held: false, pts: null };
+      this.put(id, e);
+    }
+    this.startPath(e, qx, qy, e.qa, qs, pts, this.time - age);
+  }
+
+  /**
+   * A HERE path: from where the entity's reference puts it `age` ms before the frame's time
+   * (left in `qx`, `qy`). False when the entity has no reference.
+   */
+  pathHere(id: number, qs: number, pts: readonly number[], age = 0): boolean {
     const e = this.get(id);
-    if (e) e.held = false;
+    if (!e || !e.held) return false;
+    const t = this.time - age;
+    const at = this.at;
+    this.reckon(e, t, at);
+    this.startPath(e, at.qx, at.qy, at.qa, qs, pts, t);
+    return true;
+  }
+
+  private startPath(
+    e: Entry,
+    qx: number,
+    qy: number,
+    qa: number,
+    qs: number,
+    pts: readonly number[],
+    t: number,
+  ): void {
+    e.qx = qx;
+    e.qy = qy;
+    e.qa = qa;
+    e.qs = qs >= 0 ? qs : e.spawnQs;
+    e.t = t;
+    e.held = true;
+    if (pts.length === 0) {
+      // Stopped: a standing move reference, facing along the way it came.
+      e.moving = false;
+      e.pts = null;
+    } else {
+      e.moving = true;
+      const kept = e.pts ?? [];
+      kept.length = 0;
+      for (let i = 0; i < pts.length; i++) kept.push(pts[i]!);
+      e.pts = kept;
+    }
+    this.qx = qx;
+    this.qy = qy;
   }
 
   /** An absolute move in wire steps (`qs` -1: the spawn's speed), `age` ms before the frame's time. */
@@ -107,9 +179,10 @@ export class MotionRefs {
     let e = this.get(id);
     if (!e) {
       // Never spawned here (the client's own entity): its speed is whatever the record says.
-      e = { qx, qy, qa, moving, qs: 0, t: 0, spawnQs: 0, held: false };
+      e = { qx, qy, qa, moving, qs: 0, t: 0, spawnQs: 0, held: false, pts: null };
       this.put(id, e);
     }
+    e.pts = null;
     e.qx = qx;
     e.qy = qy;
     e.qa = qa;
@@ -139,7 +212,12 @@ export class MotionRefs {
     if (!e || !e.held) return undefined;
     const at = this.at;
     const t = this.time - age;
-    reckonRef(e, t, at);
+    this.reckon(e, t, at);
+    if (e.pts) {
+      // From a path reference: a move reference from here on, facing as it walked.
+      e.qa = at.qa;
+      e.pts = null;
+    }
     const qx = clampStep(at.qx + dx);
     const qy = clampStep(at.qy + dy);
     e.qx = qx;
@@ -175,19 +253,38 @@ export class MotionRefs {
       case 'despawn':
         this.forget(r.id);
         return r;
-      case 'path':
-        this.path(r.id);
-        return r;
+      case 'path': {
+        const pts = this.quantized(r.waypoints);
+        const qs = r.speed === undefined ? -1 : quantizeSpeed(r.speed);
+        this.setPath(r.id, quantizeCoord(r.x), quantizeCoord(r.y), qs, pts, r.age ?? 0);
+        return r.age ? this.carried(r.id, r) : r;
+      }
+      case 'pathHere': {
+        const pts = this.quantized(r.waypoints);
+        const qs = r.speed === undefined ? -1 : quantizeSpeed(r.speed);
+        if (!this.pathHere(r.id, qs, pts, r.age ?? 0)) return undefined;
+        const path: PathRecord = {
+          kind: 'path',
+          id: r.id,
+          x: dequantizeCoord(this.qx),
+          y: dequantizeCoord(this.qy),
+          speed: r.speed,
+          waypoints: r.waypoints,
+        };
+        return this.carried(r.id, path);
+      }
       case 'move': {
         const qs = r.speed === undefined ? -1 : quantizeSpeed(r.speed);
-        const age = r.age ?? 0;
-        this.setRef(r.id, quantizeCoord(r.x), quantizeCoord(r.y), quantizeAngle(r.angle), r.moving, qs, age);
-        if (age === 0) return r;
-        // Carried to the frame's time, so readers need not know about ages.
-        reckonRef(this.get(r.id)!, this.time, this.at);
-        const carried: MoveRecord = { ...r, x: dequantizeCoord(this.at.qx), y: dequantizeCoord(this.at.qy) };
-        delete carried.age;
-        return carried;
+        this.setRef(
+          r.id,
+          quantizeCoord(r.x),
+          quantizeCoord(r.y),
+          quantizeAngle(r.angle),
+          r.moving,
+          qs,
+          r.age ?? 0,
+        );
+        return r;
       }
       case 'moveBy': {
         const ref = this.moveBy(
@@ -200,26 +297,63 @@ export class MotionRefs {
           r.age ?? 0,
         );
         if (!ref) return undefined;
-        // Carried to the frame's time, as an aged move is.
-        if (r.age) reckonRef(ref, this.time, this.at);
-        else {
-          this.at.qx = ref.qx;
-          this.at.qy = ref.qy;
-        }
-        return {
+        const move: MoveRecord = {
           kind: 'move',
           id: r.id,
-          x: dequantizeCoord(this.at.qx),
-          y: dequantizeCoord(this.at.qy),
+          x: dequantizeCoord(ref.qx),
+          y: dequantizeCoord(ref.qy),
           angle: dequantizeAngle(ref.qa),
           moving: ref.moving,
           jump: false,
           speed: r.speed === undefined ? undefined : dequantizeSpeed(ref.qs),
         };
+        if (r.age) move.age = r.age;
+        return move;
       }
       default:
         return r;
     }
+  }
+
+  private quantized(waypoints: readonly { x: number; y: number }[]): number[] {
+    const pts = this.spare;
+    pts.length = 0;
+    for (const p of waypoints) pts.push(quantizeCoord(p.x), quantizeCoord(p.y));
+    return pts;
+  }
+
+  /**
+   * A path record as of the frame's time: from where the entity is then through the
+   * waypoints not yet reached, or a standing move where it has arrived (or stopped).
+   */
+  private carried(id: number, r: PathRecord): PathRecord | MoveRecord {
+    const e = this.get(id)!;
+    const at = this.at;
+    const next = this.reckon(e, this.time, at);
+    const x = dequantizeCoord(at.qx);
+    const y = dequantizeCoord(at.qy);
+    if (!e.pts || next * 2 >= e.pts.length) {
+      return {
+        kind: 'move',
+        id,
+        x,
+        y,
+        angle: dequantizeAngle(at.qa),
+        moving: false,
+        jump: false,
+        speed: undefined,
+      };
+    }
+    if (next === 0 && e.t === this.time) return r;
+    const carried: PathRecord = {
+      kind: 'path',
+      id,
+      x,
+      y,
+      speed: r.speed,
+      waypoints: r.waypoints.slice(next),
+    };
+    return carried;
   }
 }
 

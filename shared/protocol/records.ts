@@ -19,9 +19,14 @@
  *                   (`age` ms before it with AGE 0x80); without it, standing at (x, y)
  *                   facing `angle`. JUMP 0x20: a discontinuity (teleport, correction):
  *                   snap, do not blend.
- *   kind 1 path     x coord · y coord [· speed u16 if SPEED 0x40] · count u8 ·
- *                   (x coord · y coord) × count
+ *   kind 1 path     [x coord · y coord unless HERE 0x10] [· speed u16 if SPEED 0x40]
+ *                   [· count u8 unless ONE 0x20] · (x coord · y coord) × count
+ *                   [· age varint if AGE 0x80]
  *                   walking from (x, y) through the waypoints from the frame's time
+ *                   (`age` ms before it with AGE), then standing at the last; ONE: one
+ *                   waypoint. HERE: from where the entity's reference puts it at that
+ *                   time (see reckonPath), which the path then becomes; HERE with no
+ *                   waypoints stops it there, facing along its way.
  *   kind 2 spawn    entity u8 (0 player, 1 mob) · template u16 · name string(16) · level u8 ·
  *                   health varint · maxHealth varint · speed u16 · appearance u8
  *                   ALIVE 0x10. Always followed in its block by the same id's move or path.
@@ -32,8 +37,8 @@
  *   kind 7 moveBy   dx zigzag · dy zigzag [· angle u8 unless SAME_ANGLE 0x20]
  *                   [· speed u16 if SPEED 0x40] [· age varint if AGE 0x80]; MOVING 0x10
  *                   as for move. A move relative to the entity's reference: where its
- *                   newest move or moveBy puts it at the state's time (the frame's time,
- *                   less `age` ms with AGE), in coord steps (see reckonRef).
+ *                   newest move, moveBy or path puts it at the state's time (the frame's
+ *                   time, less `age` ms with AGE), in coord steps (see reckonRef).
  *
  * coord: u16, value × 65535 / COORD_MAX (≈ 1/16 unit). angle: u8, 2π/256.
  * speed: u16 in 1/16 units per second. zigzag: a signed integer n as the varint
@@ -66,6 +71,9 @@ export const SPEED = 0x40;
 export const AGE = 0x80;
 export const SAME_ANGLE = 0x20;
 export const ALIVE = 0x10;
+/** Path tag bits: starts where the reference puts the entity; exactly one waypoint. */
+export const HERE = 0x10;
+export const ONE = 0x20;
 
 export const DespawnReason = ['outOfRange', 'left', 'corpse'] as const;
 export type DespawnReason = (typeof DespawnReason)[number];
@@ -97,6 +105,21 @@ export type PathRecord = {
   /** Units per second when it differs from the entity's spawn speed. */
   speed: number | undefined;
   waypoints: { x: number; y: number }[];
+  /** Ms before the frame's time at which the walk started from (x, y). */
+  age?: number;
+};
+/**
+ * A path from where the entity's reference puts it (wire HERE): no waypoints stops it
+ * there. The client's MotionRefs turns it into a path or a move record; only a client
+ * holding the reference can.
+ */
+export type PathHereRecord = {
+  kind: 'pathHere';
+  id: number;
+  /** Units per second when it differs from the entity's spawn speed. */
+  speed: number | undefined;
+  waypoints: { x: number; y: number }[];
+  age?: number;
 };
 /**
  * A move relative to the entity's reference (its newest move or moveBy): `dx`, `dy` are
@@ -150,7 +173,8 @@ export type EntityRecord =
   | HealthRecord
   | DeathRecord
   | RespawnRecord
-  | MoveByRecord;
+  | MoveByRecord
+  | PathHereRecord;
 
 // ------------------------------------------------------------------ scalar helpers
 
@@ -219,6 +243,57 @@ export function reckonRef(ref: MotionRef, t: number, out: { qx: number; qy: numb
   const y = Math.floor(ref.qy + SIN[a]! * d + 0.5);
   out.qx = x < 0 ? 0 : x > 65535 ? 65535 : x;
   out.qy = y < 0 ? 0 : y > 65535 ? 65535 : y;
+}
+
+/**
+ * A path reference in wire steps: from (qx, qy) at server time t through `pts` (x, y pairs
+ * of coord steps) at qs (1/16 units per second); `qa` is the facing before the first leg.
+ */
+export interface PathRef {
+  qx: number;
+  qy: number;
+  qa: number;
+  qs: number;
+  t: number;
+  pts: readonly number[];
+}
+
+/**
+ * Where a path puts its entity at server time `t`, in coord steps, and which way it faces
+ * (the angle step of the leg it is on, or of the last leg once arrived): the distance
+ * walked, (qs / 16) × (t − ref.t) / 1000 × 65535 / COORD_MAX steps, is laid along the legs
+ * in IEEE doubles and the point rounded half up. Writes into `out`; returns the index of
+ * the first waypoint not yet reached (pts.length / 2 once arrived). Server and clients
+ * compute the same steps from the same numbers.
+ */
+export function reckonPath(ref: PathRef, t: number, out: { qx: number; qy: number; qa: number }): number {
+  const pts = ref.pts;
+  let left = t > ref.t ? ((ref.qs / 16) * (t - ref.t) * COORD_SCALE) / 1000 : 0;
+  let fx = ref.qx;
+  let fy = ref.qy;
+  let qa = ref.qa;
+  for (let i = 0; i < pts.length; i += 2) {
+    const tx = pts[i]!;
+    const ty = pts[i + 1]!;
+    const dx = tx - fx;
+    const dy = ty - fy;
+    const len = Math.sqrt(dx * dx + dy * dy);
+    if (len > 0) qa = quantizeAngle(Math.atan2(dy, dx));
+    if (left < len) {
+      const f = left / len;
+      out.qx = Math.floor(fx + dx * f + 0.5);
+      out.qy = Math.floor(fy + dy * f + 0.5);
+      out.qa = qa;
+      return i / 2;
+    }
+    left -= len;
+    fx = tx;
+    fy = ty;
+  }
+  out.qx = fx;
+  out.qy = fy;
+  out.qa = qa;
+  return pts.length / 2;
 }
 
 /** cos and sin of each angle step, as Math.cos and Math.sin give them (looked up, not recomputed). */
@@ -337,20 +412,43 @@ export const writeRecordBody = {
     y: number,
     speed: number | undefined,
     waypoints: readonly { x: number; y: number }[],
+    age = 0,
   ) {
-    if (waypoints.length > MAX_PATH_POINTS) {
-      throw new EncodeError(`path of ${waypoints.length} waypoints exceeds ${MAX_PATH_POINTS}`);
-    }
+    const pts: number[] = [];
+    for (const p of waypoints)
+      pts.push(quantizeCoord(finite(p.x, 'coord')), quantizeCoord(finite(p.y, 'coord')));
+    writeRecordBody.pathSteps(
+      w,
+      idDelta,
+      quantizeCoord(finite(x, 'coord')),
+      quantizeCoord(finite(y, 'coord')),
+      speed === undefined ? -1 : quantizeSpeed(finite(speed, 'speed')),
+      pts,
+      age,
+    );
+  },
+  /**
+   * A path in wire steps: from (qx, qy), or from where the reference puts the entity when
+   * `qx` is -1 (HERE), through `pts` (x, y pairs of coord steps); `qs` -1 for the spawn's
+   * speed, `age` 0 for none.
+   */
+  pathSteps(w: Writer, idDelta: number, qx: number, qy: number, qs: number, pts: readonly number[], age = 0) {
+    const n = pts.length >> 1;
+    if (n > MAX_PATH_POINTS) throw new EncodeError(`path of ${n} waypoints exceeds ${MAX_PATH_POINTS}`);
+    const here = qx < 0;
+    const aged = age > 0;
     w.varint(idDelta);
-    w.u8(RecordKind.Path | (speed !== undefined ? SPEED : 0));
-    coord(w, x);
-    coord(w, y);
-    if (speed !== undefined) w.u16(quantizeSpeed(finite(speed, 'speed')));
-    w.u8(waypoints.length);
-    for (const p of waypoints) {
-      coord(w, p.x);
-      coord(w, p.y);
+    w.u8(
+      RecordKind.Path | (here ? HERE : 0) | (n === 1 ? ONE : 0) | (qs >= 0 ? SPEED : 0) | (aged ? AGE : 0),
+    );
+    if (!here) {
+      w.u16(qx);
+      w.u16(qy);
     }
+    if (qs >= 0) w.u16(qs);
+    if (n !== 1) w.u8(n);
+    for (let i = 0; i < n * 2; i++) w.u16(pts[i]!);
+    if (aged) w.varint(int(age, 0, 0xffffffff, 'age'));
   },
   spawn(w: Writer, idDelta: number, s: Omit<SpawnRecord, 'kind' | 'id'>) {
     w.varint(idDelta);
@@ -424,7 +522,14 @@ export function writeRecord(w: Writer, idDelta: number, r: EntityRecord): void {
         r.age ?? 0,
       );
     case 'path':
-      return b.path(w, idDelta, r.x, r.y, r.speed, r.waypoints);
+      return b.path(w, idDelta, r.x, r.y, r.speed, r.waypoints, r.age ?? 0);
+    case 'pathHere': {
+      const pts: number[] = [];
+      for (const p of r.waypoints)
+        pts.push(quantizeCoord(finite(p.x, 'coord')), quantizeCoord(finite(p.y, 'coord')));
+      const qs = r.speed === undefined ? -1 : quantizeSpeed(finite(r.speed, 'speed'));
+      return b.pathSteps(w, idDelta, -1, -1, qs, pts, r.age ?? 0);
+    }
     case 'spawn':
       return b.spawn(w, idDelta, r);
     case 'despawn':
@@ -510,16 +615,21 @@ function readRecord(r: Reader, id: number, tag: number): EntityRecord {
       return moveBy;
     }
     case RecordKind.Path: {
-      if (flags & ~SPEED) bad(DecodeErrorCode.BadEnum, `path record flags 0x${flags.toString(16)}`);
-      const x = readCoord(r);
-      const y = readCoord(r);
+      const here = (flags & HERE) !== 0;
+      const x = here ? 0 : readCoord(r);
+      const y = here ? 0 : readCoord(r);
       const speed = flags & SPEED ? readSpeed(r) : undefined;
-      const n = r.u8();
+      const n = flags & ONE ? 1 : r.u8();
       if (n > MAX_PATH_POINTS)
         bad(DecodeErrorCode.ListTooLong, `path of ${n} waypoints exceeds ${MAX_PATH_POINTS}`);
       const waypoints: { x: number; y: number }[] = [];
       for (let i = 0; i < n; i++) waypoints.push({ x: readCoord(r), y: readCoord(r) });
-      return { kind: 'path', id, x, y, speed, waypoints };
+      const age = flags & AGE ? r.varint() : undefined;
+      const path: PathRecord | PathHereRecord = here
+        ? { kind: 'pathHere', id, speed, waypoints }
+        : { kind: 'path', id, x, y, speed, waypoints };
+      if (age !== undefined) path.age = age;
+      return path;
     }
     case RecordKind.Spawn: {
       if (flags & ~ALIVE) bad(DecodeErrorCode.BadEnum, `spawn record flags 0x${flags.toString(16)}`);

@@ -353,11 +353,11 @@ describe('WorldView movement states', () => {
     expect(other.view.positionAt(other.wolf, 1_250).x).toBeCloseTo(25);
   });
 
-  it('forgets a state that only the server guessed when the next one is out of walking reach of it', () => {
+  it('forgets a state when the next one is out of walking reach of it', () => {
     const { view, wolf } = wolfView();
     view.applyRecords([walking(WOLF, 0, 0, 0)], 1_000);
-    // Carried on from a late input, the server guessed (100, 0) at 2 000; a tick later the
-    // input that came says it had turned south at (40, 0): 60 units back in 50 ms.
+    // A state dated (100, 0) at 2 000, then one 50 ms later that says it had turned south at
+    // (40, 0): 60 units back in 50 ms.
     view.applyRecords([walking(WOLF, 100, 0, 0)], 2_000);
     view.applyRecords([walking(WOLF, 40, 100, Math.PI / 2)], 2_050);
     let prev = view.positionAt(wolf, 1_000);
@@ -381,21 +381,26 @@ describe('WorldView movement states', () => {
     expect(view.positionAt(wolf, 3_000).x).toBeCloseTo(50);
   });
 
-  it('dates a stop earlier when the walker left it before the stop was dated (inputs that came late)', () => {
+  it('places a stop where and when its client sent it, though its update came late', () => {
     const { view, wolf } = wolfView();
     view.applyRecords([walking(WOLF, 0, 0, 0)], 1_000);
-    // It reached (50, 0) at 1 500 and stood; the stop came late and is dated 1 650.
-    view.applyRecords([moveRecord(WOLF, 50, 0)], 1_650);
-    // It left at 1 550: at 1 700 it is 15 units on.
-    view.applyRecords([walking(WOLF, 65, 0, 0)], 1_700);
+    // It reached (50, 0) at 1 500 and stood: the update carrying the stop left 150 ms later.
+    view.applyRecords([{ ...moveRecord(WOLF, 50, 0), age: 150 }], 1_650);
+    // It left again at 1 550: the start came in the next update, 150 ms old too.
+    view.applyRecords([{ ...walking(WOLF, 50, 0, 0), age: 150 }], 1_700);
     let prev = view.positionAt(wolf, 1_000);
     for (let t = 1_010; t <= 1_700; t += 10) {
       const p = view.positionAt(wolf, t);
+      // Never faster than it walks (1 unit per 10 ms): no running on past the stop and back.
       expect(Math.hypot(p.x - prev.x, p.y - prev.y)).toBeLessThanOrEqual(1 + 1e-6);
       prev = p;
     }
+    expect(view.positionAt(wolf, 1_250).x).toBeCloseTo(25);
+    expect(view.positionAt(wolf, 1_500).x).toBeCloseTo(50);
     expect(view.positionAt(wolf, 1_525).x).toBeCloseTo(50);
+    expect(view.positionAt(wolf, 1_550).x).toBeCloseTo(50);
     expect(view.positionAt(wolf, 1_600).x).toBeCloseTo(55);
+    expect(view.positionAt(wolf, 1_700).x).toBeCloseTo(65);
   });
 
   it('turns where the two legs meet, at a steady speed through the turn', () => {

@@ -194,9 +194,10 @@ describe.skipIf(skip)('the netcode lab page against the live server', () => {
       const ys = seen.map((p) => p.y);
       expect(Math.max(...xs) - Math.min(...xs)).toBeGreaterThan(120);
       expect(Math.max(...ys) - Math.min(...ys)).toBeGreaterThan(120);
-      // The walker's own corrections come from the server's move budget under stalls; this
-      // page's part is not to add to them: at 200±50 ms + 5% loss none.
-      if (link.latencyMs === 200) expect(figures.corrections).toBe(0);
+      // An honest walker is never corrected, whatever the link: the server's move budget lets
+      // a burst held behind a lost segment through (test/world/lab-walk.test.ts replays this
+      // walk through the link lab's queue for 40 seeds per link).
+      expect(figures.corrections).toBe(0);
       expect(b.steps.frames).toBeGreaterThan(200);
       expect(b.steps.over).toBe(0);
     }, 90_000);

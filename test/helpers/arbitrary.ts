@@ -159,6 +159,22 @@ export const entityRecordArbitrary: fc.Arbitrary<EntityRecord> = fc.oneof(
     speed: fc.option(speedArb, { nil: undefined }),
     waypoints: fc.array(pointArb, { maxLength: MAX_PATH_POINTS }),
   }),
+  fc
+    .record({
+      kind: fc.constant('path' as const),
+      id: idArb,
+      x: coordArb,
+      y: coordArb,
+      speed: fc.option(speedArb, { nil: undefined }),
+      waypoints: fc.array(pointArb, { maxLength: MAX_PATH_POINTS }),
+    })
+    .chain((r) => fc.integer({ min: 1, max: 0xffffffff }).map((age): EntityRecord => ({ ...r, age }))),
+  fc.record({
+    kind: fc.constant('pathHere' as const),
+    id: idArb,
+    speed: fc.option(speedArb, { nil: undefined }),
+    waypoints: fc.array(pointArb, { maxLength: MAX_PATH_POINTS }),
+  }),
   fc.record({
     kind: fc.constant('spawn' as const),
     id: idArb,

@@ -84,7 +84,9 @@ function sample(field: Field<unknown>, v: number): unknown {
  * frame; delta 0 repeats the id), player 9 turning and walking slower than its spawn speed
  * (a moveBy: 3 and -2 coord steps from where its reference puts it 40 ms before the frame,
  * when its client sent the state), player 10 walking on
- * (a moveBy with the same angle), and a wolf on a two-point path. Keys are in decoding order.
+ * (a moveBy with the same angle), a wolf on a two-point path, another chasing on from
+ * where it is (HERE, ONE waypoint) and a third stopping where it is (HERE, no waypoints).
+ * Keys are in decoding order.
  */
 export function sampleRecords(): EntityRecord[] {
   const wolf = MOB_ID_BASE + 2;
@@ -139,6 +141,13 @@ export function sampleRecords(): EntityRecord[] {
         { x: coordStep(0x1580), y: coordStep(0x2480) },
       ],
     },
+    {
+      kind: 'pathHere',
+      id: wolf + 1,
+      speed: undefined,
+      waypoints: [{ x: coordStep(0x1620), y: coordStep(0x2410) }],
+    },
+    { kind: 'pathHere', id: wolf + 3, speed: undefined, waypoints: [] },
   ];
 }
 

@@ -17,14 +17,17 @@ import {
   CharacterList,
   ChatSend,
   DeleteCharacter,
+  dequantizeCoord,
   EnterWorld,
   ErrorPacket,
   Hello,
+  HERE,
   JUMP,
   LoginOk,
   MAX_PATH_POINTS,
   MOVING,
   MoveInput,
+  ONE,
   packets,
   Ping,
   RecordKind,
@@ -264,11 +267,11 @@ describe('WorldUpdate refuses malformed entity records with specific decode erro
     }
   });
 
-  /** Every flag bit each kind refuses: move and moveBy use four, path and spawn one, the rest none. */
+  /** Every flag bit each kind refuses: move, moveBy and path use four, spawn one, the rest none. */
   const ALLOWED: Partial<Record<keyof typeof RecordKind, number>> = {
     Move: MOVING | JUMP | SPEED | AGE,
     MoveBy: MOVING | SAME_ANGLE | SPEED | AGE,
-    Path: SPEED,
+    Path: HERE | ONE | SPEED | AGE,
     Spawn: ALIVE,
   };
   const badFlags = KINDS.flatMap((kind) => {
@@ -306,6 +309,14 @@ describe('WorldUpdate refuses malformed entity records with specific decode erro
     });
     expect(WorldUpdate.decode(update(5, RecordKind.Path | SPEED, C, C, C, 0)).records[0]).toMatchObject({
       speed: 0x1234 / 16,
+    });
+    const hereTag = RecordKind.Path | HERE | ONE | SPEED | AGE;
+    expect(WorldUpdate.decode(update(5, hereTag, C, C, C, varint(70))).records[0]).toEqual({
+      kind: 'pathHere',
+      id: 5,
+      speed: 0x1234 / 16,
+      waypoints: [{ x: dequantizeCoord(0x1234), y: dequantizeCoord(0x1234) }],
+      age: 70,
     });
     expect(WorldUpdate.decode(update(5, RecordKind.Spawn | ALIVE, BODY.Spawn)).records[0]).toMatchObject({
       alive: true,
@@ -442,7 +453,8 @@ describe('WorldUpdate refuses malformed entity records with specific decode erro
 // up to that spot, then one hostile prefix, and nothing after it. The decoder must name
 // the problem from the prefix alone (reading on would give ERR_SHORT instead).
 
-const kindName = (r: EntityRecord) => (r.kind[0]!.toUpperCase() + r.kind.slice(1)) as keyof typeof RecordKind;
+const kindName = (r: EntityRecord) =>
+  (r.kind === 'pathHere' ? 'Path' : r.kind[0]!.toUpperCase() + r.kind.slice(1)) as keyof typeof RecordKind;
 
 interface Hostile {
   readonly at: string;
@@ -529,8 +541,8 @@ function hostilePayloads(def: Packet): Hostile[] {
         add(where, DecodeErrorCode.BadVarint, [0x80, 0x00]);
         // An id past 2^32 - 1: counted on from the previous one (no BASE), or a delta past it.
         add(where, DecodeErrorCode.BadVarint, [...varint(2 ** 32 - prev), kind]);
-        // 0x80 is AGE on a move or moveBy; every other kind refuses it.
-        if (r.kind !== 'move' && r.kind !== 'moveBy')
+        // 0x80 is AGE on a move, moveBy or path; every other kind refuses it.
+        if (r.kind !== 'move' && r.kind !== 'moveBy' && r.kind !== 'path' && r.kind !== 'pathHere')
           add(where, DecodeErrorCode.BadEnum, [...varint(r.id - prev), 0x80 | kind]);
         const start = w.pos;
         writeRecord(w, r.id - prev, r);

@@ -8,13 +8,18 @@ import {
   dequantizeCoord,
   MotionRefs,
   quantizeCoord,
+  reckonPath,
   reckonRef,
   unzigzag,
   WorldUpdate,
   zigzag,
   type EntityRecord,
   type MotionRef,
+  type PathRef,
 } from '../../shared/protocol/index.js';
+
+/** A coordinate as it comes back from the wire (its 1/16-unit step). */
+const step = (v: number): number => dequantizeCoord(quantizeCoord(v));
 
 function update(tick: number, time: number, records: EntityRecord[]) {
   // Through the codec, as a client gets it.
@@ -112,7 +117,7 @@ describe('MotionRefs', () => {
     expect(gone.records.map((r) => r.kind)).toEqual(['despawn']);
   });
 
-  it('carries an aged reference to the frame time, and counts later moveBy records from its own time', () => {
+  it('keeps an aged reference as it held, with its age, and counts later moveBy records from its own time', () => {
     const refs = new MotionRefs();
     refs.enter(0, 5_000);
     // Sent as it was 300 ms ago: walking east at 100 u/s from x = 100.
@@ -133,8 +138,8 @@ describe('MotionRefs', () => {
     refs.resolve(joined);
     const m = joined.records[1]!;
     if (m.kind !== 'move') throw new Error('not a move');
-    expect(m.age).toBeUndefined();
-    expect(m.x).toBeCloseTo(130, 1);
+    expect(m.age).toBe(300);
+    expect(m.x).toBeCloseTo(100, 1);
     // 100 ms later a moveBy of 0: the reference (x = 100 at 4 750) puts it at x = 140.
     const on = update(2, 100, [
       { kind: 'moveBy', id: 4, dx: 0, dy: 0, angle: undefined, moving: true, speed: undefined },
@@ -143,6 +148,73 @@ describe('MotionRefs', () => {
     const n = on.records[0]!;
     if (n.kind !== 'move') throw new Error('not a move');
     expect(n.x).toBeCloseTo(140, 1);
+    expect(n.age).toBeUndefined();
+    // A stop sent as it was 80 ms before the next frame: where the reference puts it then.
+    const stop = update(3, 50, [
+      { kind: 'moveBy', id: 4, dx: 0, dy: 0, angle: undefined, moving: false, speed: undefined, age: 80 },
+    ]);
+    refs.resolve(stop);
+    expect(stop.records[0]).toMatchObject({ kind: 'move', moving: false, age: 80 });
+    expect((stop.records[0] as { x: number }).x).toBeCloseTo(137, 1);
+  });
+
+  it('starts a HERE path where the reference puts the entity, and stops one there', () => {
+    const refs = new MotionRefs();
+    refs.enter(0, 5_000);
+    // A wolf sent as it was 300 ms ago: from x = 100 east toward x = 200 at 100 u/s.
+    const spawned = update(1, 50, [
+      spawn(9),
+      { kind: 'path', id: 9, x: 100, y: 100, speed: undefined, waypoints: [{ x: 200, y: 100 }], age: 300 },
+    ]);
+    refs.resolve(spawned);
+    const first = spawned.records[1]!;
+    if (first.kind !== 'path') throw new Error('not a path');
+    expect(first.age).toBeUndefined();
+    expect(first.x).toBeCloseTo(130, 1);
+    expect(first.waypoints).toEqual([{ x: 200, y: 100 }].map((p) => ({ x: step(p.x), y: step(p.y) })));
+    // 100 ms on it turns north from where it is (x = 140).
+    const turned = update(1, 100, [
+      { kind: 'pathHere', id: 9, speed: undefined, waypoints: [{ x: 140, y: 200 }] },
+    ]);
+    refs.resolve(turned);
+    const second = turned.records[0]!;
+    if (second.kind !== 'path') throw new Error('not a path');
+    expect(second.x).toBeCloseTo(140, 1);
+    expect(second.y).toBeCloseTo(100, 1);
+    // 100 ms on it stops 10 units north, facing north.
+    const stopped = update(1, 100, [{ kind: 'pathHere', id: 9, speed: undefined, waypoints: [] }]);
+    refs.resolve(stopped);
+    const stand = stopped.records[0]!;
+    if (stand.kind !== 'move') throw new Error('not a move');
+    expect(stand.moving).toBe(false);
+    expect(stand.x).toBeCloseTo(140, 1);
+    expect(stand.y).toBeCloseTo(110, 1);
+    expect(stand.angle).toBeCloseTo(Math.PI / 2, 1);
+    // Without a reference there is nothing to start from: dropped, as a moveBy is.
+    const orphan = update(1, 50, [{ kind: 'pathHere', id: 11, speed: undefined, waypoints: [] }]);
+    refs.resolve(orphan);
+    expect(orphan.records).toEqual([]);
+  });
+
+  it('lays a path reference along its legs in whole coord steps', () => {
+    const ref: PathRef = { qx: 1000, qy: 1000, qa: 7, qs: 1600, t: 0, pts: [2000, 1000, 2000, 3000] };
+    const out = { qx: 0, qy: 0, qa: 0 };
+    const perSecond = 100 * (65535 / 4096);
+    expect(reckonPath(ref, 0, out)).toBe(0);
+    expect(out).toEqual({ qx: 1000, qy: 1000, qa: 0 });
+    expect(reckonPath(ref, 500, out)).toBe(0);
+    expect(out.qx).toBe(Math.floor(1000 + perSecond / 2 + 0.5));
+    // Past the corner: on the second leg, facing +y (angle step 64).
+    const t = Math.ceil((1000 / perSecond) * 1000) + 100;
+    expect(reckonPath(ref, t, out)).toBe(1);
+    expect(out.qx).toBe(2000);
+    expect(out.qa).toBe(64);
+    // Arrived: the last waypoint, facing the last leg's way.
+    expect(reckonPath(ref, 1e9, out)).toBe(2);
+    expect(out).toEqual({ qx: 2000, qy: 3000, qa: 64 });
+    // No waypoints: standing where it is, facing as it did.
+    expect(reckonPath({ ...ref, pts: [] }, 1e9, out)).toBe(0);
+    expect(out).toEqual({ qx: 1000, qy: 1000, qa: 7 });
   });
 
   it('reckons in whole coord steps, clamped to the zone', () => {

@@ -61,7 +61,7 @@ describe('inferred payload types', () => {
       records: EntityRecord[];
     }>();
     expectTypeOf<EntityRecord['kind']>().toEqualTypeOf<
-      'move' | 'path' | 'spawn' | 'despawn' | 'health' | 'death' | 'respawn' | 'moveBy'
+      'move' | 'path' | 'spawn' | 'despawn' | 'health' | 'death' | 'respawn' | 'moveBy' | 'pathHere'
     >();
     expectTypeOf<Extract<EntityRecord, { kind: 'spawn' }>>().toEqualTypeOf<SpawnRecord>();
     expectTypeOf<SpawnRecord['entity']>().toEqualTypeOf<'player' | 'mob'>();

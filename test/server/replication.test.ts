@@ -20,7 +20,7 @@ import { Outbox } from '../../server/outbox/outbox.js';
 import { FlushScheduler } from '../../server/transport/flush.js';
 import { MemoryConnection } from '../../server/transport/memory.js';
 import { joinPlayer, type Player, type WorldInput } from '../../server/world/index.js';
-import { player, tick, world } from '../world/builders.js';
+import { mobAt, player, tick, world } from '../world/builders.js';
 
 interface Client {
   readonly p: Player;
@@ -34,8 +34,7 @@ function connection(soft = 64 * 1024): MemoryConnection {
   });
 }
 
-function setup(positions: readonly [number, number][], soft?: number) {
-  const w = world();
+function setup(positions: readonly [number, number][], soft?: number, w = world()) {
   const outbox = new Outbox();
   let session = 1;
   const clients: Client[] = positions.map(([x, y]) => {
@@ -279,16 +278,75 @@ describe('replication writer', () => {
         records.forEach((r, i) => {
           if (r.id !== walker.p.id || r.kind !== 'move') return;
           // A new state: where the server has it now, to the record's 1/16-unit step. A
-          // spawn's: its reference reckoned on, within what the server lets reckoning stray.
+          // spawn's: its reference (as it held, `age` ms ago) reckoned on to now, within what
+          // the server lets reckoning stray.
           const spawned = records[i - 1]?.kind === 'spawn';
           const within = spawned ? MOTION_ERROR_UNITS : 0.07;
-          expect(Math.abs(r.x - walker.p.x), `tick ${k}, observer ${c.p.id}`).toBeLessThan(within);
-          expect(Math.abs(r.y - walker.p.y), `tick ${k}, observer ${c.p.id}`).toBeLessThan(within);
+          const on = r.moving ? ((r.speed ?? walker.p.speed) * (r.age ?? 0)) / 1000 : 0;
+          const x = r.x + Math.cos(r.angle) * on;
+          const y = r.y + Math.sin(r.angle) * on;
+          expect(Math.abs(x - walker.p.x), `tick ${k}, observer ${c.p.id}`).toBeLessThan(within);
+          expect(Math.abs(y - walker.p.y), `tick ${k}, observer ${c.p.id}`).toBeLessThan(within);
         });
       });
     }
     expect(moveBys).toBeGreaterThan(10);
     expect(clients[2]!.p.visible.has(walker.p.id)).toBe(true);
+  });
+
+  it('sends mob routes HERE, and every observer, early or late, resolves them to where the server has the mob', () => {
+    const mobs = [mobAt(400, 300), mobAt(460, 340), mobAt(520, 280), mobAt(430, 420)];
+    const { w, outbox, clients, step } = setup(
+      [
+        [300, 300],
+        [350, 360],
+      ],
+      undefined,
+      world({ mobs, seed: 7 }),
+    );
+    const walker = clients[0]!;
+    let x = walker.p.x;
+    let here = 0;
+    let stops = 0;
+    let checked = 0;
+    for (let k = 1; k <= 240; k++) {
+      if (k === 90) {
+        // A late observer: its spawn of each mob carries the mob's reference path, aged.
+        const { playerId } = joinPlayer(w, 99, player({ x: 420, y: 380 }));
+        const conn = connection();
+        const p = w.players.get(playerId)!;
+        outbox.add(p, conn);
+        clients.push({ p, conn });
+      }
+      // The walker strolls among the wolves and back, so they chase, stop and chase again.
+      const dir = Math.floor(k / 40) % 2 === 0 ? 1 : -1;
+      const moving = k % 40 < 30;
+      if (moving) x += dir * walker.p.speed * 0.05 * 0.9;
+      const writes = clients.map((c) => c.conn.writes.length);
+      step([walk(walker.p, x, walker.p.y, k, k * 50, moving)]);
+      clients.forEach((c, i) => {
+        for (const b of c.conn.writes.slice(writes[i])) {
+          for (const r of frames(b).flatMap((f) => f.records ?? [])) {
+            if (r.kind !== 'pathHere') continue;
+            here++;
+            if (r.waypoints.length === 0) stops++;
+          }
+        }
+        if (c.conn.writes.length === writes[i]) return;
+        for (const r of lastRecords(c)) {
+          const m = w.mobs.get(r.id);
+          if (!m || (r.kind !== 'path' && r.kind !== 'move')) continue;
+          // Where the record starts the mob (or stands it) is where the server has it now,
+          // within the slack a HERE start may take (2 coord steps, 1/8 unit) and rounding.
+          expect(Math.abs(r.x - m.x), `tick ${k}, observer ${c.p.id}, mob ${m.id}`).toBeLessThan(0.2);
+          expect(Math.abs(r.y - m.y), `tick ${k}, observer ${c.p.id}, mob ${m.id}`).toBeLessThan(0.2);
+          checked++;
+        }
+      });
+    }
+    expect(here).toBeGreaterThan(10);
+    expect(stops).toBeGreaterThan(0);
+    expect(checked).toBeGreaterThan(30);
   });
 
   it('gives each observer exactly the entities its view holds', () => {

@@ -93,11 +93,21 @@ function expected(records: readonly EntityRecord[]): { calls: Call[]; movement: 
         calls.push(['move', r.id, quantizeCoord(r.x), quantizeCoord(r.y), tag, spawned]);
         break;
       }
-      case 'path':
+      case 'path': {
         movement++;
-        refs.path(r.id);
+        const pts = r.waypoints.flatMap((p) => [quantizeCoord(p.x), quantizeCoord(p.y)]);
+        const qs = r.speed === undefined ? -1 : quantizeSpeed(r.speed);
+        refs.setPath(r.id, quantizeCoord(r.x), quantizeCoord(r.y), qs, pts, r.age ?? 0);
         calls.push(['path', r.id, quantizeCoord(r.x), quantizeCoord(r.y)]);
         break;
+      }
+      case 'pathHere': {
+        movement++;
+        const pts = r.waypoints.flatMap((p) => [quantizeCoord(p.x), quantizeCoord(p.y)]);
+        const qs = r.speed === undefined ? -1 : quantizeSpeed(r.speed);
+        if (refs.pathHere(r.id, qs, pts, r.age ?? 0)) calls.push(['path', r.id, refs.qx, refs.qy]);
+        break;
+      }
       case 'spawn':
         refs.spawn(r.id, quantizeSpeed(r.speed));
         calls.push(['spawn', r.id, r.entity === 'mob', r.alive]);
@@ -129,7 +139,8 @@ function recordBytes(records: readonly EntityRecord[], movement: boolean): numbe
     const w = new Writer(64);
     writeRecord(w, r.id - prev, r);
     prev = r.id;
-    if ((r.kind === 'move' || r.kind === 'path' || r.kind === 'moveBy') === movement) sum += w.pos;
+    const moving = r.kind === 'move' || r.kind === 'path' || r.kind === 'pathHere' || r.kind === 'moveBy';
+    if (moving === movement) sum += w.pos;
   });
   return sum;
 }

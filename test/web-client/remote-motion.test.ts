@@ -2,8 +2,8 @@
  * A remote walker as an observer's page draws it, through a simulated server and the link
  * lab's delay queues (TCP-like: in order, a lost message stalls everything behind it): A
  * walks a square with stops and sends its movement states as MoveSender does; its inputs
- * reach the server through A's link; the server dates each state as the world does (a walk
- * carried on to the tick's time, a stop at the tick) and sends it to B through B's link,
+ * reach the server through A's link; the server dates each state as the world does (when
+ * its input was sent, sent with its age) and sends it to B through B's link,
  * with B's Pongs (B pings every 200 ms) in the same stream. B draws A every 16 ms.
  * Everything is seeded, so each run replays the same arrival timings.
  */
@@ -171,19 +171,19 @@ function simulate(link: LinkSettings, seed: number, durationMs = 20_000): Run {
         last.moving !== sent.moving ||
         (last.moving && (angleChanged || now - sent.t >= MOTION_HEARTBEAT_MS))
       ) {
-        // A walk is dated when its input was sent (the link's least delay is the clock
-        // offset) and carried on to the tick's time; a stop is dated by the tick.
+        // A state (walk or stop) goes as it was when its input was sent (the link's least
+        // delay is the clock offset), `age` ms before the update's time.
         const inputAt = Math.min(now, last.clientTime + link.latencyMs);
-        const carried = last.moving ? (SPEED * (now - inputAt)) / 1000 : 0;
         records.push({
           kind: 'move',
           id: A,
-          x: last.x + Math.cos(last.angle) * carried,
-          y: last.y + Math.sin(last.angle) * carried,
+          x: last.x,
+          y: last.y,
           angle: last.angle,
           moving: last.moving,
           jump: false,
           speed: undefined,
+          age: Math.round(now - inputAt),
         });
         sent = { moving: last.moving, angle: last.angle, t: now };
       }

@@ -195,6 +195,44 @@ describe('the client clock and the time bank', () => {
     expect(p.x).toBeCloseTo(100 + 120 * 2, 6);
   });
 
+  // The lab's square walk: a leg, a pause, a turn and the next leg. Over TCP a lost segment
+  // holds everything behind it for a retransmission timeout (200 ms) plus a round trip, so
+  // when the lost one is the start after the pause, the start and the heartbeats behind it
+  // arrive in one step.
+  it.each([
+    [100, 400],
+    [200, 600],
+  ])(
+    'never corrects an honest client whose start after a pause stalls (%i ms latency, a %i ms stall)',
+    (latency, stall) => {
+      const w = world({ zone: { obstacles: [] } });
+      const p = join(w, player({ x: 100, y: 300 }));
+      const sends: Send[] = [];
+      let arrives = 0;
+      const send = (input: WorldInput, extra = 0): void => {
+        arrives = Math.max(arrives, input.type === 'move' ? input.clientTime + latency + extra : 0);
+        sends.push({ input, arrives });
+      };
+      // East for 2 s from 1000, a stop, 700 ms standing, then north for 2 s from 3700.
+      const east = walker(p, 0, 1000);
+      for (let t = 1000; t <= 3000; t += 250) send(east.at(t, t < 3000));
+      const north = {
+        at: (t: number, moving = true): WorldInput =>
+          move(p, 100 + 240, 300 + (p.speed * (t - 3700)) / 1000, {
+            t,
+            facing: Math.PI / 2,
+            moving,
+          }),
+      };
+      for (let t = 3700; t <= 5700; t += 250) send(north.at(t, t < 5700), t === 3700 ? stall : 0);
+      const steps = play(w, sends, 6500);
+      expect(corrections(steps, p)).toEqual([]);
+      expect(p.x).toBeCloseTo(340, 6);
+      expect(p.y).toBeCloseTo(300 + 240, 6);
+      expect(p.moving).toBe(false);
+    },
+  );
+
   it('corrects a client whose clock runs fast: it claims more walking than time allows', () => {
     const w = world({ zone: { obstacles: [] } });
     const p = join(w, player({ x: 100, y: 300 }));
@@ -209,6 +247,21 @@ describe('the client clock and the time bank', () => {
     // Never further than walking allows in the server time that passed, plus the burst.
     const limit =
       (p.speed * MOVE_TOLERANCE * (2000 + w.rules.moveBurstMs)) / 1000 + MOVE_SLACK_UNITS * sends.length;
+    expect(p.x - 100).toBeLessThanOrEqual(limit);
+  });
+
+  it('corrects a fast clock that reports standing between moves: from standing a move pays for its distance', () => {
+    const w = world({ zone: { obstacles: [] } });
+    const p = join(w, player({ x: 100, y: 300 }));
+    // Twice the server's time on its clock, 240 units a second of ours, every state a stop.
+    const walk = walker(p, 0, 2000);
+    const sends: Send[] = [];
+    for (let t = 1000; t <= 5000; t += 125) sends.push({ input: walk.at(2 * t, false), arrives: t });
+    const steps = play(w, sends, 5000);
+    // The first refusal is for speed (what it sends after that runs off the zone).
+    expect(corrections(steps, p)[0]).toBe('speed');
+    const limit =
+      (p.speed * MOVE_TOLERANCE * (4000 + w.rules.moveBurstMs)) / 1000 + MOVE_SLACK_UNITS * sends.length;
     expect(p.x - 100).toBeLessThanOrEqual(limit);
   });
 

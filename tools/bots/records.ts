@@ -8,7 +8,8 @@
  *              id = idDelta with BASE (0x08, a block starts), else previous id + idDelta
  *
  *   kind 0 move     x u16 · y u16 · angle u8 [· speed u16 if SPEED] [· age varint if AGE]
- *   kind 1 path     x u16 · y u16 [· speed u16 if SPEED] · count u8 · (x u16 · y u16) × count
+ *   kind 1 path     [x u16 · y u16 unless HERE] [· speed u16 if SPEED] [· count u8 unless ONE] ·
+ *                   (x u16 · y u16) × count [· age varint if AGE]
  *   kind 2 spawn    entity u8 · template u16 · name (u8 length + bytes) · level u8 ·
  *                   health varint · maxHealth varint · speed u16 · appearance u8
  *   kind 3 despawn  reason u8
@@ -18,9 +19,9 @@
  *   kind 7 moveBy   dx zigzag · dy zigzag [· angle u8 unless SAME_ANGLE] [· speed u16 if SPEED]
  *                   [· age varint if AGE]
  *
- * The head's deltas and the moveBy records are resolved through the client's MotionRefs
- * (shared/protocol/motion-refs.ts), which keeps each entity's motion reference: the bot
- * measures where a moveBy puts its walker, so it keeps the references too.
+ * The head's deltas, the moveBy records and HERE paths are resolved through the client's
+ * MotionRefs (shared/protocol/motion-refs.ts), which keeps each entity's motion reference:
+ * the bot measures where a moveBy puts its walker, so it keeps the references too.
  * Coordinates are handed over quantized (the u16 on the wire), as the latency match wants
  * them. Nothing is allocated; the CRC is not checked (the client's decoder checks every
  * other frame; a WorldUpdate that does not parse is reported, not trusted).
@@ -30,7 +31,9 @@ import {
   AGE,
   ALIVE,
   BASE,
+  HERE,
   MOVING,
+  ONE,
   RecordKind,
   SAME_ANGLE,
   SPEED,
@@ -104,6 +107,9 @@ function u16(buf: Uint8Array, q: number): number {
  * players. Returns false when it does not parse: a record running past `end`, a varint over
  * 5 bytes.
  */
+/** Waypoints of the path being read, in coord steps (reused). */
+const scratch: number[] = [];
+
 export function walkRecords(
   buf: Uint8Array,
   start: number,
@@ -157,13 +163,30 @@ export function walkRecords(
       }
       case RecordKind.Path: {
         const q = at;
-        at += tag & SPEED ? 6 : 4;
-        if (at >= end) return false;
-        at += 1 + 4 * buf[at]!;
-        if (at > end) return false;
-        if (resolve) refs.path(id);
+        const here = (tag & HERE) !== 0;
+        if (!here) at += 4;
+        const qs = tag & SPEED ? u16(buf, at) : -1;
+        if (tag & SPEED) at += 2;
+        if (at > end || (!(tag & ONE) && at >= end)) return false;
+        const n = tag & ONE ? 1 : buf[at++]!;
+        const p = at;
+        at += 4 * n;
+        const age = tag & AGE ? varint(buf) : 0;
+        if (age < 0 || at > end) return false;
         tally.movementRecords++;
-        v.path(id, u16(buf, q), u16(buf, q + 2));
+        if (!resolve) {
+          if (!here) v.path(id, u16(buf, q), u16(buf, q + 2));
+          break;
+        }
+        const pts = scratch;
+        pts.length = 0;
+        for (let i = 0; i < 2 * n; i++) pts.push(u16(buf, p + 2 * i));
+        if (here) {
+          if (refs.pathHere(id, qs, pts, age)) v.path(id, refs.qx, refs.qy);
+        } else {
+          refs.setPath(id, u16(buf, q), u16(buf, q + 2), qs, pts, age);
+          v.path(id, u16(buf, q), u16(buf, q + 2));
+        }
         break;
       }
       case RecordKind.Spawn: {

@@ -163,6 +163,10 @@ export interface ProcessSample {
   rss: number;
   /** V8 heap in use (bytes), from /metrics. */
   heap: number;
+  /** V8 heap reserved, in use or not (bytes), from /metrics: RSS that the heap holds. */
+  heapTotal?: number;
+  /** Memory outside the V8 heap that JS objects own (ArrayBuffers, Buffers), from /metrics. */
+  external?: number;
   /** Open file descriptors (/proc/PID/fd). */
   fds: number;
   /** Active libuv handles (nodejs_active_handles_total). */
@@ -188,6 +192,8 @@ export async function sampleProcess(server: ServerChild): Promise<ProcessSample>
   return {
     rss: rssOf(server.pid),
     heap: total(s, 'nodejs_heap_size_used_bytes'),
+    heapTotal: total(s, 'nodejs_heap_size_total_bytes'),
+    external: total(s, 'nodejs_external_memory_bytes'),
     fds: readdirSync(`/proc/${server.pid}/fd`).length,
     handles: total(s, 'nodejs_active_handles_total'),
     connections: health.connections ?? 0,
