@@ -1,0 +1,259 @@
+/**
+ * npm run cluster -- [--gateways 2] [--zone-hosts 1] [--nats-url nats://HOST:PORT]
+ *
+ * One world as a cluster on this machine: a nats-server (Debian's `nats-server`, JetStream
+ * on, in a temp dir, on a free 127.0.0.1 port; or the one --nats-url / NATS_URL names), the
+ * zone hosts (`ROLE=zone-host`, ids zh-0, zh-1, ...; the world's zones dealt out among them
+ * in turn) and the gateways (`ROLE=gateway`, ids gw-0, gw-1, ...; gateway k on TCP_PORT + k
+ * and HTTP_PORT + k, from 7777 and 8080), each `tsx server/main.ts` with its lines prefixed
+ * by its id. Every process gets the same DATA_DIR, DATABASE_URL and WYVERN_SECRET:
+ * DATABASE_URL as set (postgres://... for processes on several machines), else one SQLite
+ * file, var/cluster.db, which processes on one machine can share.
+ *
+ * Ctrl-C (or SIGTERM) stops the gateways, then the zone hosts (which save everyone), then
+ * the nats-server it started. A process that dies is reported and not restarted, so a
+ * kill -9 can be tried by hand; start it again with the command line printed at start.
+ */
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { createInterface } from 'node:readline';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+import { loadWorldData } from '../server/world/index.js';
+
+const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
+const NATS_SERVER = ['/usr/sbin/nats-server', '/usr/bin/nats-server', '/usr/local/bin/nats-server'];
+
+interface Role {
+  readonly id: string;
+  readonly env: Record<string, string>;
+  proc?: ChildProcess;
+}
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const s = createServer();
+    s.once('error', reject);
+    s.listen(0, '127.0.0.1', () => {
+      const port = (s.address() as { port: number }).port;
+      s.close(() => resolve(port));
+    });
+  });
+}
+
+/** Copies a child's lines to ours, each prefixed with `[id]`. */
+function prefixed(id: string, proc: ChildProcess): void {
+  for (const [from, to] of [
+    [proc.stdout, process.stdout],
+    [proc.stderr, process.stderr],
+  ] as const) {
+    if (!from) continue;
+    createInterface({ input: from }).on('line', (line) => to.write(`[${id}] ${line}\n`));
+  }
+}
+
+function positive(text: string, what: string): number {
+  const n = Number(text);
+  if (!Number.isInteger(n) || n < 1) throw new Error(`${what} must be a whole number from 1: ${text}`);
+  return n;
+}
+
+async function main(): Promise<void> {
+  const { values } = parseArgs({
+    options: {
+      gateways: { type: 'string', default: '2' },
+      'zone-hosts': { type: 'string', default: '1' },
+      'nats-url': { type: 'string' },
+    },
+  });
+  const gateways = positive(values.gateways, '--gateways');
+  const zoneHosts = positive(values['zone-hosts'], '--zone-hosts');
+  const dataDir = process.env['DATA_DIR'] ?? 'data';
+  const zones = loadWorldData(join(ROOT, dataDir)).zones.map((z) => z.name);
+  if (zoneHosts > zones.length) {
+    throw new Error(
+      `${zoneHosts} zone hosts for ${zones.length} zone${zones.length === 1 ? '' : 's'} (${zones.join(', ')}): ` +
+        'a zone runs on one host at a time, so a host beyond the zones would have nothing to run',
+    );
+  }
+  const tcpBase = Number(process.env['TCP_PORT'] ?? 7777);
+  const httpBase = Number(process.env['HTTP_PORT'] ?? 8080);
+
+  // The browser client the gateways serve, built once (as npm start does).
+  if (!existsSync(join(ROOT, 'web-client/dist/index.html'))) {
+    console.log('[cluster] building the browser client');
+    const built = spawnSync(process.execPath, [join(ROOT, 'node_modules/vite/bin/vite.js'), 'build'], {
+      cwd: ROOT,
+      stdio: 'inherit',
+    });
+    if (built.status !== 0) throw new Error('the browser client did not build');
+  }
+
+  const children: ChildProcess[] = [];
+  let stopping = false;
+  let natsDir: string | undefined;
+  let nats: ChildProcess | undefined;
+  let natsUrl = values['nats-url'] ?? process.env['NATS_URL'];
+  if (!natsUrl) {
+    const bin = NATS_SERVER.find((p) => existsSync(p));
+    if (!bin) throw new Error('no nats-server here: apt-get install nats-server, or pass --nats-url');
+    const port = await freePort();
+    natsDir = mkdtempSync(join(tmpdir(), 'wyvern-nats-'));
+    nats = spawn(bin, ['-a', '127.0.0.1', '-p', String(port), '-js', '-sd', natsDir], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+      // Its own process group: a Ctrl-C in the terminal reaches only this runner, which
+      // stops the roles first and the nats-server they need for it last.
+      detached: true,
+    });
+    prefixed('nats', nats);
+    natsUrl = `nats://127.0.0.1:${port}`;
+    await untilListening(port, nats);
+    console.log(`[cluster] nats-server on ${natsUrl} (JetStream in ${natsDir})`);
+  }
+
+  let databaseUrl = process.env['DATABASE_URL'];
+  if (!databaseUrl) {
+    mkdirSync(join(ROOT, 'var'), { recursive: true });
+    databaseUrl = 'sqlite:var/cluster.db';
+    console.log(
+      '[cluster] DATABASE_URL is not set: every process shares var/cluster.db (one machine only; ' +
+        'set DATABASE_URL=postgres://... to spread the roles over machines)',
+    );
+  }
+  const secret = process.env['WYVERN_SECRET'] ?? readSecret() ?? randomBytes(32).toString('hex');
+  const common = { NATS_URL: natsUrl, DATABASE_URL: databaseUrl, WYVERN_SECRET: secret, DATA_DIR: dataDir };
+
+  const roles: Role[] = [];
+  for (let i = 0; i < zoneHosts; i++) {
+    const mine = zones.filter((_, k) => k % zoneHosts === i);
+    roles.push({
+      id: `zh-${i}`,
+      env: { ...common, ROLE: 'zone-host', NODE_ID: `zh-${i}`, ZONES: mine.join(',') },
+    });
+  }
+  for (let k = 0; k < gateways; k++) {
+    roles.push({
+      id: `gw-${k}`,
+      env: {
+        ...common,
+        ROLE: 'gateway',
+        GATEWAY_ID: `gw-${k}`,
+        TCP_PORT: String(tcpBase + k),
+        HTTP_PORT: String(httpBase + k),
+      },
+    });
+  }
+
+  const stop = async (code: number): Promise<never> => {
+    if (stopping) return new Promise<never>(() => {});
+    stopping = true;
+    console.log('[cluster] stopping: gateways, then zone hosts (they save everyone), then nats-server');
+    for (const kind of ['gw-', 'zh-']) {
+      await Promise.all(
+        roles.filter((r) => r.id.startsWith(kind) && r.proc).map((r) => stopChild(r.proc!, 15_000)),
+      );
+    }
+    if (nats) await stopChild(nats, 5_000);
+    if (natsDir) rmSync(natsDir, { recursive: true, force: true });
+    process.exit(code);
+  };
+  process.on('SIGINT', () => void stop(0));
+  process.on('SIGTERM', () => void stop(0));
+  process.on('exit', () => {
+    for (const c of [...children, ...(nats ? [nats] : [])]) if (c.exitCode === null) c.kill('SIGKILL');
+  });
+  nats?.once('exit', (code) => {
+    if (!stopping)
+      console.log(`[cluster] nats-server exited (${code}); the roles keep reconnecting to ${natsUrl}`);
+  });
+
+  for (const role of roles) {
+    const proc = spawn(process.execPath, ['--import', 'tsx', join(ROOT, 'server/main.ts')], {
+      cwd: ROOT,
+      env: { ...process.env, ...role.env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+      detached: true,
+    });
+    role.proc = proc;
+    children.push(proc);
+    prefixed(role.id, proc);
+    proc.once('exit', (code, signal) => {
+      if (!stopping) console.log(`[cluster] ${role.id} exited (${signal ?? code}); the others go on`);
+    });
+    const shown = Object.entries(role.env)
+      .filter(([k]) => k !== 'WYVERN_SECRET')
+      .map(([k, v]) => `${k}=${v}`)
+      .join(' ');
+    console.log(`[cluster] ${role.id}: ${shown} npx tsx server/main.ts`);
+    // Zone hosts first, each with its zones claimed, before the gateways route to them.
+    if (role.id.startsWith('zh-')) await untilLine(proc, /world running/);
+  }
+  console.log(
+    `[cluster] up: ${gateways} gateway${gateways === 1 ? '' : 's'} (browser on ` +
+      roles
+        .filter((r) => r.id.startsWith('gw-'))
+        .map((r) => `http://localhost:${r.env['HTTP_PORT']}/`)
+        .join(', ') +
+      `), ${zoneHosts} zone host${zoneHosts === 1 ? '' : 's'}; Ctrl-C stops them all`,
+  );
+}
+
+/** The secret a previous single-process run generated beside var/wyvern.db, if any. */
+function readSecret(): string | undefined {
+  const file = join(ROOT, 'var/server-secret');
+  return existsSync(file) ? readFileSync(file, 'utf8').trim() || undefined : undefined;
+}
+
+function untilListening(port: number, proc: ChildProcess): Promise<void> {
+  const deadline = Date.now() + 10_000;
+  return new Promise((resolve, reject) => {
+    const attempt = () => {
+      if (proc.exitCode !== null) return reject(new Error(`nats-server exited (${proc.exitCode})`));
+      const s = createServer();
+      s.once('error', () => resolve());
+      s.listen(port, '127.0.0.1', () => {
+        s.close();
+        if (Date.now() > deadline) reject(new Error('nats-server did not listen within 10 s'));
+        else setTimeout(attempt, 100);
+      });
+    };
+    attempt();
+  });
+}
+
+function untilLine(proc: ChildProcess, pattern: RegExp): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error('a zone host did not start within 60 s')), 60_000);
+    proc.once('exit', (code) => {
+      clearTimeout(timer);
+      reject(new Error(`a zone host exited (${code}) before it ran its zones`));
+    });
+    createInterface({ input: proc.stdout! }).on('line', (line) => {
+      if (pattern.test(line)) {
+        clearTimeout(timer);
+        resolve();
+      }
+    });
+  });
+}
+
+function stopChild(proc: ChildProcess, waitMs: number): Promise<void> {
+  if (proc.exitCode !== null || proc.signalCode !== null) return Promise.resolve();
+  return new Promise((resolve) => {
+    const timer = setTimeout(() => proc.kill('SIGKILL'), waitMs);
+    proc.once('exit', () => {
+      clearTimeout(timer);
+      resolve();
+    });
+    proc.kill('SIGTERM');
+  });
+}
+
+main().catch((e) => {
+  console.error(`cluster: ${(e as Error).message}`);
+  process.exit(1);
+});
