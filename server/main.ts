@@ -347,10 +347,10 @@ export async function startZoneHost(
   const stop = async (): Promise<void> => {
     // Everyone's final state is written before the store closes.
     await realm.stop();
-    await Promise.all([...leases.map((l) => l.release()), node.release()]);
+    await releaseAll([...leases, node], log, bus);
     untrack();
-    if (!options.registry) await registry.close();
-    if (!options.bus) await bus.drain();
+    if (!options.registry) await quietly(log, 'registry', () => registry.close());
+    if (!options.bus) await quietly(log, 'bus', () => bus.drain());
     if (!options.store) await store.close();
   };
   return { realm, bus, store, log, stop: () => (stopping ??= stop()) };
@@ -379,10 +379,10 @@ export async function startGateway(
   let untrack = (): void => {};
   const closeOwn = async (): Promise<void> => {
     await srp.close();
-    await node?.release();
+    if (node) await releaseAll([node], log, bus);
     untrack();
-    if (!options.registry) await registry?.close();
-    if (!options.bus) await bus?.drain();
+    if (!options.registry) await quietly(log, 'registry', () => registry?.close());
+    if (!options.bus) await quietly(log, 'bus', () => bus?.drain());
     if (!options.store) await store.close();
   };
   try {
@@ -461,7 +461,7 @@ export async function startGateway(
     // No more inputs; then the zone host of this same process, whose final saves need the store.
     gateway.close();
     view.stop();
-    await node?.release();
+    if (node) await releaseAll([node], log, bus);
     node = undefined;
     await options.onStop?.();
     await closeOwn();
@@ -595,6 +595,35 @@ async function main(argv: readonly string[]): Promise<void> {
   };
   process.on('SIGINT', onSignal);
   process.on('SIGTERM', onSignal);
+}
+
+/**
+ * Gives the registry entries back at shutdown, as a courtesy: with NATS unreachable (down,
+ * or stopped first) they are left to lapse at the end of their TTL, and the rest of the
+ * shutdown (final saves, the store) goes on.
+ */
+async function releaseAll(leases: readonly Lease[], log: Logger, bus?: Bus): Promise<void> {
+  if (bus && !bus.stats().connected) {
+    log.warn({ leases: leases.length }, 'NATS unreachable: registry entries lapse when their TTL runs out');
+    return;
+  }
+  const results = await Promise.allSettled(leases.map((l) => l.release()));
+  const failed = results.filter((r) => r.status === 'rejected');
+  if (failed.length > 0) {
+    log.warn(
+      { err: (failed[0] as PromiseRejectedResult).reason, leases: failed.length },
+      'registry entries not released: they lapse when their TTL runs out',
+    );
+  }
+}
+
+/** A shutdown step that may fail with NATS gone: logged, and the shutdown goes on to the store. */
+async function quietly(log: Logger, what: string, fn: () => Promise<unknown> | undefined): Promise<void> {
+  try {
+    await fn();
+  } catch (err) {
+    log.warn({ err, what }, 'not closed cleanly (NATS unreachable?); shutting down anyway');
+  }
 }
 
 function isEntryPoint(): boolean {

@@ -159,7 +159,10 @@ export class NatsBus implements Bus {
 
   async drain(): Promise<void> {
     this.closing = true;
-    if (!this.connection.isClosed() && !this.connection.isDraining()) await this.connection.drain();
+    // Disconnected, a drain would wait for the server to come back: nothing can be flushed to
+    // it meanwhile, so the connection simply closes (what waits in the client is lost).
+    if (!this.counters.connected && !this.connection.isClosed()) await this.connection.close();
+    else if (!this.connection.isClosed() && !this.connection.isDraining()) await this.connection.drain();
     await this.statusLoop;
   }
 
