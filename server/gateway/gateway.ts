@@ -18,8 +18,9 @@
  * The hard send limit stays here: appending a tick's bytes commits them like any frame, and
  * a connection over the limit is cut. The soft limit is the zone host's to act on (it skips
  * whole droppable sections while encoding), so after each batch the gateway tells the host of
- * every in-world connection whose verdict changed. The session state machine is changed only
- * through server/session/world-state.ts.
+ * each connection whose verdict changed. A tick message found missing by its seq (NATS
+ * delivers at most once) gets that host's sessions here a RESYNC. The session state machine
+ * is changed only through server/session/world-state.ts.
  */
 import { Writer } from '../../shared/codec/writer.js';
 import { EnterWorldRequest, Whisper, WhoList } from '../../shared/protocol/index.js';
