@@ -45,6 +45,7 @@ import {
 } from '../cluster/wire.js';
 import type { GameRouter } from '../dispatch/router.js';
 import type { Logger } from '../log.js';
+import { gatewayBatchSeconds } from '../metrics/index.js';
 import type { ResumeWorld } from '../session/account.js';
 import type { Session } from '../session/connection.js';
 import { enteredWorld, leftWorld } from '../session/world-state.js';
@@ -322,9 +323,11 @@ export class Gateway implements GameRouter, ResumeWorld {
   // ------------------------------------------------------------------ from the zone hosts
 
   private onBatch(message: BusMessage): void {
+    const started = performance.now();
     visitGatewayBatch(message.data, this.records);
     this.opts.flush();
     this.reportBehind();
+    gatewayBatchSeconds.observe((performance.now() - started) / 1000);
   }
 
   /** What each record of a batch does (one object: no allocation per record). */

@@ -136,6 +136,16 @@ export const tickSeconds = new Histogram({
   registers: [registry],
 });
 
+export const gatewayBatchSeconds = new Histogram({
+  name: 'wyvern_gateway_batch_seconds',
+  help: "Time a gateway takes over one zone host's tick message: its sessions' bytes into their connections, then the one write per connection (the tick's socket writes).",
+  buckets: [
+    0.0005, 0.001, 0.0025, 0.005, 0.0075, 0.01, 0.015, 0.02, 0.025, 0.03, 0.035, 0.04, 0.045, 0.05, 0.06,
+    0.075, 0.1, 0.15, 0.25, 0.5, 1,
+  ],
+  registers: [registry],
+});
+
 export const replicationRecords = new Counter({
   name: 'wyvern_replication_records_total',
   help: 'Entity records encoded by the replication writer (once each, however many clients receive them).',
