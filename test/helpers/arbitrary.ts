@@ -126,6 +126,15 @@ const stepDeltaArb = fc.oneof(
   fc.constantFrom(-65535, -8192, -8193, 8191, 8192, 65535),
 );
 
+const pathArb = fc.record({
+  kind: fc.constant('path' as const),
+  id: idArb,
+  x: coordArb,
+  y: coordArb,
+  speed: fc.option(speedArb, { nil: undefined }),
+  waypoints: fc.array(pointArb, { maxLength: MAX_PATH_POINTS }),
+});
+
 export const entityRecordArbitrary: fc.Arbitrary<EntityRecord> = fc.oneof(
   moveArb,
   fc
@@ -151,24 +160,8 @@ export const entityRecordArbitrary: fc.Arbitrary<EntityRecord> = fc.oneof(
       speed: fc.option(speedArb, { nil: undefined }),
     })
     .chain((r) => fc.integer({ min: 1, max: 0xffffffff }).map((age): EntityRecord => ({ ...r, age }))),
-  fc.record({
-    kind: fc.constant('path' as const),
-    id: idArb,
-    x: coordArb,
-    y: coordArb,
-    speed: fc.option(speedArb, { nil: undefined }),
-    waypoints: fc.array(pointArb, { maxLength: MAX_PATH_POINTS }),
-  }),
-  fc
-    .record({
-      kind: fc.constant('path' as const),
-      id: idArb,
-      x: coordArb,
-      y: coordArb,
-      speed: fc.option(speedArb, { nil: undefined }),
-      waypoints: fc.array(pointArb, { maxLength: MAX_PATH_POINTS }),
-    })
-    .chain((r) => fc.integer({ min: 1, max: 0xffffffff }).map((age): EntityRecord => ({ ...r, age }))),
+  pathArb,
+  pathArb.chain((r) => fc.integer({ min: 1, max: 0xffffffff }).map((age): EntityRecord => ({ ...r, age }))),
   fc.record({
     kind: fc.constant('pathHere' as const),
     id: idArb,
