@@ -35,6 +35,7 @@ import {
   markBase,
   quantizeAngle,
   quantizeCoord,
+  quantizePoints,
   quantizeSpeed,
   reckonPath,
   reckonRef,
@@ -508,8 +509,7 @@ export class Outbox {
       return;
     }
     const waypoints = route && m.alive ? remainingRoute(route, this.time) : [];
-    const pts: number[] = [];
-    for (const p of waypoints) pts.push(quantizeCoord(p.x), quantizeCoord(p.y));
+    const pts = quantizePoints(waypoints);
     // A route that only stops the mob where it is (one point, here) is a stand.
     if (pts.length === 2 && pts[0] === qx && pts[1] === qy) pts.length = 0;
     const routeQs = route ? quantizeSpeed(route.speed) : spawnQs;

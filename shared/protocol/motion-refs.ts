@@ -25,6 +25,7 @@ import {
   quantizeAngle,
   quantizeCoord,
   quantizeSpeed,
+  quantizePoints,
   reckonPath,
   reckonRef,
   type EntityRecord,
@@ -254,13 +255,13 @@ export class MotionRefs {
         this.forget(r.id);
         return r;
       case 'path': {
-        const pts = this.quantized(r.waypoints);
+        const pts = quantizePoints(r.waypoints, this.spare);
         const qs = r.speed === undefined ? -1 : quantizeSpeed(r.speed);
         this.setPath(r.id, quantizeCoord(r.x), quantizeCoord(r.y), qs, pts, r.age ?? 0);
         return r.age ? this.carried(r.id, r) : r;
       }
       case 'pathHere': {
-        const pts = this.quantized(r.waypoints);
+        const pts = quantizePoints(r.waypoints, this.spare);
         const qs = r.speed === undefined ? -1 : quantizeSpeed(r.speed);
         if (!this.pathHere(r.id, qs, pts, r.age ?? 0)) return undefined;
         const path: PathRecord = {
@@ -313,13 +314,6 @@ export class MotionRefs {
       default:
         return r;
     }
-  }
-
-  private quantized(waypoints: readonly { x: number; y: number }[]): number[] {
-    const pts = this.spare;
-    pts.length = 0;
-    for (const p of waypoints) pts.push(quantizeCoord(p.x), quantizeCoord(p.y));
-    return pts;
   }
 
   /**

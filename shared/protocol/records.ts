@@ -318,6 +318,13 @@ function int(v: number, min: number, max: number, what: string): number {
   return v;
 }
 
+/** Points as a path's wire steps: x, y pairs of coord steps, into `out` (emptied first). */
+export function quantizePoints(points: readonly { x: number; y: number }[], out: number[] = []): number[] {
+  out.length = 0;
+  for (const p of points) out.push(quantizeCoord(finite(p.x, 'coord')), quantizeCoord(finite(p.y, 'coord')));
+  return out;
+}
+
 function coord(w: Writer, v: number): void {
   w.u16(quantizeCoord(finite(v, 'coord')));
 }
@@ -414,9 +421,7 @@ export const writeRecordBody = {
     waypoints: readonly { x: number; y: number }[],
     age = 0,
   ) {
-    const pts: number[] = [];
-    for (const p of waypoints)
-      pts.push(quantizeCoord(finite(p.x, 'coord')), quantizeCoord(finite(p.y, 'coord')));
+    const pts = quantizePoints(waypoints);
     writeRecordBody.pathSteps(
       w,
       idDelta,
@@ -524,9 +529,7 @@ export function writeRecord(w: Writer, idDelta: number, r: EntityRecord): void {
     case 'path':
       return b.path(w, idDelta, r.x, r.y, r.speed, r.waypoints, r.age ?? 0);
     case 'pathHere': {
-      const pts: number[] = [];
-      for (const p of r.waypoints)
-        pts.push(quantizeCoord(finite(p.x, 'coord')), quantizeCoord(finite(p.y, 'coord')));
+      const pts = quantizePoints(r.waypoints);
       const qs = r.speed === undefined ? -1 : quantizeSpeed(finite(r.speed, 'speed'));
       return b.pathSteps(w, idDelta, -1, -1, qs, pts, r.age ?? 0);
     }

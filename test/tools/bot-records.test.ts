@@ -21,6 +21,7 @@ import {
   MOVING,
   quantizeAngle,
   quantizeCoord,
+  quantizePoints,
   quantizeSpeed,
   AGE,
   RecordKind,
@@ -95,7 +96,7 @@ function expected(records: readonly EntityRecord[]): { calls: Call[]; movement: 
       }
       case 'path': {
         movement++;
-        const pts = r.waypoints.flatMap((p) => [quantizeCoord(p.x), quantizeCoord(p.y)]);
+        const pts = quantizePoints(r.waypoints);
         const qs = r.speed === undefined ? -1 : quantizeSpeed(r.speed);
         refs.setPath(r.id, quantizeCoord(r.x), quantizeCoord(r.y), qs, pts, r.age ?? 0);
         calls.push(['path', r.id, quantizeCoord(r.x), quantizeCoord(r.y)]);
@@ -103,7 +104,7 @@ function expected(records: readonly EntityRecord[]): { calls: Call[]; movement: 
       }
       case 'pathHere': {
         movement++;
-        const pts = r.waypoints.flatMap((p) => [quantizeCoord(p.x), quantizeCoord(p.y)]);
+        const pts = quantizePoints(r.waypoints);
         const qs = r.speed === undefined ? -1 : quantizeSpeed(r.speed);
         if (refs.pathHere(r.id, qs, pts, r.age ?? 0)) calls.push(['path', r.id, refs.qx, refs.qy]);
         break;
