@@ -208,9 +208,8 @@ function runOnce(
     const t3 = performance.now();
     if (t === warmup) bytes0 = walkers.reduce((n, w) => n + w.conn.bytes, 0);
     if (t >= warmup) {
-      const s = host.timing.stepMs;
-      step.world.push(s);
-      step.deliver.push(t2 - t0 - s);
+      step.world.push(host.timing.stepMs);
+      step.deliver.push(host.timing.deliverMs);
       step.flush.push(t3 - t2);
       step.total.push(t3 - t0);
       records += host.outbox.stats.records;
