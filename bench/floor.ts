@@ -31,12 +31,11 @@ import { HEADER_SIZE } from '../shared/codec/frame.js';
 import type { ConnectionInput } from '../server/transport/connection.js';
 import { FlushScheduler } from '../server/transport/flush.js';
 import { listenTcp } from '../server/transport/tcp.js';
-import { IpcChild, killChildrenOnExit, sleep } from './load/children.js';
+import { IpcChild, killChildrenOnExit, pinned, sleep, TASKSET } from './load/children.js';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
 const RESULTS = join(ROOT, 'bench/results');
 const SELF = fileURLToPath(import.meta.url);
-const TASKSET = '/usr/bin/taskset';
 /** The opcode written: any server-to-client opcode; the reader never decodes. */
 const OPCODE = 0x0201;
 
@@ -178,9 +177,7 @@ interface Step {
 }
 
 function child(core: number | undefined, args: string[]): IpcChild {
-  const node = [process.execPath, '--import', 'tsx', SELF, ...args];
-  const [cmd, cmdArgs] =
-    core === undefined ? [node[0]!, node.slice(1)] : [TASKSET, ['-c', String(core), ...node]];
+  const [cmd, cmdArgs] = pinned(core, ['--import', 'tsx', SELF, ...args]);
   return new IpcChild(spawn(cmd, cmdArgs, { cwd: ROOT, stdio: ['ignore', 'inherit', 'inherit', 'ipc'] }));
 }
 

@@ -73,6 +73,8 @@ import {
   stopChild,
   untilHealthy,
   freePort,
+  pinned,
+  TASKSET,
 } from './load/children.js';
 import { topFunctions } from './load/profile.js';
 import { markdown, svgChart, type RunResult, type StepResult, type Transport } from './load/report.js';
@@ -83,7 +85,6 @@ const LATENCY_LIMIT_MS = 100;
 /** Bots over this much of their core, or sending under this share of what is due, make a step invalid. */
 const BOT_CPU_LIMIT = 85;
 const MOVES_SENT_MIN = 0.95;
-const TASKSET = '/usr/bin/taskset';
 
 interface Args {
   transports: Transport[];
@@ -210,12 +211,6 @@ function parseArgs(argv: readonly string[]): Args {
 killChildrenOnExit('load');
 
 const log = (line: string) => process.stdout.write(`${line}\n`);
-
-/** The command that runs node on `core` (taskset execs node: the child's pid is node's). */
-function pinned(core: number | undefined, nodeArgs: string[]): [string, string[]] {
-  if (core === undefined) return [process.execPath, nodeArgs];
-  return [TASKSET, ['-c', String(core), process.execPath, ...nodeArgs]];
-}
 
 interface ServerChild {
   proc: ChildProcess;

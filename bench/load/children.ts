@@ -10,6 +10,14 @@ const children = new Set<ChildProcess>();
 
 export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
+export const TASKSET = '/usr/bin/taskset';
+
+/** The command that runs node on `core` (taskset execs node: the child's pid is node's). */
+export function pinned(core: number | undefined, nodeArgs: string[]): [string, string[]] {
+  if (core === undefined) return [process.execPath, nodeArgs];
+  return [TASKSET, ['-c', String(core), process.execPath, ...nodeArgs]];
+}
+
 /** Kills the child with the benchmark (see killChildrenOnExit). */
 export function adopt(proc: ChildProcess): ChildProcess {
   children.add(proc);
