@@ -15,7 +15,7 @@ import { ConfigError, configHelp, loadConfig, type Config } from './config.js';
 import { Dispatcher, LOGIN_MESSAGE_SIZE } from './dispatch/dispatcher.js';
 import { noWorldRouter, type GameRouter } from './dispatch/router.js';
 import { createLogger, type Logger } from './log.js';
-import { metricsText, sendObserver, trackSendQueues } from './metrics/index.js';
+import { metricsText, sendObserver, trackSendQueues, trackSrpHeap } from './metrics/index.js';
 import { installMemoryProbe } from './metrics/memory-probe.js';
 import { LabFeed } from './lab/feed.js';
 import { composeHandlers, type SessionHandlers } from './session/handlers.js';
@@ -373,12 +373,14 @@ export async function startGateway(
       ? join(dirname(location.path), 'server-secret')
       : DEFAULT_SECRET_FILE;
   const srp = new SrpPool({ size: config.srpWorkers });
+  const untrackSrp = trackSrpHeap(() => srp.workerHeapBytes);
   let bus: Bus | undefined;
   let registry: ClusterRegistry | undefined;
   let node: Lease | undefined;
   let untrack = (): void => {};
   const closeOwn = async (): Promise<void> => {
     await srp.close();
+    untrackSrp();
     if (node) await releaseAll([node], log, bus);
     untrack();
     if (!options.registry) await quietly(log, 'registry', () => registry?.close());

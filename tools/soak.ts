@@ -23,7 +23,7 @@ const DRIFT_TARGET_PCT = 10;
 function split(samples: readonly SoakSample[], warmupS: number): string {
   const after = samples.filter((s) => s.t >= warmupS && s.heapTotal !== undefined);
   if (after.length === 0) return 'not sampled';
-  const mean = (xs: readonly SoakSample[], key: 'heapTotal' | 'external') =>
+  const mean = (xs: readonly SoakSample[], key: 'heapTotal' | 'external' | 'srpHeap') =>
     xs.reduce((a, s) => a + (s[key] ?? 0), 0) / Math.max(1, xs.length);
   const t0 = after[0]!.t;
   const t1 = after.at(-1)!.t;
@@ -32,7 +32,10 @@ function split(samples: readonly SoakSample[], warmupS: number): string {
   const mb = (v: number) => (v / 2 ** 20).toFixed(1);
   return (
     `${mb(mean(head, 'heapTotal'))} MB -> ${mb(mean(tail, 'heapTotal'))} MB / ` +
-    `${mb(mean(head, 'external'))} MB -> ${mb(mean(tail, 'external'))} MB`
+    `${mb(mean(head, 'external'))} MB -> ${mb(mean(tail, 'external'))} MB` +
+    (after[0]!.srpHeap === undefined
+      ? ''
+      : ` / ${mb(mean(head, 'srpHeap'))} MB -> ${mb(mean(tail, 'srpHeap'))} MB`)
   );
 }
 
@@ -141,7 +144,7 @@ function markdown(r: SoakResult, ok: boolean): string {
     `| RSS min / max after warm-up | ${mb(r.rss.min)} / ${mb(r.rss.max)} MB | |`,
     `| heap in use after warm-up -> end (means) | ${mb(r.heap.warm)} MB -> ${mb(r.heap.end)} MB (${r.heap.driftPct}%), min ${mb(r.heap.min)}, max ${mb(r.heap.max)} | |`,
     `| RSS, mean of each 5 minutes | ${trend(r.samples)} | |`,
-    `| V8 heap reserved / external (ArrayBuffers) after warm-up -> end | ${split(r.samples, r.options.warmupMs / 1000)} | |`,
+    `| V8 heap reserved / external (ArrayBuffers) / SRP workers' heaps after warm-up -> end | ${split(r.samples, r.options.warmupMs / 1000)} | |`,
     `| fds after warm-up -> end (means) | ${r.fds.warm} -> ${r.fds.end}, min ${r.fds.min}, max ${r.fds.max} | |`,
     `| heap / fds first sample | ${mb(first?.heap ?? 0)} MB / ${first?.fds ?? 0} | |`,
     `| handles first / last sample | ${first?.handles ?? 0} / ${last?.handles ?? 0} | |`,

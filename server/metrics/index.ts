@@ -170,6 +170,25 @@ export const sendObserver = {
   },
 };
 
+const srpHeapSources = new Set<() => number>();
+
+export const srpWorkerHeap = new Gauge({
+  name: 'wyvern_srp_worker_heap_bytes',
+  help: "The SRP worker threads' V8 heaps together (not in nodejs_heap_size_total_bytes), as of their last jobs.",
+  registers: [registry],
+  collect() {
+    let sum = 0;
+    for (const source of srpHeapSources) sum += source();
+    this.set(sum);
+  },
+});
+
+/** Adds an SRP pool's worker heaps to the gauge; returns the way to remove it. */
+export function trackSrpHeap(source: () => number): () => void {
+  srpHeapSources.add(source);
+  return () => srpHeapSources.delete(source);
+}
+
 /** Anything whose send buffer can be measured: a Connection. */
 export interface BufferedSource {
   bufferedBytes(): number;

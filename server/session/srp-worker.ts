@@ -4,6 +4,7 @@
  * failures of any kind (wrong M1, A = 0 mod N, empty fields) are a bad proof: they all come
  * from client input.
  */
+import { getHeapStatistics } from 'node:v8';
 import { parentPort } from 'node:worker_threads';
 import { SRPParameters, SRPRoutines, SRPServerSession, SRPServerSessionStep1 } from 'tssrp6a';
 import { bigIntToBytes, bytesToBigInt, WORKER_READY, type SrpReply, type SrpRequest } from './srp.js';
@@ -36,7 +37,9 @@ export async function runSrpJob(request: SrpRequest): Promise<SrpReply> {
 const port = parentPort;
 if (port) {
   port.on('message', (request: SrpRequest) => {
-    void runSrpJob(request).then((reply) => port.postMessage(reply));
+    void runSrpJob(request).then((reply) =>
+      port.postMessage({ ...reply, heap: getHeapStatistics().total_heap_size }),
+    );
   });
   port.postMessage(WORKER_READY);
 }

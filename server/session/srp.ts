@@ -78,10 +78,14 @@ export class SrpError extends Error {
 export type SrpRequest =
   | { id: number; op: 'step1'; identity: string; salt: Uint8Array; verifier: Uint8Array }
   | { id: number; op: 'step2'; state: SrpServerState; A: Uint8Array; M1: Uint8Array };
-export type SrpReply =
+export type SrpReply = (
   | { id: number; ok: true; B: Uint8Array; state: SrpServerState }
   | { id: number; ok: true; M2: Uint8Array }
-  | { id: number; ok: false; code: SrpErrorCode; message: string };
+  | { id: number; ok: false; code: SrpErrorCode; message: string }
+) & {
+  /** The worker's own V8 heap (bytes) after the job: outside the main thread's heap figures. */
+  heap?: number;
+};
 export const WORKER_READY = 'srp-worker-ready';
 
 export interface SrpJobOptions {
@@ -142,6 +146,8 @@ interface Slot {
   worker: Worker;
   ready: boolean;
   job: Job | undefined;
+  /** The worker's V8 heap size as of its last reply. */
+  heap: number;
 }
 
 /** Consecutive workers dying before they are ready: the pool gives up instead of looping. */
@@ -170,6 +176,13 @@ export class SrpPool {
     if (this.broken && this.slots.length === 0) return Promise.reject(this.broken);
     if (this.slots.every((slot) => slot.ready)) return Promise.resolve();
     return new Promise((resolve, reject) => this.readyWaiters.push({ resolve, reject }));
+  }
+
+  /** The workers' V8 heaps together (bytes), as each last reported: not in process.memoryUsage(). */
+  get workerHeapBytes(): number {
+    let sum = 0;
+    for (const slot of this.slots) sum += slot.heap;
+    return sum;
   }
 
   /** Jobs waiting for a worker. */
@@ -283,7 +296,7 @@ export class SrpPool {
     // Referenced while starting or busy, unreferenced when idle: an idle pool never keeps the
     // process alive, a pending job always does.
     const worker = startWorker(this.workerUrl);
-    const slot: Slot = { worker, ready: false, job: undefined };
+    const slot: Slot = { worker, ready: false, job: undefined, heap: 0 };
     worker.on('message', (message: SrpReply | typeof WORKER_READY) => {
       if (message === WORKER_READY) {
         slot.ready = true;
@@ -293,6 +306,7 @@ export class SrpPool {
         if (!slot.job) this.next(slot);
         return;
       }
+      if (message.heap !== undefined) slot.heap = message.heap;
       const job = slot.job;
       if (!job || job.id !== message.id) return;
       if (message.ok) {

@@ -60,6 +60,12 @@ describe('SRP pool', () => {
     await expect(login(pool, 'Alice', 'correct horse', alice)).resolves.toBeUndefined();
   });
 
+  it("reports its workers' heaps, which the main thread's heap figures leave out", async () => {
+    await login(pool, 'Alice', 'correct horse', alice);
+    // A worker's isolate holds at least a few MB; 0 would mean no reply carried its heap.
+    expect(pool.workerHeapBytes).toBeGreaterThan(1_000_000);
+  });
+
   it('logs in whatever the case of the account name', async () => {
     await expect(login(pool, 'ALICE', 'correct horse', alice)).resolves.toBeUndefined();
   });

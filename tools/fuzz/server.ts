@@ -167,6 +167,8 @@ export interface ProcessSample {
   heapTotal?: number;
   /** Memory outside the V8 heap that JS objects own (ArrayBuffers, Buffers), from /metrics. */
   external?: number;
+  /** The SRP worker threads' V8 heaps (bytes), from /metrics: in RSS, not in heapTotal. */
+  srpHeap?: number;
   /** Open file descriptors (/proc/PID/fd). */
   fds: number;
   /** Active libuv handles (nodejs_active_handles_total). */
@@ -194,6 +196,7 @@ export async function sampleProcess(server: ServerChild): Promise<ProcessSample>
     heap: total(s, 'nodejs_heap_size_used_bytes'),
     heapTotal: total(s, 'nodejs_heap_size_total_bytes'),
     external: total(s, 'nodejs_external_memory_bytes'),
+    srpHeap: total(s, 'wyvern_srp_worker_heap_bytes'),
     fds: readdirSync(`/proc/${server.pid}/fd`).length,
     handles: total(s, 'nodejs_active_handles_total'),
     connections: health.connections ?? 0,
