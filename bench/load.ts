@@ -4,6 +4,7 @@
  *   npx tsx bench/load.ts [--transport tcp,uws,mix | all] [--steps 500,1000,1500,2000]
  *       [--settle 10] [--hold 20] [--arrive-timeout 60] [--dense] [--in-view 50]
  *       [--tick-rate 20] [--cores 0,1 | --no-pin] [--shipped-zone] [--data data] [--profile]
+ *       [--layout one,1+1,2+1]
  *
  * Setup, per transport: the server alone on one core and the bot swarm alone on another
  * (`taskset -c`), so neither steals the other's CPU; a fresh temp SQLite database; a temp copy
@@ -15,6 +16,11 @@
  *   uws   bots over WebSocket, server WS_ENGINE=uws
  *   ws    bots over WebSocket, server WS_ENGINE=ws
  *   mix   half TCP, half WebSocket, server WS_ENGINE=uws
+ *
+ * --layout runs each transport against each server layout (bench/load/servers.ts): `one` (the
+ * default: one process, both roles, as `npm start`) or `G+Z`, G gateways and Z zone hosts over a
+ * local nats-server, every server-side process pinned to the server core and the bots spread
+ * over the gateways; the server's CPU is then the sum over its processes, each also reported.
  *
  * Per step N the swarm grows to N bots (the same bots stay; only new ones log in), every bot
  * walks to its place, things settle, then --hold seconds are measured between two scrapes of
@@ -39,7 +45,7 @@
  * prints and records its hottest functions (the profile covers the whole run, logins included);
  * WYVERN_PROFILE_BOTS=DIR writes the bot swarm's --cpu-prof profile into DIR.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import {
   createWriteStream,
   existsSync,
@@ -55,29 +61,29 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { AreaSpec, GrowReport, PhaseReport } from '../tools/bots/swarm.js';
 import { DEFAULT_SWARM_OPTIONS } from '../tools/bots/state.js';
+import { delta, histogram, maxBound, quantile, total, type Samples } from './load/prometheus.js';
 import {
-  delta,
-  histogram,
-  maxBound,
-  parseMetrics,
-  quantile,
-  total,
-  type Samples,
-} from './load/prometheus.js';
-import {
-  adopt,
   IpcChild,
   killChildren,
   killChildrenOnExit,
   sleep,
   stopChild,
-  untilHealthy,
-  freePort,
   pinned,
   TASKSET,
 } from './load/children.js';
 import { topFunctions } from './load/profile.js';
 import { markdown, svgChart, type RunResult, type StepResult, type Transport } from './load/report.js';
+import {
+  cpuSeconds,
+  layoutName,
+  ONE,
+  parseLayout,
+  rssBytes,
+  scrapeAll,
+  startServers,
+  type Layout,
+  type Servers,
+} from './load/servers.js';
 import { writeBenchData, type BenchZoneSummary } from './load/zone.js';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
@@ -102,6 +108,8 @@ interface Args {
   shippedZone: boolean;
   data: string;
   out: string;
+  /** Server layouts, each run for every transport. */
+  layouts: Layout[];
 }
 
 const TRANSPORTS: readonly Transport[] = ['tcp', 'uws', 'ws', 'mix'];
@@ -122,6 +130,7 @@ function parseArgs(argv: readonly string[]): Args {
     shippedZone: false,
     data: join(ROOT, 'data'),
     out: join(ROOT, 'bench/results'),
+    layouts: [ONE],
   };
   for (let i = 0; i < argv.length; i++) {
     const flag = argv[i]!;
@@ -201,6 +210,10 @@ function parseArgs(argv: readonly string[]): Args {
       case '--out':
         a.out = v();
         break;
+      case '--layout':
+      case '--layouts':
+        a.layouts = v().split(',').map(parseLayout);
+        break;
       default:
         throw new Error(`unknown option ${flag}`);
     }
@@ -212,61 +225,13 @@ killChildrenOnExit('load');
 
 const log = (line: string) => process.stdout.write(`${line}\n`);
 
-interface ServerChild {
-  proc: ChildProcess;
-  httpPort: number;
-  tcpPort: number;
-  dir: string;
-  wsEngine: string;
-  profileDir: string | undefined;
-}
-
 function wsEngineFor(t: Transport): string {
   return t === 'ws' ? 'ws' : t === 'tcp' ? 'auto' : 'uws';
 }
 
-async function startServerChild(args: Args, transport: Transport, dataDir: string): Promise<ServerChild> {
-  const dir = mkdtempSync(join(tmpdir(), 'wyvern-load-'));
-  const [httpPort, tcpPort] = [await freePort(), await freePort()];
-  const profileDir = args.profile ? join(dir, 'profile') : undefined;
-  const nodeArgs = [
-    '--import',
-    'tsx',
-    ...(profileDir ? ['--cpu-prof', '--cpu-prof-dir', profileDir] : []),
-    join(ROOT, 'server/main.ts'),
-  ];
-  const [cmd, cmdArgs] = pinned(args.cores?.[0], nodeArgs);
-  const out = createWriteStream(join(dir, 'server.log'));
-  const proc = spawn(cmd, cmdArgs, {
-    cwd: ROOT,
-    env: {
-      ...process.env,
-      HOST: '127.0.0.1',
-      HTTP_PORT: String(httpPort),
-      TCP_PORT: String(tcpPort),
-      DATABASE_URL: `sqlite:${join(dir, 'wyvern.db')}`,
-      DATA_DIR: dataDir,
-      WS_ENGINE: wsEngineFor(transport),
-      LOG_LEVEL: 'warn',
-      TICK_RATE: String(args.tickRate),
-      MAX_CONNECTIONS: '100000',
-      MAX_CONNECTIONS_PER_IP: '100000',
-      // Logins share the server's one core: one SRP worker, not one per core of the machine.
-      SRP_WORKERS: '1',
-    },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  adopt(proc);
-  proc.stdout!.pipe(out);
-  proc.stderr!.pipe(out);
-  const health = await untilHealthy(proc, httpPort, `; see ${join(dir, 'server.log')}`);
-  const wsEngine = typeof health.wsEngine === 'string' ? health.wsEngine : '?';
-  return { proc, httpPort, tcpPort, dir, profileDir, wsEngine };
-}
-
 /** The swarm child (tools/bots.ts --ipc), asked over its IPC. */
 const SwarmChild = {
-  start(server: ServerChild, transport: Transport, args: Args, dir: string): IpcChild {
+  start(server: Servers, transport: Transport, args: Args, dir: string): IpcChild {
     const out = createWriteStream(join(dir, 'bots.log'));
     const nodeArgs = [
       ...(process.env.WYVERN_PROFILE_BOTS
@@ -286,6 +251,8 @@ const SwarmChild = {
       String(server.httpPort),
       '--login-concurrency',
       String(args.loginConcurrency),
+      '--gateways',
+      String(Math.max(1, server.layout.gateways)),
     ];
     const [cmd, cmdArgs] = pinned(args.cores?.[1], nodeArgs);
     const proc = spawn(cmd, cmdArgs, { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe', 'ipc'] });
@@ -295,10 +262,27 @@ const SwarmChild = {
   },
 };
 
-async function scrape(server: ServerChild): Promise<{ at: number; samples: Samples }> {
-  const r = await fetch(`http://127.0.0.1:${server.httpPort}/metrics`);
-  return { at: performance.now(), samples: parseMetrics(await r.text()) };
+interface Scrape {
+  at: number;
+  /** Every server process's /metrics, summed. */
+  samples: Samples;
+  /** CPU seconds and RSS bytes of each server process (the nats-server too), from /proc. */
+  cpu: Map<string, number>;
+  rss: Map<string, number>;
 }
+
+async function scrape(servers: Servers): Promise<Scrape> {
+  const samples = await scrapeAll(servers);
+  const cpu = new Map<string, number>();
+  const rss = new Map<string, number>();
+  for (const p of servers.processes) {
+    cpu.set(p.id, cpuSeconds(p.pid));
+    rss.set(p.id, rssBytes(p.pid));
+  }
+  return { at: performance.now(), samples, cpu, rss };
+}
+
+const sum = (m: Map<string, number>): number => [...m.values()].reduce((a, b) => a + b, 0);
 
 function round(v: number, d = 2): number {
   const k = 10 ** d;
@@ -316,9 +300,9 @@ function measureStep(
   args: Args,
   grown: GrowReport,
   play: PhaseReport,
-  before: { at: number; samples: Samples },
-  after: { at: number; samples: Samples },
-  baseline: Samples,
+  before: Scrape,
+  after: Scrape,
+  baseline: Scrape,
   previous: { n: number; rss: number },
 ): StepResult {
   const seconds = (after.at - before.at) / 1000;
@@ -335,13 +319,22 @@ function measureStep(
   );
   const tick = zoneTick;
   const plus = (q: number) => quantile(zoneTick, q) + (batch.count > 0 ? quantile(batch, q) : 0);
+  const moveDelay = delta(
+    histogram(before.samples, 'wyvern_move_input_delay_seconds'),
+    histogram(after.samples, 'wyvern_move_input_delay_seconds'),
+  );
   const d = (name: string) => total(after.samples, name) - total(before.samples, name);
   const per = Math.max(1, play.bots.inWorld);
-  const cpuPercent = (d('process_cpu_seconds_total') / seconds) * 100;
-  const rss = total(after.samples, 'process_resident_memory_bytes');
+  const processes = [...after.cpu.keys()].map((id) => ({
+    id,
+    cpuPercent: round((((after.cpu.get(id) ?? NaN) - (before.cpu.get(id) ?? NaN)) / seconds) * 100, 1),
+    rssMb: round((after.rss.get(id) ?? NaN) / 2 ** 20, 1),
+  }));
+  const cpuPercent = processes.reduce((a, p) => a + p.cpuPercent, 0);
+  const rss = sum(after.rss);
   const heap = total(after.samples, 'nodejs_heap_size_used_bytes');
-  const rss0 = total(baseline, 'process_resident_memory_bytes');
-  const heap0 = total(baseline, 'nodejs_heap_size_used_bytes');
+  const rss0 = sum(baseline.rss);
+  const heap0 = total(baseline.samples, 'nodejs_heap_size_used_bytes');
   const gcSeconds = d('nodejs_gc_duration_seconds_sum');
   const majorGc =
     totalWith(after.samples, 'nodejs_gc_duration_seconds_sum', 'kind="major"') -
@@ -393,6 +386,11 @@ function measureStep(
       framesOutPerSecond: round(d('wyvern_frames_out_total') / seconds, 0),
       recordsEncodedPerSecond: round(d('wyvern_replication_records_total') / seconds, 0),
     },
+    processes,
+    moveInputDelay: {
+      p50Ms: round(quantile(moveDelay, 0.5) * 1000),
+      p99Ms: round(quantile(moveDelay, 0.99) * 1000),
+    },
     latency: play.latency,
     rttP50: play.rtt.p50,
     rttP99: play.rtt.p99,
@@ -426,21 +424,31 @@ function measureStep(
 
 async function runTransport(
   transport: Transport,
+  layout: Layout,
   args: Args,
   dataDir: string,
   expectedMobsInView: number,
 ): Promise<RunResult> {
-  const server = await startServerChild(args, transport, dataDir);
+  const server = await startServers({
+    layout,
+    core: args.cores?.[0],
+    wsEngine: wsEngineFor(transport),
+    tickRate: args.tickRate,
+    dataDir,
+    profile: args.profile,
+    root: ROOT,
+  });
   log(
-    `\n== ${transport}: server on tcp ${server.tcpPort}, http ${server.httpPort}, ws engine ${server.wsEngine}` +
+    `\n== ${transport}, layout ${layoutName(layout)} (${server.processes.map((p) => p.id).join(', ')}): ` +
+      `gateway 0 on tcp ${server.tcpPort}, http ${server.httpPort}, ws engine ${server.wsEngine}` +
       `${args.cores ? `, server on core ${args.cores[0]}, bots on core ${args.cores[1]}` : ', not pinned'} (logs in ${server.dir})`,
   );
   if ((transport === 'uws' || transport === 'mix') && server.wsEngine !== 'uws')
     throw new Error(`${transport}: the server runs WebSocket engine ${server.wsEngine}, not uws`);
   // The idle server's memory (once startup garbage is collected): what clients add is measured from here.
   await sleep(5_000);
-  const baseline = (await scrape(server)).samples;
-  let previous = { n: 0, rss: total(baseline, 'process_resident_memory_bytes') };
+  const baseline = await scrape(server);
+  let previous = { n: 0, rss: sum(baseline.rss) };
   const swarm = SwarmChild.start(server, transport, args, server.dir);
   const steps: StepResult[] = [];
   try {
@@ -470,7 +478,7 @@ async function runTransport(
       const after = await scrape(server);
       const play = (await swarm.request<{ report: PhaseReport }>({ type: 'snapshot' })).report;
       const step = measureStep(transport, n, args, grown, play, before, after, baseline, previous);
-      previous = { n: step.inWorld, rss: total(after.samples, 'process_resident_memory_bytes') };
+      previous = { n: step.inWorld, rss: sum(after.rss) };
       steps.push(step);
       const verdict =
         step.invalid.length > 0
@@ -486,13 +494,18 @@ async function runTransport(
           `in view ${play.inView.entities} | moves ${play.moves.sentPerSecond}/s (${play.moves.sentRatio} of due) | ` +
           `bot cpu ${play.botCpuPercent}% | ${verdict}`,
       );
+      if (step.processes && step.processes.length > 1)
+        log(
+          `   cpu by process: ${step.processes.map((p) => `${p.id} ${p.cpuPercent}%`).join(', ')} | ` +
+            `move input delay p50 ${step.moveInputDelay?.p50Ms} p99 ${step.moveInputDelay?.p99Ms} ms`,
+        );
       if (step.invalid.length > 0 || step.over.length > 0) break;
     }
   } finally {
     await swarm.request({ type: 'stop' }, 20_000).catch(() => {});
     // SIGINT: the swarm's own handler exits (writing a --cpu-prof profile, if asked for).
     await stopChild(swarm.proc, 'SIGINT', 5_000);
-    await stopChild(server.proc);
+    await server.stop();
   }
   let profile: RunResult['profile'];
   if (server.profileDir) {
@@ -516,6 +529,7 @@ async function runTransport(
   const ok = steps.filter((s) => s.invalid.length === 0 && s.over.length === 0);
   return {
     transport,
+    layout: layoutName(layout),
     wsEngine: server.wsEngine,
     dense: args.dense,
     steps,
@@ -562,7 +576,9 @@ async function main(): Promise<void> {
   const expectedMobsInView = Math.round(mobDensity * Math.PI * interestRadius * interestRadius);
   const runs: RunResult[] = [];
   try {
-    for (const t of args.transports) runs.push(await runTransport(t, args, dataDir, expectedMobsInView));
+    for (const layout of args.layouts)
+      for (const t of args.transports)
+        runs.push(await runTransport(t, layout, args, dataDir, expectedMobsInView));
   } finally {
     rmSync(work, { recursive: true, force: true });
   }
@@ -574,8 +590,15 @@ async function main(): Promise<void> {
     date: started.toISOString(),
     machine: `${cpus().length} x ${cpus()[0]?.model ?? 'cpu'}, ${Math.round(totalmem() / 2 ** 30)} GiB, node ${process.version}`,
     'tick rate': `${args.tickRate} Hz (interval ${1000 / args.tickRate} ms)`,
+    layouts: args.layouts
+      .map((l) =>
+        l.gateways === 0
+          ? 'one: one process, both roles, the in-process bus'
+          : `${layoutName(l)}: ${l.gateways} gateway${l.gateways > 1 ? 's' : ''} and ${l.zoneHosts} zone host${l.zoneHosts > 1 ? 's' : ''} over a local nats-server, the bots spread over the gateways`,
+      )
+      .join('; '),
     cores: args.cores
-      ? `server pinned to core ${args.cores[0]}, bots to core ${args.cores[1]} (taskset)`
+      ? `server pinned to core ${args.cores[0]} (in a cluster layout every server-side process, the nats-server too), bots to core ${args.cores[1]} (taskset)`
       : 'not pinned: server and bots share the machine',
     zone: zone
       ? `${zone.name} ${zone.size} x ${zone.size}: ${zone.tiles} copies of the shipped zone, ${zone.mobs} mobs (${zone.mobDensity} per million units², shipped ${zone.sourceMobDensity})`
@@ -593,7 +616,10 @@ async function main(): Promise<void> {
   writeFileSync(`${base}.md`, `${markdown(meta, runs)}\n`);
   writeFileSync(`${base}.svg`, svgChart(runs, 1000 / args.tickRate));
   log(`\nwrote ${base}.json, .md, .svg`);
-  for (const r of runs) log(`capacity ${r.transport}${args.dense ? ' (dense)' : ''}: ${r.capacity} clients`);
+  for (const r of runs)
+    log(
+      `capacity ${r.transport}, layout ${r.layout ?? 'one'}${args.dense ? ' (dense)' : ''}: ${r.capacity} clients`,
+    );
   process.exit(0);
 }
 

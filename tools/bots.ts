@@ -6,7 +6,7 @@
  * at the end.
  *
  *   npx tsx tools/bots.ts --count 200 --transport mix --duration 30
- *       [--url 127.0.0.1] [--tcp-port 7777] [--http-port 8080]
+ *       [--url 127.0.0.1] [--tcp-port 7777] [--http-port 8080] [--gateways 1]
  *       [--spread R | --area x,y,w,h | --dense | --in-view 40] [--step-hz 20] [--measure-every 4]
  *       [--login-concurrency 32] [--connect-rate 0] [--prefix bot] [--json out.json] [--quiet]
  *
@@ -35,6 +35,8 @@ const HELP = `Usage: npx tsx tools/bots.ts --count N [options]
   --duration S            seconds of measured play after every bot entered (default 30)
   --url HOST              server address (default 127.0.0.1)
   --tcp-port P            (default 7777)      --http-port P  (default 8080)
+  --gateways G            a cluster's G gateways: bot n uses gateway n mod G, at
+                          tcp-port + k and http-port + k (default 1)
   --spread R              live within R of where new characters enter
   --area x,y,w,h          live in this rectangle
   --dense                 everyone within one interest radius
@@ -89,6 +91,9 @@ function parseArgs(argv: readonly string[]): Args {
         break;
       case '--http-port':
         args.swarm.httpPort = num(flag, value(), 1);
+        break;
+      case '--gateways':
+        args.swarm.gateways = Math.floor(num(flag, value(), 1));
         break;
       case '--spread':
         args.area = { kind: 'spread', radius: num(flag, value(), 1) };

@@ -66,13 +66,14 @@ export async function stopChild(
   children.delete(proc);
 }
 
-/** Polls a server child's /healthz until it answers (its JSON), for up to 60 s. */
+/** Polls a server child's /healthz until it answers (its JSON), for up to `timeoutMs`. */
 export async function untilHealthy(
   proc: ChildProcess,
   httpPort: number,
   logHint = '',
+  timeoutMs = 60_000,
 ): Promise<Record<string, unknown>> {
-  const deadline = Date.now() + 60_000;
+  const deadline = Date.now() + timeoutMs;
   for (;;) {
     if (proc.exitCode !== null) throw new Error(`the server exited (${proc.exitCode})${logHint}`);
     try {
@@ -81,7 +82,7 @@ export async function untilHealthy(
     } catch {
       // not up yet
     }
-    if (Date.now() > deadline) throw new Error('the server did not come up in 60 s');
+    if (Date.now() > deadline) throw new Error(`the server did not come up in ${timeoutMs / 1000} s`);
     await sleep(250);
   }
 }

@@ -80,6 +80,10 @@ export interface StepResult {
   corrections: number;
   botCpuPercent: number;
   botLoopLagP99Ms: number | null;
+  /** CPU (% of a core) and RSS of each server-side process, the nats-server included. */
+  processes?: { id: string; cpuPercent: number; rssMb: number }[];
+  /** A MoveInput from its gateway's read to the zone host applying it (wyvern_move_input_delay_seconds). */
+  moveInputDelay?: { p50Ms: number; p99Ms: number };
   /** Why this step says nothing about the server: the bots were the bottleneck (empty: valid). */
   invalid: string[];
   /** Why this step is over the limits (empty: within them). */
@@ -88,6 +92,8 @@ export interface StepResult {
 
 export interface RunResult {
   transport: Transport;
+  /** `one` (one process), or `G+Z` gateways + zone hosts over NATS; absent in older runs: one. */
+  layout?: string;
   /** The server's WebSocket engine in this run. */
   wsEngine: string;
   dense: boolean;
@@ -120,7 +126,7 @@ export function markdown(meta: Record<string, string>, runs: RunResult[]): strin
   );
   for (const run of runs) {
     lines.push(
-      `## ${run.transport} (WebSocket engine ${run.wsEngine})${run.dense ? ', dense: everyone in view' : ''}: capacity ${run.capacity}`,
+      `## ${run.transport}${run.layout && run.layout !== 'one' ? `, cluster ${run.layout} (gateways + zone hosts)` : ''} (WebSocket engine ${run.wsEngine})${run.dense ? ', dense: everyone in view' : ''}: capacity ${run.capacity}`,
       '',
       'Server:',
       '',
@@ -151,6 +157,25 @@ export function markdown(meta: Record<string, string>, runs: RunResult[]): strin
           `${f(s.inView.entities)} (${f(s.inView.players)} + ${f(s.inView.mobs)}) | ${f(s.moves.sentPerSecond, 0)} (${f(s.moves.sentRatio, 3)}) | ` +
           `${errors} | ${f(s.botCpuPercent, 0)} (${f(s.botLoopLagP99Ms)}) | ${verdict(s)} |`,
       );
+    }
+    const ids = run.steps.find((s) => (s.processes?.length ?? 0) > 0)?.processes?.map((p) => p.id);
+    if (ids) {
+      lines.push(
+        '',
+        'CPU % of the server core (RSS MB) by process, and a MoveInput from its gateway to the zone host applying it (the next tick, the bus included):',
+        '',
+        `| N | ${ids.join(' | ')} | move input delay p50 / p99 ms |`,
+        `|---:|${ids.map(() => '---:|').join('')}---|`,
+      );
+      for (const s of run.steps) {
+        const cells = ids.map((id) => {
+          const p = s.processes?.find((x) => x.id === id);
+          return p ? `${f(p.cpuPercent)} (${f(p.rssMb, 0)})` : '-';
+        });
+        lines.push(
+          `| ${s.n} | ${cells.join(' | ')} | ${f(s.moveInputDelay?.p50Ms)} / ${f(s.moveInputDelay?.p99Ms)} |`,
+        );
+      }
     }
     if (run.steps.some((s) => s.updates.movementMix)) {
       lines.push(
@@ -242,12 +267,12 @@ export function svgChart(runs: RunResult[], intervalMs: number): string {
     const color = COLORS[i % COLORS.length]!;
     const series = [
       {
-        name: `${run.transport} latency p99`,
+        name: `${run.transport}${run.layout && run.layout !== 'one' ? ` ${run.layout}` : ''} latency p99`,
         dash: '',
         pts: run.steps.map((s) => [s.n, s.latency.p99 ?? NaN, s.invalid.length > 0] as const),
       },
       {
-        name: `${run.transport} tick p99`,
+        name: `${run.transport}${run.layout && run.layout !== 'one' ? ` ${run.layout}` : ''} tick p99`,
         dash: '5 3',
         pts: run.steps.map((s) => [s.n, s.tick.p99Ms, s.invalid.length > 0] as const),
       },

@@ -36,6 +36,8 @@ export interface NatsServer {
   readonly url: string;
   readonly port: number;
   readonly storeDir: string;
+  /** The running server's process id (undefined while it is down). */
+  readonly pid: number | undefined;
   /** Stops the server (SIGTERM, or SIGKILL for a crash) and starts it again on the same port and store. */
   restart(options?: { signal?: NodeJS.Signals; downMs?: number }): Promise<void>;
   /** Stops the server without removing the store (for a test that restarts it by hand). */
@@ -86,6 +88,9 @@ export async function startNatsServer(): Promise<NatsServer> {
     },
     get port() {
       return port;
+    },
+    get pid() {
+      return child?.pid;
     },
     storeDir,
     async restart(options = {}) {

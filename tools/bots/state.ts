@@ -14,6 +14,11 @@ export interface SwarmOptions {
   host: string;
   tcpPort: number;
   httpPort: number;
+  /**
+   * Gateways of a cluster: bot n connects to gateway n mod this, at tcpPort + k and
+   * httpPort + k (gateway k's ports by the cluster's scheme).
+   */
+  gateways: number;
   /** 'mix' alternates tcp and ws by bot number. */
   transport: 'tcp' | 'ws' | 'mix';
   /** Account names are prefix + n. */
@@ -50,6 +55,7 @@ export const DEFAULT_SWARM_OPTIONS: SwarmOptions = {
   host: '127.0.0.1',
   tcpPort: 7777,
   httpPort: 8080,
+  gateways: 1,
   transport: 'tcp',
   prefix: 'bot',
   password: 'wyvern-bot-password',

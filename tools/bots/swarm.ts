@@ -300,7 +300,8 @@ export class Swarm {
     const bot = new Bot(n, kind, s);
     this.bots.push(bot);
     try {
-      const address = kind === 'tcp' ? `${o.host}:${o.tcpPort}` : `ws://${o.host}:${o.httpPort}/ws`;
+      const k = n % o.gateways;
+      const address = kind === 'tcp' ? `${o.host}:${o.tcpPort + k}` : `ws://${o.host}:${o.httpPort + k}/ws`;
       const transport = await connect(address, { transport: kind, timeoutMs: 30_000 });
       if (this.stopping) {
         transport.close();
