@@ -15,7 +15,16 @@ import type { WyvernClient } from '../../shared/client/client.js';
 import { WyvernError } from '../../shared/client/errors.js';
 import { CastSpell, ChatSend, ErrorCode, Whisper } from '../../shared/protocol/index.js';
 import { byOpcode } from '../../shared/protocol/registry.js';
-import { connect, pageClient, PingPace, resumeConnection, type Connection } from './net/connection.js';
+import {
+  connect,
+  fetchClusterGateways,
+  gatewaySocketUrls,
+  pageClient,
+  PingPace,
+  resumeConnection,
+  type ClusterGateways,
+  type Connection,
+} from './net/connection.js';
 import {
   clearSession,
   hexToToken,
@@ -160,6 +169,9 @@ export async function startApp(
     };
   };
 
+  /** The cluster's gateways as last seen, for resuming on another when this page's goes. */
+  let gateways: ClusterGateways | undefined;
+
   const ensureConnected = async (): Promise<WyvernClient> => {
     if (connection && !connection.client.isClosed) return connection.client;
     const events = connectionEvents();
@@ -170,6 +182,7 @@ export async function startApp(
     }
     lab = connection.lab;
     connection.client.onError = events.onError;
+    void fetchClusterGateways().then((g) => (gateways = g ?? gateways));
     return connection.client;
   };
 
@@ -187,11 +200,16 @@ export async function startApp(
     // Its first WorldUpdate may come in the same chunk as EnterWorld, before this resumes.
     pendingTarget = saved.targetId;
     try {
+      // Asked again at each drop (the gateways can change while the page is open); when the
+      // page's own gateway is the one gone, the list from while it was up serves.
+      gateways = (await fetchClusterGateways()) ?? gateways;
+      const urls = gatewaySocketUrls(location, gateways);
       const back = await resumeConnection({
         link,
         observe,
         world: world.view,
         ...events,
+        urls,
         account: saved.account,
         token: hexToToken(saved.token),
         maxAttempts,

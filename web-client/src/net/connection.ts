@@ -44,6 +44,47 @@ export function gameSocketUrl(loc: { protocol: string; host: string }): string {
   return `${loc.protocol === 'https:' ? 'wss:' : 'ws:'}//${loc.host}/ws`;
 }
 
+/** The gateways a gateway's /healthz lists (a single server lists none). */
+export interface ClusterGateways {
+  gateways?: readonly { id: string; host: string; httpPort?: number }[];
+}
+
+type PageLocation = { protocol: string; host: string; hostname: string; port: string };
+
+/**
+ * Where to reconnect, in order: the page's own gateway first (a blip), then every other
+ * gateway of the cluster. A gateway on the same machine as the page's (the same advertised
+ * host) is reached by the page's hostname, which the browser already resolves; one elsewhere
+ * by its advertised host.
+ */
+export function gatewaySocketUrls(loc: PageLocation, cluster: ClusterGateways | undefined): string[] {
+  const own = gameSocketUrl(loc);
+  const scheme = loc.protocol === 'https:' ? 'wss:' : 'ws:';
+  const pagePort = Number(loc.port || (loc.protocol === 'https:' ? 443 : 80));
+  const gateways = cluster?.gateways ?? [];
+  const self = gateways.find((g) => g.httpPort === pagePort);
+  const urls = [own];
+  for (const g of gateways) {
+    if (g === self || g.httpPort === undefined) continue;
+    const host = self && g.host === self.host ? loc.hostname : g.host;
+    const url = `${scheme}//${host.includes(':') ? `[${host}]` : host}:${g.httpPort}/ws`;
+    if (!urls.includes(url)) urls.push(url);
+  }
+  return urls;
+}
+
+/** The cluster's gateways as the page's own gateway lists them; undefined when it cannot tell. */
+export async function fetchClusterGateways(): Promise<ClusterGateways | undefined> {
+  try {
+    const r = await fetch('/healthz', { signal: AbortSignal.timeout(3000) });
+    if (!r.ok) return undefined;
+    const health = (await r.json()) as { cluster?: ClusterGateways };
+    return health.cluster;
+  } catch {
+    return undefined;
+  }
+}
+
 export interface Connection {
   client: WyvernClient;
   lab: LinkLabTransport;
@@ -94,6 +135,11 @@ async function openLink(options: ConnectOptions): Promise<LinkLabTransport> {
 }
 
 export interface ResumeOptions extends ConnectOptions {
+  /**
+   * Where to try, attempt after attempt in turn (gatewaySocketUrls): a killed gateway's
+   * players resume on another. Default: `url`, or the page's own.
+   */
+  urls?: readonly string[];
   account: string;
   token: Uint8Array;
   /** Tries before giving up (the first at once, then with growing delays). */
@@ -109,8 +155,10 @@ export async function resumeConnection(
   options: ResumeOptions,
 ): Promise<Connection & { result: ResumeResult }> {
   const labs = new Map<WyvernClient, LinkLabTransport>();
+  const urls = options.urls?.length ? options.urls : [options.url ?? gameSocketUrl(location)];
+  let attempt = 0;
   const back = await reconnect({
-    connect: () => openLink(options),
+    connect: () => openLink({ ...options, url: urls[attempt++ % urls.length] }),
     account: options.account,
     token: options.token,
     clientKind: 'browser',
