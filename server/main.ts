@@ -402,6 +402,8 @@ export async function startGateway(
     store,
     srp,
     secret: loadSecret(config.secret, secretFile),
+    // A token from any gateway of the cluster is good here (they share the secret).
+    resumeTokens: registry,
     limiter: new LoginLimiter({
       perAccountAddress: config.loginFailuresPerAccount,
       perAddress: config.loginFailuresPerIp,
@@ -457,7 +459,10 @@ export async function startGateway(
   flushAll = () => server.scheduler.flushAll();
   // A token stays good for its whole lifetime after the connection that holds it drops.
   server.dispatcher.onSessionClosed((s) => {
-    if (s.accountId !== undefined) accounts.renewResumeToken(s.accountId);
+    if (s.accountId === undefined) return;
+    accounts.renewResumeToken(s.accountId).catch((err: unknown) => {
+      log.warn({ err, accountId: s.accountId }, 'resume token not renewed: it lapses at its first expiry');
+    });
   });
   server.onShutdown('gateway', async () => {
     // No more inputs; then the zone host of this same process, whose final saves need the store.

@@ -400,7 +400,8 @@ export class KvRegistry implements ClusterRegistry {
       const record = decode<ResumeRecord>(entry);
       if (record.id !== id) return false;
       const renewed = encode({ ...record, expiresAt } satisfies ResumeRecord);
-      if ((await this.kv.update('sessions', resumeKey(accountId), renewed, entry.revision)) !== undefined) return true;
+      if ((await this.kv.update('sessions', resumeKey(accountId), renewed, entry.revision)) !== undefined)
+        return true;
     }
     return false;
   }

@@ -326,7 +326,9 @@ export function registrySuite(name: string, harness: RegistryHarness): void {
         const [r0, r1] = [await c.open(), await c.open()];
         await r0.putResumeToken(3, { id: 'first', name: 'Pippin', expiresAt: 1_000 });
         const taken = await Promise.all([r0.takeResumeToken(3, 'first'), r1.takeResumeToken(3, 'first')]);
-        expect(taken.filter((t) => t !== undefined)).toEqual([{ id: 'first', name: 'Pippin', expiresAt: 1_000 }]);
+        expect(taken.filter((t) => t !== undefined)).toEqual([
+          { id: 'first', name: 'Pippin', expiresAt: 1_000 },
+        ]);
         expect(await r1.takeResumeToken(3, 'first')).toBeUndefined();
 
         await r0.putResumeToken(3, { id: 'older', name: 'Pippin', expiresAt: 1_000 });
@@ -334,7 +336,11 @@ export function registrySuite(name: string, harness: RegistryHarness): void {
         expect(await r0.renewResumeToken(3, 'older', 5_000)).toBe(false);
         expect(await r0.takeResumeToken(3, 'older')).toBeUndefined();
         expect(await r0.renewResumeToken(3, 'newer', 5_000)).toBe(true);
-        expect(await r1.takeResumeToken(3, 'newer')).toEqual({ id: 'newer', name: 'Pippin', expiresAt: 5_000 });
+        expect(await r1.takeResumeToken(3, 'newer')).toEqual({
+          id: 'newer',
+          name: 'Pippin',
+          expiresAt: 5_000,
+        });
         expect(r1.stats().lookups.resume).toBe(3);
       });
 
