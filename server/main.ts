@@ -420,6 +420,8 @@ export async function startGateway(
     log,
     flush: () => flushAll(),
     directory: registryDirectory(registry, holder, log),
+    lookups: registry,
+    zoneHosts: () => view?.zoneHostIds() ?? [],
   });
   const zone = data.zones[0]!;
   const start = data.character;

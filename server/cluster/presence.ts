@@ -40,12 +40,15 @@ export function registryDirectory(
   registry: ClusterRegistry,
   gateway: Holder,
   log: Logger,
-): { entered(accountId: number, name: string): void; left(accountId: number, name: string): void } {
+): {
+  entered(accountId: number, characterId: number, name: string): void;
+  left(accountId: number, name: string): void;
+} {
   const failed = (err: unknown) => log.warn({ err }, 'registry session entry not written');
   return {
-    entered(accountId, name) {
+    entered(accountId, characterId, name) {
       void Promise.all([
-        registry.bindSession(accountId, gateway),
+        registry.bindSession(accountId, gateway, characterId),
         registry.bindCharacter(name, accountId, gateway),
       ]).catch(failed);
     },
@@ -118,6 +121,11 @@ export class ClusterView {
       else view.claims.delete(e.zone);
     });
     return view;
+  }
+
+  /** The live zone hosts' ids. */
+  zoneHostIds(): string[] {
+    return [...this.nodes.values()].filter((n) => n.role === Role.ZoneHost).map((n) => n.id);
   }
 
   summary(): ClusterSummary {
