@@ -99,10 +99,13 @@ export async function claimZones(
   return leases;
 }
 
-/** What /healthz says of the cluster: its gateways, and its zone hosts with the zones each runs. */
+/**
+ * What /healthz says of the cluster: its gateways, and its zone hosts with the zones each runs
+ * and the HTTP port of their own /metrics and /healthz.
+ */
 export interface ClusterSummary {
   gateways: { id: string; host: string; tcpPort?: number; httpPort?: number }[];
-  zoneHosts: { id: string; host: string; zones: string[] }[];
+  zoneHosts: { id: string; host: string; httpPort?: number; zones: string[] }[];
 }
 
 /** The registry's nodes and zone claims as they change (a watch), for /healthz. */
@@ -136,9 +139,10 @@ export class ClusterView {
         .map(({ id, host, tcpPort, httpPort }) => ({ id, host, tcpPort, httpPort })),
       zoneHosts: nodes
         .filter((n) => n.role === Role.ZoneHost)
-        .map(({ id, host, instance }) => ({
+        .map(({ id, host, instance, httpPort }) => ({
           id,
           host,
+          httpPort,
           zones: [...this.claims.values()]
             .filter((c) => c.host.id === id && c.host.instance === instance)
             .map((c) => c.zone)
