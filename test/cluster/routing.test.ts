@@ -3,7 +3,8 @@
  * (zh-a runs Testvale, zh-b runs Testwold, a copy of it under another name) and two gateways
  * (a and b), each its own `tsx server/main.ts`, sharing one SQLite database. Ana plays on
  * gateway a (TCP) in Testvale, Bob on gateway b (WebSocket) in Testwold, and Cara on gateway
- * b in Testvale watches Ana. Whispers cross both gateways and both hosts, who lists everyone
+ * b in Testvale watches Ana. Whispers cross both gateways and both hosts, zone chat stays in
+ * its zone (through its own host) on both gateways, who lists everyone
  * from either gateway, Ana's TCP socket dies and she resumes on gateway b over WebSocket
  * where she stood, and a zone host answers /metrics and /healthz.
  */
@@ -165,6 +166,15 @@ describeWithNats(
       const since = ana.log.mark();
       ana.client.whisper('nobody', 'hello?');
       await ana.log.expect(ErrorPacket, { since, predicate: (e) => e.code === 'ERR_NO_SUCH_PLAYER' });
+    });
+
+    it("carries zone chat through the zone's own host to its players on both gateways, and to no other zone", async () => {
+      cara.client.say('vale news', 'zone');
+      await ana.log.expect(ChatMessage, { predicate: (m) => m.channel === 'zone' && m.text === 'vale news' });
+      bob.client.say('wold news', 'zone');
+      await bob.log.expect(ChatMessage, { predicate: (m) => m.channel === 'zone' && m.text === 'wold news' });
+      expect(bob.log.all(ChatMessage, (m) => m.text === 'vale news')).toEqual([]);
+      expect(ana.log.all(ChatMessage, (m) => m.text === 'wold news')).toEqual([]);
     });
 
     it('lists every character of both zone hosts in who, from either gateway, zone by zone', async () => {
