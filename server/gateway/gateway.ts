@@ -242,13 +242,26 @@ export class Gateway implements GameRouter, ResumeWorld {
       next.entityId = p.entityId;
       return p.characterId;
     }
-    const held = await this.opts.lookups?.sessionGateway(accountId);
-    if (!held || held.gateway.id === this.id || held.characterId === undefined) return undefined;
-    const record = await this.opts.store.getCharacter(held.characterId);
-    if (!record || record.accountId !== accountId) return undefined;
-    if (session.closing || this.closed || this.placements.has(session.id)) return undefined;
-    this.place(session, this.zoneIds.get(record.zone) ?? this.defaultZone, accountId, record.id, record.name);
-    return record.id;
+    try {
+      const held = await this.opts.lookups?.sessionGateway(accountId);
+      if (!held || held.gateway.id === this.id || held.characterId === undefined) return undefined;
+      const record = await this.opts.store.getCharacter(held.characterId);
+      if (!record || record.accountId !== accountId) return undefined;
+      if (session.closing || this.closed || this.placements.has(session.id)) return undefined;
+      this.place(
+        session,
+        this.zoneIds.get(record.zone) ?? this.defaultZone,
+        accountId,
+        record.id,
+        record.name,
+      );
+      return record.id;
+    } catch (err) {
+      // The session is resumed all the same; entering the character takes it over where it
+      // lingers just as well (the zone host finds it).
+      session.log.warn({ err }, 'could not look for a character lingering elsewhere');
+      return undefined;
+    }
   }
 
   private async enterWorld(session: Session, characterId: number): Promise<void> {

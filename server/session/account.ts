@@ -131,7 +131,11 @@ async function authenticate(
   accountId: number,
   name: string,
 ): Promise<Uint8Array> {
+  // First, and written to the registry before the client has it, so any gateway accepts it at
+  // once; should the registry be out of reach the request fails with nothing changed.
+  const token = await accounts.issueResumeToken(accountId, name);
   const session = ctx.session;
+  if (session.closing) return token;
   takeOverAccount(ctx, accountId);
   session.accountId = accountId;
   session.account = name;
@@ -141,8 +145,7 @@ async function authenticate(
   // one at a time): nothing holds it any more.
   session.releaseSignal();
   session.log.info({ accountId, account: name }, 'authenticated');
-  // Written to the registry before the client has it, so any gateway accepts it at once.
-  return accounts.issueResumeToken(accountId, name);
+  return token;
 }
 
 /**
