@@ -24,7 +24,7 @@
  *   then records until the end, each  kind u8 · session · body
  *     JOINED 1  entity · character      (the session is in the world as this entity)
  *     BYTES  2  length · whole frames   (appended to the connection's write buffer as they are)
- *     LEFT   3  reason u8 (0 left, 1 could not enter)
+ *     LEFT   3  reason u8 (0 left, 1 could not enter, 2 taken over through another gateway)
  *   A tick's batch holds its JOINED records first, then every session's bytes, then LEFT
  *   records: a joining client is in the world before its EnterWorld is appended, and a leaving
  *   one still gets its last frames (LogoutComplete).
@@ -43,7 +43,7 @@ export type ZoneRecord = (typeof ZoneRecord)[keyof typeof ZoneRecord];
 export const GatewayRecord = { Joined: 1, Bytes: 2, Left: 3 } as const;
 export type GatewayRecord = (typeof GatewayRecord)[keyof typeof GatewayRecord];
 
-export const LeftReason = { Left: 0, NotEntered: 1 } as const;
+export const LeftReason = { Left: 0, NotEntered: 1, TakenOver: 2 } as const;
 export type LeftReason = (typeof LeftReason)[keyof typeof LeftReason];
 
 export const WhisperStatus = { Sent: 0, NoSuchPlayer: 1, NotInWorld: 2 } as const;
@@ -192,6 +192,14 @@ export function writeBytesRecord(
   w.rawRange(src, start, end);
 }
 
+function leftReason(byte: number): LeftReason {
+  return byte === LeftReason.NotEntered
+    ? LeftReason.NotEntered
+    : byte === LeftReason.TakenOver
+      ? LeftReason.TakenOver
+      : LeftReason.Left;
+}
+
 export function writeLeftRecord(w: Writer, session: number, reason: LeftReason): void {
   w.u8(GatewayRecord.Left);
   w.varint(session);
@@ -227,7 +235,7 @@ export function visitGatewayBatch(bytes: Uint8Array, v: GatewayBatchVisitor): vo
         break;
       }
       case GatewayRecord.Left:
-        v.left(session, r.u8() === 1 ? LeftReason.NotEntered : LeftReason.Left);
+        v.left(session, leftReason(r.u8()));
         break;
       default:
         throw new Error(`gateway batch record kind ${kind} unknown`);

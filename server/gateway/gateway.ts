@@ -54,7 +54,7 @@ import {
 import type { GameRouter } from '../dispatch/router.js';
 import type { Logger } from '../log.js';
 import { gatewayBatchSeconds } from '../metrics/index.js';
-import type { ResumeWorld } from '../session/account.js';
+import { sayTakenOver, type ResumeWorld } from '../session/account.js';
 import type { Session } from '../session/connection.js';
 import { enteredWorld, leftWorld } from '../session/world-state.js';
 import type { Store } from '../store/index.js';
@@ -494,6 +494,12 @@ export class Gateway implements GameRouter, ResumeWorld {
       this.placements.delete(session);
       if (p.listed) this.opts.directory?.left(p.accountId, p.name);
       if (p.closed) return;
+      if (reason === LeftReason.TakenOver) {
+        // Resumed (or entered) through another gateway while this connection was still open.
+        p.session.log.info({ accountId: p.accountId }, 'character taken over through another gateway');
+        sayTakenOver(p.session);
+        return;
+      }
       leftWorld(p.session);
       if (reason === LeftReason.NotEntered) {
         p.session.error('ERR_INTERNAL', 'could not enter the world', {

@@ -120,9 +120,14 @@ export function takeOverAccount(ctx: HandlerContext, accountId: number): void {
   for (const other of ctx.sessions.values()) {
     if (other === ctx.session || other.accountId !== accountId || other.closing) continue;
     other.log.info({ by: ctx.session.id, accountId }, 'session taken over by a new login');
-    other.send(Bye, { reason: 'takenOver', message: TAKEN_OVER_MESSAGE });
-    other.close('takenOver');
+    sayTakenOver(other);
   }
+}
+
+/** Bye ('takenOver') and close: the account logged in or resumed elsewhere. */
+export function sayTakenOver(session: Session): void {
+  session.send(Bye, { reason: 'takenOver', message: TAKEN_OVER_MESSAGE });
+  session.close('takenOver');
 }
 
 async function authenticate(

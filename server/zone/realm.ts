@@ -278,14 +278,17 @@ export class Realm {
     seat.host.queue({ type: 'detach', entityId: playerId });
   }
 
-  /** Hands a lingering character to a new session; the world re-sends it everything at the next tick. */
-  private attach(seat: Seat, link: GatewayLink, session: number): void {
+  /**
+   * Hands a lingering character to a new session; the world re-sends it everything at the
+   * next tick. The old gateway hears `reason` for the old session.
+   */
+  private attach(seat: Seat, link: GatewayLink, session: number, reason: LeftReason = LeftReason.Left): void {
     this.lingering.delete(seat);
     const old = this.links.get(seat.link.gateway)?.seats;
     if (old?.get(seat.session) === seat) {
       // The old gateway may still count the character as lingering for its dropped session.
       old.delete(seat.session);
-      seat.link.exited(seat.session, LeftReason.Left);
+      seat.link.exited(seat.session, reason);
     }
     seat.link = link;
     seat.session = session;
@@ -350,6 +353,16 @@ export class Realm {
     for (const seat of this.lingering) {
       if (seat.characterId !== characterId) continue;
       this.attach(seat, link, session);
+      return;
+    }
+    // Still connected through another gateway (which has not noticed its connection is gone
+    // yet, or the account resumed elsewhere): taken over where it stands all the same. Its own
+    // gateway always sends DETACH before such a JOIN; another gateway's comes in no order.
+    for (const seat of this.seats.values()) {
+      if (seat.characterId !== characterId || seat.link === link || !seat.output) continue;
+      if (seat.closed || seat.superseded || seat.attaching || seat.playerId === undefined) continue;
+      this.detach(seat);
+      this.attach(seat, link, session, LeftReason.TakenOver);
       return;
     }
     // The same character on its way in (or in the world) for an older connection: take it

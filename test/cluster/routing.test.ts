@@ -14,6 +14,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { ChatMessage, ErrorPacket, Resume } from '../../shared/protocol/index.js';
+import { Bye } from '../../shared/protocol/session.js';
 import { jetStreamRegistry, NatsBus, type ClusterRegistry } from '../../server/cluster/index.js';
 import { openStore } from '../../server/store/index.js';
 import {
@@ -236,6 +237,21 @@ describeWithNats(
       const again = resumeGameClient(gw[0]!, 'tcp', ana, { token });
       await expect(again).rejects.toMatchObject({ code: 'ERR_BAD_RESUME', opcode: Resume.opcode });
       expect(r.client.isClosed).toBe(false);
+    });
+
+    it('takes a character over in place on gateway b while its connection on gateway a is still open', async () => {
+      const dora = await startGameClient(gw[0]!, { transport: 'tcp', name: 'Nodedora' });
+      open.push(dora);
+      await cara.log.expectRecord('spawn', { predicate: (s) => s.id === dora.entityId });
+      await heldBy({ Nodedora: 'a' });
+      const since = cara.log.mark();
+      const r = await resumeGameClient(gw[1]!, 'ws', dora, { label: 'Nodedora on b' });
+      open.push(r);
+      expect(r.result.entered?.enter.entityId).toBe(dora.entityId);
+      await heldBy({ Nodedora: 'b' });
+      // Its connection on gateway a is told, as on one gateway, and closed.
+      await dora.log.expect(Bye, { predicate: (b) => b.reason === 'takenOver' });
+      expect(cara.log.records('despawn', (d) => d.id === dora.entityId, since)).toEqual([]);
     });
 
     it("answers a zone host's /metrics and /healthz, and a gateway's /healthz gives each zone host's HTTP port", async () => {

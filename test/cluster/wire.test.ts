@@ -80,6 +80,7 @@ describe('gateway batch', () => {
     writeBytesRecord(w, 1, frames, 0, frames.length);
     writeBytesRecord(w, 200_000, frames, 10, 20);
     writeLeftRecord(w, 3, LeftReason.NotEntered);
+    writeLeftRecord(w, 4, LeftReason.TakenOver);
     const seen: GatewayBatchRecord[] = [];
     const batch = w.finish();
     readGatewayBatch(batch, (r) =>
@@ -98,6 +99,7 @@ describe('gateway batch', () => {
       { kind: GatewayRecord.Bytes, session: 1, bytes: frames },
       { kind: GatewayRecord.Bytes, session: 200_000, bytes: frames.slice(10, 20) },
       { kind: GatewayRecord.Left, session: 3, reason: LeftReason.NotEntered },
+      { kind: GatewayRecord.Left, session: 4, reason: LeftReason.TakenOver },
     ]);
   });
 
