@@ -318,7 +318,7 @@ export async function startZoneHost(
   let status: StatusListener | undefined;
   let view: ClusterView | undefined;
   /** Filled in once running, for /healthz. */
-  const live: { realm?: Realm } = {};
+  const live: { realm?: Realm; stopping?: boolean } = {};
   const holder = holderOf(config.nodeId);
   try {
     if (options.http ?? true) {
@@ -328,7 +328,7 @@ export async function startZoneHost(
         routes: {
           metrics: metricsText,
           health: () => ({
-            status: 'ok',
+            status: live.stopping ? 'stopping' : live.realm ? 'ok' : 'starting',
             role: config.role,
             id: config.nodeId,
             zones: live.realm ? [...live.realm.zones.keys()].map(zoneId) : [],
@@ -389,6 +389,7 @@ export async function startZoneHost(
   );
   let stopping: Promise<void> | undefined;
   const stop = async (): Promise<void> => {
+    live.stopping = true;
     view?.stop();
     await status?.close();
     // Everyone's final state is written before the store closes.

@@ -33,7 +33,7 @@ import type { PayloadOf } from '../../shared/protocol/index.js';
 import type { AnyClientPacket } from '../../shared/protocol/registry.js';
 import { BusError, BusErrorCode, type Bus, type BusMessage, type BusSubscription } from '../cluster/bus.js';
 import type { ClusterRegistry } from '../cluster/registry.js';
-import { Subjects, zoneId } from '../cluster/subjects.js';
+import { SubjectError, Subjects, zoneId } from '../cluster/subjects.js';
 import {
   beginZoneInputs,
   decodeWhisperDelivery,
@@ -333,7 +333,11 @@ export class Gateway implements GameRouter, ResumeWorld {
     const deliver = async (): Promise<void> => {
       let target: { gateway: string; name: string } | undefined;
       if (this.opts.lookups) {
-        const entry = await this.opts.lookups.characterGateway(to);
+        // A name that cannot be a registry key (a dot, a space) is nobody's.
+        const entry = await this.opts.lookups.characterGateway(to).catch((err: unknown) => {
+          if (err instanceof SubjectError) return undefined;
+          throw err;
+        });
         if (entry) target = { gateway: entry.gateway.id, name: entry.name };
       } else {
         const local = this.inWorldByName(to);

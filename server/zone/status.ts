@@ -1,7 +1,8 @@
 /**
  * A zone host's HTTP listener: /metrics (this process's prom-client registry: tick, bus,
  * registry, move input delay) and /healthz (its role, id, zones and the cluster as the
- * registry shows it). Nothing else: a zone host serves no client. node:http is enough for
+ * registry shows it: 200 while its status is 'ok', 503 while it is starting or stopping, so
+ * a probe waits for its zones). Nothing else: a zone host serves no client. node:http is enough for
  * two small answers a scrape every few seconds.
  */
 import { createServer, type Server } from 'node:http';
@@ -16,7 +17,7 @@ export interface StatusListener {
 export async function listenStatus(options: {
   host: string;
   port: number;
-  routes: Pick<HttpRoutes, 'metrics' | 'health'>;
+  routes: Pick<HttpRoutes, 'metrics'> & { health(): { status: string } };
 }): Promise<StatusListener> {
   const { routes } = options;
   const server: Server = createServer((req, res) => {
@@ -31,10 +32,13 @@ export async function listenStatus(options: {
         const { contentType, body } = await routes.metrics();
         res.writeHead(200, { 'content-type': contentType }).end(method === 'HEAD' ? undefined : body);
       } else if (path === '/healthz') {
-        const body = JSON.stringify(routes.health());
+        const health = routes.health();
         res
-          .writeHead(200, { 'content-type': 'application/json; charset=utf-8', 'cache-control': 'no-store' })
-          .end(method === 'HEAD' ? undefined : body);
+          .writeHead(health.status === 'ok' ? 200 : 503, {
+            'content-type': 'application/json; charset=utf-8',
+            'cache-control': 'no-store',
+          })
+          .end(method === 'HEAD' ? undefined : JSON.stringify(health));
       } else {
         res
           .writeHead(404, { 'content-type': 'text/plain' })

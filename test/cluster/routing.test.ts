@@ -164,9 +164,11 @@ describeWithNats(
         predicate: (m) => m.channel === 'whisper' && m.text === 'and back',
       });
 
-      const since = ana.log.mark();
-      ana.client.whisper('nobody', 'hello?');
-      await ana.log.expect(ErrorPacket, { since, predicate: (e) => e.code === 'ERR_NO_SUCH_PLAYER' });
+      for (const nobody of ['nobody', 'no.body']) {
+        const since = ana.log.mark();
+        ana.client.whisper(nobody, 'hello?');
+        await ana.log.expect(ErrorPacket, { since, predicate: (e) => e.code === 'ERR_NO_SUCH_PLAYER' });
+      }
     });
 
     it("carries zone chat through the zone's own host to its players on both gateways, and to no other zone", async () => {
