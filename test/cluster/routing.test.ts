@@ -286,6 +286,17 @@ describeWithNats(
         ['zh-b', hostHttp['zh-b']],
       ]);
       expect((await fetch(`http://127.0.0.1:${port}/`)).status).toBe(404);
+
+      // The gateways counted their registry lookups: whispers (character), resumes (the token,
+      // and the account's character held elsewhere).
+      const lookups = async (httpPort: number, kind: string) => {
+        const text = await (await fetch(`http://127.0.0.1:${httpPort}/metrics`)).text();
+        const m = new RegExp(`^wyvern_registry_lookups_total\\{kind="${kind}"\\} (\\d+)`, 'm').exec(text);
+        return Number(m?.[1] ?? NaN);
+      };
+      expect(await lookups(gw[0]!.httpPort, 'character')).toBeGreaterThanOrEqual(2);
+      expect(await lookups(gw[1]!.httpPort, 'resume')).toBeGreaterThanOrEqual(2);
+      expect(await lookups(gw[1]!.httpPort, 'session')).toBeGreaterThanOrEqual(2);
     });
   },
 );
