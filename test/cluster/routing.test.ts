@@ -207,6 +207,7 @@ describeWithNats(
       const r: ResumedGame = await resumeGameClient(gw[1]!, 'ws', ana, { label: 'Nodeana on b' });
       open.push(r);
       expect(r.result.characterId).toBe(ana.characterId);
+      console.log(`resume on the other gateway -> back in the world: ${r.ms.toFixed(0)} ms`);
       const enter = r.result.entered!.enter;
       expect(enter.entityId).toBe(ana.entityId);
       expect(near(enter.x, stood.x) && near(enter.y, stood.y)).toBe(true);
