@@ -186,7 +186,7 @@ const specs = new Map<string, OptionSpec>([
     'HTTP_PORT',
     '8080',
     port,
-    'HTTP port: browser client, /ws, /metrics, /healthz (0 = any).',
+    'HTTP port: browser client, /ws, /metrics, /healthz (0 = any); a zone host serves only /metrics and /healthz.',
   ),
   option('tcpPort', 'TCP_PORT', '7777', port, 'Raw TCP protocol port (0 = any).'),
   option('databaseUrl', 'DATABASE_URL', 'sqlite:var/wyvern.db', text(), 'sqlite:PATH or postgres://... URL.'),

@@ -28,13 +28,22 @@ import { SrpPool } from './session/srp.js';
 import { DEFAULT_SECRET_FILE, loadSecret } from './secret.js';
 import { CharacterSaver, openStore, parseStoreUrl, type CharacterState, type Store } from './store/index.js';
 import { loadWorldData, type WorldData } from './world/index.js';
-import { InProcessBus, NatsBus, Role, type Bus, type ClusterRegistry, type Lease } from './cluster/index.js';
+import {
+  InProcessBus,
+  NatsBus,
+  Role,
+  zoneId,
+  type Bus,
+  type ClusterRegistry,
+  type Lease,
+} from './cluster/index.js';
 import { ClusterView, claimZones, holderOf, openRegistry, registryDirectory } from './cluster/presence.js';
 import { trackCluster } from './metrics/cluster.js';
 import { Gateway } from './gateway/gateway.js';
 import { Realm } from './zone/realm.js';
 import type { ConnectionOptions } from './transport/connection.js';
 import { FlushScheduler } from './transport/flush.js';
+import { listenStatus, type StatusListener } from './zone/status.js';
 import { StaticSite } from './transport/http.js';
 import { listenTcp } from './transport/tcp.js';
 import { listenHttp, type WsEngine } from './transport/web.js';
@@ -225,6 +234,8 @@ export async function startServer(config: Config, options: StartOptions = {}): P
 /** The zone-host role: every zone it runs, the tick, saving. */
 export interface ZoneHostHandle {
   readonly realm: Realm;
+  /** Where /metrics and /healthz answer; undefined when the process's gateway serves them. */
+  readonly httpPort: number | undefined;
   readonly bus: Bus;
   readonly store: Store;
   readonly log: Logger;
@@ -283,7 +294,12 @@ function worldData(config: Config): WorldData {
  */
 export async function startZoneHost(
   config: Config,
-  options: RoleOptions & { seed?: number; afterTick?: () => void } = {},
+  options: RoleOptions & {
+    seed?: number;
+    afterTick?: () => void;
+    /** /metrics and /healthz on HTTP_PORT; off when the gateway of the same process serves them. */
+    http?: boolean;
+  } = {},
 ): Promise<ZoneHostHandle> {
   const log = options.log ?? createLogger(config.logLevel);
   const data = worldData(config);
@@ -299,13 +315,35 @@ export async function startZoneHost(
   let node: Lease | undefined;
   let leases: Lease[];
   let untrack = (): void => {};
+  let status: StatusListener | undefined;
+  let view: ClusterView | undefined;
+  /** Filled in once running, for /healthz. */
+  const live: { realm?: Realm; stopping?: boolean } = {};
   const holder = holderOf(config.nodeId);
   try {
+    if (options.http ?? true) {
+      status = await listenStatus({
+        host: config.host,
+        port: config.httpPort,
+        routes: {
+          metrics: metricsText,
+          health: () => ({
+            status: live.stopping ? 'stopping' : live.realm ? 'ok' : 'starting',
+            role: config.role,
+            id: config.nodeId,
+            zones: live.realm ? [...live.realm.zones.keys()].map(zoneId) : [],
+            players: live.realm?.playerCount ?? 0,
+            cluster: view?.summary(),
+          }),
+        },
+      });
+    }
     registry = options.registry ?? (await openRegistry(bus, log));
     node = await registry.announce({
       ...holder,
       role: Role.ZoneHost,
       host: advertisedHost(config),
+      ...(status ? { httpPort: status.port } : {}),
       startedAt: Date.now(),
     });
     if (!options.registry) untrack = trackCluster(bus, registry);
@@ -315,7 +353,9 @@ export async function startZoneHost(
       data.zones.map((z) => z.name),
       log,
     );
+    if (status) view = await ClusterView.open(registry);
   } catch (e) {
+    await status?.close();
     await node?.release();
     untrack();
     if (!options.registry) await registry?.close();
@@ -341,10 +381,17 @@ export async function startZoneHost(
     seed: options.seed,
     afterTick: options.afterTick,
   });
+  live.realm = realm;
   realm.start();
-  log.info({ zones: [...realm.zones.keys()], store: store.kind, role: 'zone-host' }, 'world running');
+  log.info(
+    { zones: [...realm.zones.keys()], store: store.kind, role: 'zone-host', http: status?.port },
+    'world running',
+  );
   let stopping: Promise<void> | undefined;
   const stop = async (): Promise<void> => {
+    live.stopping = true;
+    view?.stop();
+    await status?.close();
     // Everyone's final state is written before the store closes.
     await realm.stop();
     await releaseAll([...leases, node], log, bus);
@@ -353,7 +400,7 @@ export async function startZoneHost(
     if (!options.bus) await quietly(log, 'bus', () => bus.drain());
     if (!options.store) await store.close();
   };
-  return { realm, bus, store, log, stop: () => (stopping ??= stop()) };
+  return { realm, httpPort: status?.port, bus, store, log, stop: () => (stopping ??= stop()) };
 }
 
 /**
@@ -402,6 +449,8 @@ export async function startGateway(
     store,
     srp,
     secret: loadSecret(config.secret, secretFile),
+    // A token from any gateway of the cluster is good here (they share the secret).
+    resumeTokens: registry,
     limiter: new LoginLimiter({
       perAccountAddress: config.loginFailuresPerAccount,
       perAddress: config.loginFailuresPerIp,
@@ -418,6 +467,8 @@ export async function startGateway(
     log,
     flush: () => flushAll(),
     directory: registryDirectory(registry, holder, log),
+    lookups: registry,
+    zoneHosts: () => view?.zoneHostIds() ?? [],
   });
   const zone = data.zones[0]!;
   const start = data.character;
@@ -457,7 +508,10 @@ export async function startGateway(
   flushAll = () => server.scheduler.flushAll();
   // A token stays good for its whole lifetime after the connection that holds it drops.
   server.dispatcher.onSessionClosed((s) => {
-    if (s.accountId !== undefined) accounts.renewResumeToken(s.accountId);
+    if (s.accountId === undefined) return;
+    accounts.renewResumeToken(s.accountId).catch((err: unknown) => {
+      log.warn({ err, accountId: s.accountId }, 'resume token not renewed: it lapses at its first expiry');
+    });
   });
   server.onShutdown('gateway', async () => {
     // No more inputs; then the zone host of this same process, whose final saves need the store.
@@ -515,6 +569,7 @@ export async function startWyvern(
       store,
       registry,
       afterTick: () => labFeed?.tick(),
+      http: false,
     });
   } catch (e) {
     untrack();
@@ -562,7 +617,7 @@ async function main(argv: readonly string[]): Promise<void> {
     const host = await startZoneHost(config);
     running = host;
     process.stdout.write(
-      `\nWyvern zone host ${config.nodeId} is running zones ${[...host.realm.zones.keys()].join(', ')} over ${config.natsUrl}.\n\n`,
+      `\nWyvern zone host ${config.nodeId} is running zones ${[...host.realm.zones.keys()].join(', ')} over ${config.natsUrl}; /metrics and /healthz on HTTP port ${host.httpPort}.\n\n`,
     );
   } else {
     const server = config.role === 'gateway' ? await startGateway(config) : await startWyvern(config);

@@ -4,8 +4,9 @@
  * One world as a cluster on this machine: a nats-server (Debian's `nats-server`, JetStream
  * on, in a temp dir, on a free 127.0.0.1 port; or the one --nats-url / NATS_URL names), the
  * zone hosts (`ROLE=zone-host`, ids zh-0, zh-1, ...; the world's zones dealt out among them
- * in turn) and the gateways (`ROLE=gateway`, ids gw-0, gw-1, ...; gateway k on TCP_PORT + k
- * and HTTP_PORT + k, from 7777 and 8080), each `tsx server/main.ts` with its lines prefixed
+ * in turn; zone host j's /metrics and /healthz on HTTP_PORT + G + j, after the G gateways')
+ * and the gateways (`ROLE=gateway`, ids gw-0, gw-1, ...; gateway k on TCP_PORT + k and
+ * HTTP_PORT + k, from 7777 and 8080), each `tsx server/main.ts` with its lines prefixed
  * by its id. Every process gets the same DATA_DIR, DATABASE_URL and WYVERN_SECRET:
  * DATABASE_URL as set (postgres://... for processes on several machines), else one SQLite
  * file, var/cluster.db, which processes on one machine can share.
@@ -132,7 +133,14 @@ async function main(): Promise<void> {
     const mine = zones.filter((_, k) => k % zoneHosts === i);
     roles.push({
       id: `zh-${i}`,
-      env: { ...common, ROLE: 'zone-host', NODE_ID: `zh-${i}`, ZONES: mine.join(',') },
+      env: {
+        ...common,
+        ROLE: 'zone-host',
+        NODE_ID: `zh-${i}`,
+        ZONES: mine.join(','),
+        // After the gateways' ports: /metrics and /healthz of the zone host.
+        HTTP_PORT: String(httpBase + gateways + i),
+      },
     });
   }
   for (let k = 0; k < gateways; k++) {
@@ -198,7 +206,12 @@ async function main(): Promise<void> {
         .filter((r) => r.id.startsWith('gw-'))
         .map((r) => `http://localhost:${r.env['HTTP_PORT']}/`)
         .join(', ') +
-      `), ${zoneHosts} zone host${zoneHosts === 1 ? '' : 's'}; Ctrl-C stops them all`,
+      `), ${zoneHosts} zone host${zoneHosts === 1 ? '' : 's'} (/metrics and /healthz on ` +
+      roles
+        .filter((r) => r.id.startsWith('zh-'))
+        .map((r) => `http://localhost:${r.env['HTTP_PORT']}/healthz`)
+        .join(', ') +
+      '); Ctrl-C stops them all',
   );
 }
 

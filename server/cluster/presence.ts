@@ -40,12 +40,15 @@ export function registryDirectory(
   registry: ClusterRegistry,
   gateway: Holder,
   log: Logger,
-): { entered(accountId: number, name: string): void; left(accountId: number, name: string): void } {
+): {
+  entered(accountId: number, characterId: number, name: string): void;
+  left(accountId: number, name: string): void;
+} {
   const failed = (err: unknown) => log.warn({ err }, 'registry session entry not written');
   return {
-    entered(accountId, name) {
+    entered(accountId, characterId, name) {
       void Promise.all([
-        registry.bindSession(accountId, gateway),
+        registry.bindSession(accountId, gateway, characterId),
         registry.bindCharacter(name, accountId, gateway),
       ]).catch(failed);
     },
@@ -96,10 +99,13 @@ export async function claimZones(
   return leases;
 }
 
-/** What /healthz says of the cluster: its gateways, and its zone hosts with the zones each runs. */
+/**
+ * What /healthz says of the cluster: its gateways, and its zone hosts with the zones each runs
+ * and the HTTP port of their own /metrics and /healthz.
+ */
 export interface ClusterSummary {
   gateways: { id: string; host: string; tcpPort?: number; httpPort?: number }[];
-  zoneHosts: { id: string; host: string; zones: string[] }[];
+  zoneHosts: { id: string; host: string; httpPort?: number; zones: string[] }[];
 }
 
 /** The registry's nodes and zone claims as they change (a watch), for /healthz. */
@@ -120,6 +126,11 @@ export class ClusterView {
     return view;
   }
 
+  /** The live zone hosts' ids. */
+  zoneHostIds(): string[] {
+    return [...this.nodes.values()].filter((n) => n.role === Role.ZoneHost).map((n) => n.id);
+  }
+
   summary(): ClusterSummary {
     const nodes = [...this.nodes.values()].sort((a, b) => a.id.localeCompare(b.id));
     return {
@@ -128,9 +139,10 @@ export class ClusterView {
         .map(({ id, host, tcpPort, httpPort }) => ({ id, host, tcpPort, httpPort })),
       zoneHosts: nodes
         .filter((n) => n.role === Role.ZoneHost)
-        .map(({ id, host, instance }) => ({
+        .map(({ id, host, instance, httpPort }) => ({
           id,
           host,
+          httpPort,
           zones: [...this.claims.values()]
             .filter((c) => c.host.id === id && c.host.instance === instance)
             .map((c) => c.zone)

@@ -15,6 +15,8 @@
  *   bucket "sessions" (no expiry: an entry is live while its gateway's node entry is, same instance)
  *     account.<id>      SessionEntry    the gateway holding the account's session
  *     char.<name>       CharacterEntry  the gateway holding the character (name lower-cased)
+ *     resume.<id>       ResumeRecord    the account's newest resume token (its id, not the token),
+ *                                       owned by no gateway: it outlives the one that issued it
  *
  * A process that dies leaves its entries behind: its leases expire within TTL, and its
  * session entries stop counting the moment its node entry is gone (lookups check the holder's
@@ -56,6 +58,8 @@ export interface SessionEntry {
   accountId: number;
   gateway: Holder;
   since: number;
+  /** The character the account has in the world there (lingering included), when it has one. */
+  characterId?: number;
 }
 
 export interface CharacterEntry {
@@ -63,6 +67,17 @@ export interface CharacterEntry {
   name: string;
   accountId: number;
   gateway: Holder;
+}
+
+/**
+ * The account's newest resume token, as any gateway checks it: the token's id (its nonce, not
+ * the token: what the registry holds cannot be presented), the account name it was issued
+ * for, and when it stops being good.
+ */
+export interface ResumeRecord {
+  id: string;
+  name: string;
+  expiresAt: number;
 }
 
 export type RegistryEvent =
@@ -92,8 +107,8 @@ export interface Watch {
 
 /** Counts since the registry was opened. */
 export interface RegistryStats {
-  /** Lookups by what was looked up (node, zone, session, character). */
-  lookups: Record<'node' | 'zone' | 'session' | 'character', number>;
+  /** Lookups by what was looked up (node, zone, session, character, resume token). */
+  lookups: Record<'node' | 'zone' | 'session' | 'character' | 'resume', number>;
   leasesHeld: number;
   leasesLost: number;
   /** Refreshes that failed for want of the store (they are retried). */
@@ -111,15 +126,30 @@ export interface ClusterRegistry {
   claimZone(zone: string, host: Holder, options?: LeaseOptions): Promise<Lease | undefined>;
   zoneClaim(zone: string): Promise<ZoneClaim | undefined>;
   zoneClaims(): Promise<ZoneClaim[]>;
-  /** Records that `gateway` holds the account's session; returns the previous live holder when it was another. */
-  bindSession(accountId: number, gateway: Holder): Promise<SessionEntry | undefined>;
+  /**
+   * Records that `gateway` holds the account's session (with `characterId` in the world);
+   * returns the previous live holder when it was another.
+   */
+  bindSession(accountId: number, gateway: Holder, characterId?: number): Promise<SessionEntry | undefined>;
   /** Removes the binding if `gateway` still holds it. */
   releaseSession(accountId: number, gateway: Holder): Promise<boolean>;
   sessionGateway(accountId: number): Promise<SessionEntry | undefined>;
   bindCharacter(name: string, accountId: number, gateway: Holder): Promise<void>;
   releaseCharacter(name: string, gateway: Holder): Promise<boolean>;
   characterGateway(name: string): Promise<CharacterEntry | undefined>;
-  /** Deletes session and character entries whose gateway is gone; returns how many. */
+  /** Makes `record` the account's only good resume token (any older one is no longer). */
+  putResumeToken(accountId: number, record: ResumeRecord): Promise<void>;
+  /**
+   * Takes the account's resume token `id` if it is still the newest: deleted at the revision
+   * read (compare-and-set), so of any number of gateways trying at once exactly one gets it.
+   */
+  takeResumeToken(accountId: number, id: string): Promise<ResumeRecord | undefined>;
+  /** Moves token `id`'s expiry to `expiresAt`, if it is still the newest; false otherwise. */
+  renewResumeToken(accountId: number, id: string, expiresAt: number): Promise<boolean>;
+  /**
+   * Deletes session and character entries whose gateway is gone, and resume tokens past
+   * their expiry; returns how many.
+   */
   sweepSessions(): Promise<number>;
   /**
    * Calls `handler` with every node and zone claim now, then with each change: a claim or an
@@ -183,6 +213,7 @@ const accountKey = (accountId: number) => {
   return `account.${accountId}`;
 };
 const characterKey = (name: string) => `char.${checkToken('character name', name.toLowerCase())}`;
+const resumeKey = (accountId: number) => `resume.${accountKey(accountId).slice('account.'.length)}`;
 
 const sameHolder = (a: Holder, b: Holder) => a.id === b.id && a.instance === b.instance;
 /** Writes that lose a race are tried again this many times before giving up. */
@@ -213,7 +244,13 @@ export class KvRegistry implements ClusterRegistry {
   private readonly timer: NodeJS.Timeout;
   private refreshing = false;
   private closed = false;
-  private readonly lookups: RegistryStats['lookups'] = { node: 0, zone: 0, session: 0, character: 0 };
+  private readonly lookups: RegistryStats['lookups'] = {
+    node: 0,
+    zone: 0,
+    session: 0,
+    character: 0,
+    resume: 0,
+  };
   private leasesLost = 0;
   private refreshFailures = 0;
 
@@ -292,11 +329,16 @@ export class KvRegistry implements ClusterRegistry {
     return this.all<ZoneClaim>('leases', 'zone.');
   }
 
-  async bindSession(accountId: number, gateway: Holder): Promise<SessionEntry | undefined> {
+  async bindSession(
+    accountId: number,
+    gateway: Holder,
+    characterId?: number,
+  ): Promise<SessionEntry | undefined> {
     const entry: SessionEntry = {
       accountId,
       gateway: { id: gateway.id, instance: gateway.instance },
       since: this.now(),
+      ...(characterId === undefined ? {} : { characterId }),
     };
     const previous = await this.write(accountKey(accountId), encode(entry));
     if (!previous) return undefined;
@@ -337,14 +379,47 @@ export class KvRegistry implements ClusterRegistry {
     return (await this.live(character.gateway)) ? character : undefined;
   }
 
+  async putResumeToken(accountId: number, record: ResumeRecord): Promise<void> {
+    await this.write(resumeKey(accountId), encode(record));
+  }
+
+  async takeResumeToken(accountId: number, id: string): Promise<ResumeRecord | undefined> {
+    this.lookups.resume++;
+    const entry = await this.kv.get('sessions', resumeKey(accountId));
+    if (!entry) return undefined;
+    const record = decode<ResumeRecord>(entry);
+    if (record.id !== id) return undefined;
+    // Another gateway that read the same revision loses here: the token works once.
+    return (await this.kv.delete('sessions', resumeKey(accountId), entry.revision)) ? record : undefined;
+  }
+
+  async renewResumeToken(accountId: number, id: string, expiresAt: number): Promise<boolean> {
+    for (let i = 0; i < WRITE_TRIES; i++) {
+      const entry = await this.kv.get('sessions', resumeKey(accountId));
+      if (!entry) return false;
+      const record = decode<ResumeRecord>(entry);
+      if (record.id !== id) return false;
+      const renewed = encode({ ...record, expiresAt } satisfies ResumeRecord);
+      if ((await this.kv.update('sessions', resumeKey(accountId), renewed, entry.revision)) !== undefined)
+        return true;
+    }
+    return false;
+  }
+
   async sweepSessions(): Promise<number> {
     const live = new Set((await this.nodes()).map((n) => `${n.id}/${n.instance}`));
+    const now = this.now();
     let removed = 0;
     for (const key of await this.kv.keys('sessions', '')) {
       const entry = await this.kv.get('sessions', key);
       if (!entry) continue;
-      const { gateway } = decode<{ gateway: Holder }>(entry);
-      if (live.has(`${gateway.id}/${gateway.instance}`)) continue;
+      if (key.startsWith('resume.')) {
+        // Not tied to a gateway: a token outlives the gateway that issued it, until it expires.
+        if (decode<ResumeRecord>(entry).expiresAt > now) continue;
+      } else {
+        const { gateway } = decode<{ gateway: Holder }>(entry);
+        if (live.has(`${gateway.id}/${gateway.instance}`)) continue;
+      }
       if (await this.kv.delete('sessions', key, entry.revision)) removed++;
     }
     return removed;
@@ -517,7 +592,7 @@ export class KvRegistry implements ClusterRegistry {
 export function registryMetrics(registry: Registry, cluster: Pick<ClusterRegistry, 'stats'>): void {
   new Counter({
     name: 'wyvern_registry_lookups_total',
-    help: 'Cluster registry lookups, by what was looked up (node, zone, session, character).',
+    help: 'Cluster registry lookups, by what was looked up (node, zone, session, character, resume token).',
     labelNames: ['kind'],
     registers: [registry],
     collect() {

@@ -5,12 +5,16 @@
  *
  *   wyvern.zone.<zone>.in      gateway -> the zone's host: the zone's inputs (MoveInput, casts,
  *                              say; joins and leaves), one subscriber: the host holding the zone
- *   wyvern.world.<kind>        gateway -> whoever owns world packets (whisper, who, zone chat):
- *                              request/reply, queue group "world"
+ *   wyvern.world.<kind>        anyone -> one of a queue group "world" (request/reply); no role
+ *                              uses it now that whisper and who are routed by the registry
  *   wyvern.gw.<gateway>.tick   zone host -> gateway: one message per tick carrying every
  *                              session's bytes for that gateway
  *   wyvern.gw.<gateway>.direct anyone -> one gateway: messages for one of its sessions
- *                              (a whisper delivered, a session taken over elsewhere)
+ *                              (a session taken over elsewhere)
+ *   wyvern.gw.<gateway>.whisper  gateway -> the gateway holding a whisper's target (the
+ *                              registry's char.<name>): request/reply
+ *   wyvern.host.<host>.who     gateway -> one zone host: the players in its zones
+ *                              (request/reply; a gateway asks every live host)
  */
 
 declare const routeOf: unique symbol;
@@ -20,6 +24,8 @@ export const Route = {
   World: 'world',
   GatewayTick: 'gatewayTick',
   GatewayDirect: 'gatewayDirect',
+  GatewayWhisper: 'gatewayWhisper',
+  HostWho: 'hostWho',
 } as const;
 export type Route = (typeof Route)[keyof typeof Route];
 
@@ -67,6 +73,9 @@ export const Subjects = {
     `${ROOT}.gw.${checkToken('gateway', gateway)}.tick` as Subject<'gatewayTick'>,
   gatewayDirect: (gateway: string) =>
     `${ROOT}.gw.${checkToken('gateway', gateway)}.direct` as Subject<'gatewayDirect'>,
+  gatewayWhisper: (gateway: string) =>
+    `${ROOT}.gw.${checkToken('gateway', gateway)}.whisper` as Subject<'gatewayWhisper'>,
+  hostWho: (host: string) => `${ROOT}.host.${checkToken('zone host', host)}.who` as Subject<'hostWho'>,
 
   /** Every zone's inputs (a monitor, or a host that runs every zone). */
   everyZoneInput: `${ROOT}.zone.*.in` as SubjectPattern<'zoneInput'>,

@@ -18,20 +18,21 @@
  *                                        session its whole state and view anew)
  *
  * Gateway batch, zone host -> one gateway, one message per tick (`.tick`) or for one delivery
- * outside a tick (`.direct`, a whisper):
+ * outside a tick (`.direct`):
  *   host str8 (the zone host's id) · seq (1, 2, ... per tick message from this host to this
  *   gateway, 1 again after 2^32-1 or a restart; 0 on `.direct`, which is not in sequence)
  *   then records until the end, each  kind u8 · session · body
  *     JOINED 1  entity · character      (the session is in the world as this entity)
  *     BYTES  2  length · whole frames   (appended to the connection's write buffer as they are)
- *     LEFT   3  reason u8 (0 left, 1 could not enter)
+ *     LEFT   3  reason u8 (0 left, 1 could not enter, 2 taken over through another gateway)
  *   A tick's batch holds its JOINED records first, then every session's bytes, then LEFT
  *   records: a joining client is in the world before its EnterWorld is appended, and a leaving
  *   one still gets its last frames (LogoutComplete).
  *
- * World requests (request/reply, queue group `world`):
- *   whisper  gateway str8 · session · to str8 · text str16  ->  status u8 · frames
- *   who      (empty)                                        ->  WhoList frame
+ * Requests (request/reply):
+ *   wyvern.gw.<gateway>.whisper  to str8 · frames (the ChatMessage frame)  ->  status u8
+ *   wyvern.host.<host>.who       (empty)  ->  a WhoList payload (no frame header) of the
+ *                                              host's own zones: total, then at most 200 players
  */
 import { Reader } from '../../shared/codec/reader.js';
 import { Writer } from '../../shared/codec/writer.js';
@@ -42,7 +43,7 @@ export type ZoneRecord = (typeof ZoneRecord)[keyof typeof ZoneRecord];
 export const GatewayRecord = { Joined: 1, Bytes: 2, Left: 3 } as const;
 export type GatewayRecord = (typeof GatewayRecord)[keyof typeof GatewayRecord];
 
-export const LeftReason = { Left: 0, NotEntered: 1 } as const;
+export const LeftReason = { Left: 0, NotEntered: 1, TakenOver: 2 } as const;
 export type LeftReason = (typeof LeftReason)[keyof typeof LeftReason];
 
 export const WhisperStatus = { Sent: 0, NoSuchPlayer: 1, NotInWorld: 2 } as const;
@@ -51,8 +52,6 @@ export type WhisperStatus = (typeof WhisperStatus)[keyof typeof WhisperStatus];
 /** Gateway ids and names are subject tokens or character names: short. */
 const ID_MAX = 64;
 const NAME_MAX = 255;
-/** A chat line's text: the largest a ChatSend or Whisper may carry. */
-const TEXT_MAX = 0xffff;
 
 // ---------------------------------------------------------------- zone inputs
 
@@ -193,6 +192,14 @@ export function writeBytesRecord(
   w.rawRange(src, start, end);
 }
 
+function leftReason(byte: number): LeftReason {
+  return byte === LeftReason.NotEntered
+    ? LeftReason.NotEntered
+    : byte === LeftReason.TakenOver
+      ? LeftReason.TakenOver
+      : LeftReason.Left;
+}
+
 export function writeLeftRecord(w: Writer, session: number, reason: LeftReason): void {
   w.u8(GatewayRecord.Left);
   w.varint(session);
@@ -228,7 +235,7 @@ export function visitGatewayBatch(bytes: Uint8Array, v: GatewayBatchVisitor): vo
         break;
       }
       case GatewayRecord.Left:
-        v.left(session, r.u8() === 1 ? LeftReason.NotEntered : LeftReason.Left);
+        v.left(session, leftReason(r.u8()));
         break;
       default:
         throw new Error(`gateway batch record kind ${kind} unknown`);
@@ -249,49 +256,35 @@ export function readGatewayBatch(bytes: Uint8Array, each: (record: GatewayBatchR
 
 // ---------------------------------------------------------------- world requests
 
-export interface WhisperRequest {
-  gateway: string;
-  session: number;
+/** A whisper for one of the receiving gateway's characters: the frame its sender's gateway built. */
+export interface WhisperDelivery {
   to: string;
-  text: string;
+  frames: Uint8Array;
 }
 
-export function encodeWhisper(req: WhisperRequest): Uint8Array {
-  const w = new Writer(64 + req.text.length * 3);
-  w.string(req.gateway, ID_MAX, 1);
-  w.varint(req.session);
-  w.string(req.to, NAME_MAX, 1);
-  w.string(req.text, TEXT_MAX, 2);
+export function encodeWhisperDelivery(d: WhisperDelivery): Uint8Array {
+  const w = new Writer(8 + d.to.length * 3 + d.frames.length);
+  w.string(d.to, NAME_MAX, 1);
+  w.raw(d.frames);
   return w.finish();
 }
 
-export function decodeWhisper(bytes: Uint8Array): WhisperRequest {
+export function decodeWhisperDelivery(bytes: Uint8Array): WhisperDelivery {
   const r = new Reader(bytes);
-  return {
-    gateway: r.string(ID_MAX, 1),
-    session: r.varint(),
-    to: r.string(NAME_MAX, 1),
-    text: r.string(TEXT_MAX, 2),
-  };
+  const to = r.string(NAME_MAX, 1);
+  return { to, frames: bytes.subarray(bytes.length - r.remaining) };
 }
 
-/** A whisper's answer: its status, then (when sent) the ChatMessage frame for the sender. */
-export function encodeWhisperReply(status: WhisperStatus, frames?: Uint8Array): Uint8Array {
-  const out = new Uint8Array(1 + (frames?.length ?? 0));
-  out[0] = status;
-  if (frames) out.set(frames, 1);
-  return out;
+/** Whether the target's gateway delivered the whisper. */
+export function encodeWhisperReply(status: WhisperStatus): Uint8Array {
+  return Uint8Array.of(status);
 }
 
-export function decodeWhisperReply(bytes: Uint8Array): { status: WhisperStatus; frames: Uint8Array } {
-  const status = bytes[0] ?? WhisperStatus.NotInWorld;
-  return {
-    status:
-      status === 0
-        ? WhisperStatus.Sent
-        : status === 1
-          ? WhisperStatus.NoSuchPlayer
-          : WhisperStatus.NotInWorld,
-    frames: bytes.subarray(1),
-  };
+export function decodeWhisperReply(bytes: Uint8Array): WhisperStatus {
+  const status = bytes[0];
+  return status === WhisperStatus.Sent
+    ? WhisperStatus.Sent
+    : status === WhisperStatus.NoSuchPlayer
+      ? WhisperStatus.NoSuchPlayer
+      : WhisperStatus.NotInWorld;
 }

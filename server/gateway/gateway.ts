@@ -10,7 +10,12 @@
  *                         every zone's records of one event-loop turn go as one message
  *   EnterWorldRequest  -> the character's row is checked here (the account's own?), then a
  *                         JOIN for its zone; the zone host takes it from there
- *   Whisper, Who       -> request/reply on wyvern.world.<kind>: whoever owns the world answers
+ *   Whisper            -> the target's gateway from the registry (char.<name>); this gateway
+ *                         builds the ChatMessage once, and that one delivers it
+ *                         (wyvern.gw.<target>.whisper) and says whether it could
+ *   Who                -> every live zone host (wyvern.host.<host>.who), merged here
+ *   Resume             -> the account's character lingering here, or (the registry's
+ *                         account.<id>) on another gateway: a JOIN takes it over where it stands
  *   wyvern.gw.<self>.tick / .direct
  *                      -> JOINED puts the session in the world, BYTES go into its connection's
  *                         write buffer as they are, LEFT takes it out; then one flush
@@ -23,15 +28,18 @@
  * is changed only through server/session/world-state.ts.
  */
 import { Writer } from '../../shared/codec/writer.js';
-import { EnterWorldRequest, Whisper, WhoList } from '../../shared/protocol/index.js';
+import { ChatMessage, EnterWorldRequest, Whisper, WhoList } from '../../shared/protocol/index.js';
 import type { PayloadOf } from '../../shared/protocol/index.js';
 import type { AnyClientPacket } from '../../shared/protocol/registry.js';
-import type { Bus, BusMessage, BusSubscription } from '../cluster/bus.js';
-import { Subjects, WorldKind, zoneId } from '../cluster/subjects.js';
+import { BusError, BusErrorCode, type Bus, type BusMessage, type BusSubscription } from '../cluster/bus.js';
+import type { ClusterRegistry } from '../cluster/registry.js';
+import { SubjectError, Subjects, zoneId } from '../cluster/subjects.js';
 import {
   beginZoneInputs,
+  decodeWhisperDelivery,
   decodeWhisperReply,
-  encodeWhisper,
+  encodeWhisperDelivery,
+  encodeWhisperReply,
   LeftReason,
   nextSeq,
   visitGatewayBatch,
@@ -46,7 +54,7 @@ import {
 import type { GameRouter } from '../dispatch/router.js';
 import type { Logger } from '../log.js';
 import { gatewayBatchSeconds } from '../metrics/index.js';
-import type { ResumeWorld } from '../session/account.js';
+import { sayTakenOver, type ResumeWorld } from '../session/account.js';
 import type { Session } from '../session/connection.js';
 import { enteredWorld, leftWorld } from '../session/world-state.js';
 import type { Store } from '../store/index.js';
@@ -58,9 +66,12 @@ import { routeWorld, type WorldRoutes } from '../zone/routes.js';
  * included.
  */
 export interface SessionDirectory {
-  entered(accountId: number, character: string): void;
+  entered(accountId: number, characterId: number, character: string): void;
   left(accountId: number, character: string): void;
 }
+
+/** What the gateway looks up in the cluster registry: where a character or an account is held. */
+export type GatewayLookups = Pick<ClusterRegistry, 'characterGateway' | 'sessionGateway'>;
 
 export interface GatewayOptions {
   /** This gateway's id on the bus (a subject token). */
@@ -78,7 +89,13 @@ export interface GatewayOptions {
   /** How long a world request (whisper, who) may take. Default 2 s. */
   readonly requestTimeoutMs?: number;
   readonly directory?: SessionDirectory;
+  /** Without it, whispers and resumes find only this gateway's own characters. */
+  readonly lookups?: GatewayLookups;
+  /** The ids of the live zone hosts (from the registry's watch), asked for who. */
+  readonly zoneHosts?: () => readonly string[];
 }
+
+const WHO_LIST_MAX = 200;
 
 /** A zone's input message is sent at once past this many bytes. */
 const INPUTS_SEND_AT = 256 * 1024;
@@ -142,6 +159,7 @@ export class Gateway implements GameRouter, ResumeWorld {
     this.subscriptions = [
       opts.bus.subscribe(Subjects.gatewayTick(opts.id), (m) => this.onBatch(m)),
       opts.bus.subscribe(Subjects.gatewayDirect(opts.id), (m) => this.onBatch(m)),
+      opts.bus.subscribe(Subjects.gatewayWhisper(opts.id), (m) => this.onWhisper(m)),
     ];
   }
 
@@ -205,15 +223,17 @@ export class Gateway implements GameRouter, ResumeWorld {
   // ------------------------------------------------------------------ entering
 
   /**
-   * Resume: attaches `session` to the character its account left lingering in the world
-   * from this gateway, if any, and returns that character's id; the world sends the session
-   * its state and view at its next tick. (Should the zone host have let the character go in
-   * the meantime, the JOIN enters it afresh from its saved row.)
+   * Resume: attaches `session` to the character its account left lingering in the world,
+   * here or (the registry says which) on another gateway, and returns that character's id;
+   * the world sends the session its state and view at its next tick. The zone host takes the
+   * character over where it stands and tells the other gateway it left. (Should the host have
+   * let the character go in the meantime, the JOIN enters it afresh from its saved row.)
    */
-  reattach(session: Session): number | undefined {
-    if (session.accountId === undefined || this.placements.has(session.id)) return undefined;
+  async reattach(session: Session): Promise<number | undefined> {
+    const accountId = session.accountId;
+    if (accountId === undefined || this.placements.has(session.id)) return undefined;
     for (const [id, p] of this.placements) {
-      if (!p.closed || p.entityId === undefined || p.accountId !== session.accountId) continue;
+      if (!p.closed || p.entityId === undefined || p.accountId !== accountId) continue;
       this.placements.delete(id);
       const next = this.place(session, p.zone, p.accountId, p.characterId, p.name);
       // Still held here: its directory entry stays. And it still has its entity: should this
@@ -222,7 +242,26 @@ export class Gateway implements GameRouter, ResumeWorld {
       next.entityId = p.entityId;
       return p.characterId;
     }
-    return undefined;
+    try {
+      const held = await this.opts.lookups?.sessionGateway(accountId);
+      if (!held || held.gateway.id === this.id || held.characterId === undefined) return undefined;
+      const record = await this.opts.store.getCharacter(held.characterId);
+      if (!record || record.accountId !== accountId) return undefined;
+      if (session.closing || this.closed || this.placements.has(session.id)) return undefined;
+      this.place(
+        session,
+        this.zoneIds.get(record.zone) ?? this.defaultZone,
+        accountId,
+        record.id,
+        record.name,
+      );
+      return record.id;
+    } catch (err) {
+      // The session is resumed all the same; entering the character takes it over where it
+      // lingers just as well (the zone host finds it).
+      session.log.warn({ err }, 'could not look for a character lingering elsewhere');
+      return undefined;
+    }
   }
 
   private async enterWorld(session: Session, characterId: number): Promise<void> {
@@ -280,34 +319,127 @@ export class Gateway implements GameRouter, ResumeWorld {
 
   // ------------------------------------------------------------------ world requests
 
+  /**
+   * Builds the ChatMessage once (this gateway knows the sender's entity and name; the
+   * registry, the target's name as shown) and has the target's gateway deliver it; the
+   * sender gets it back as its echo once delivered.
+   */
   private whisper(session: Session, to: string, text: string): void {
     const p = this.placements.get(session.id);
-    if (!p || p.entityId === undefined || this.closed) return;
-    const request = encodeWhisper({ gateway: this.id, session: session.id, to, text });
-    this.opts.bus.request(Subjects.world(WorldKind.Whisper), request, this.requestOptions()).then(
-      (reply) => {
-        if (session.closing) return;
-        const { status, frames } = decodeWhisperReply(reply);
-        if (status === WhisperStatus.Sent) session.conn.send(frames, 'reliable');
-        else if (status === WhisperStatus.NoSuchPlayer) {
-          session.error('ERR_NO_SUCH_PLAYER', `${to} is not online`, {
-            fatal: false,
-            opcode: Whisper.opcode,
-          });
+    if (!p || p.entityId === undefined || p.closed || this.closed) return;
+    const from = { fromId: p.entityId, from: p.name };
+    const noSuchPlayer = () =>
+      session.error('ERR_NO_SUCH_PLAYER', `${to} is not online`, { fatal: false, opcode: Whisper.opcode });
+    const deliver = async (): Promise<void> => {
+      let target: { gateway: string; name: string } | undefined;
+      if (this.opts.lookups) {
+        // A name that cannot be a registry key (a dot, a space) is nobody's.
+        const entry = await this.opts.lookups.characterGateway(to).catch((err: unknown) => {
+          if (err instanceof SubjectError) return undefined;
+          throw err;
+        });
+        if (entry) target = { gateway: entry.gateway.id, name: entry.name };
+      } else {
+        const local = this.inWorldByName(to);
+        if (local) target = { gateway: this.id, name: local.name };
+      }
+      if (session.closing) return;
+      if (!target) return noSuchPlayer();
+      const frame = ChatMessage.encode({ channel: 'whisper', ...from, to: target.name, text });
+      let status: WhisperStatus;
+      if (target.gateway === this.id) status = this.deliverWhisper(target.name, frame);
+      else {
+        try {
+          const request = encodeWhisperDelivery({ to: target.name, frames: frame });
+          const reply = await this.opts.bus.request(
+            Subjects.gatewayWhisper(target.gateway),
+            request,
+            this.requestOptions(),
+          );
+          status = decodeWhisperReply(reply);
+        } catch (err) {
+          // The registry still lists a gateway that just went away: nobody there to hear it.
+          if (!(err instanceof BusError && err.code === BusErrorCode.NoResponders)) throw err;
+          status = WhisperStatus.NoSuchPlayer;
         }
-      },
-      (err: unknown) => this.requestFailed(session, Whisper.opcode, err),
-    );
+      }
+      if (session.closing) return;
+      if (status === WhisperStatus.Sent) session.conn.send(frame, 'reliable');
+      else noSuchPlayer();
+    };
+    deliver().catch((err: unknown) => this.requestFailed(session, Whisper.opcode, err));
   }
 
+  /** A whisper from another gateway for one of this gateway's characters. */
+  private onWhisper(message: BusMessage): void {
+    let status: WhisperStatus;
+    try {
+      const { to, frames } = decodeWhisperDelivery(message.data);
+      status = this.deliverWhisper(to, frames);
+    } catch (err) {
+      this.opts.log.warn({ err }, 'whisper delivery refused');
+      status = WhisperStatus.NoSuchPlayer;
+    }
+    message.respond(encodeWhisperReply(status));
+  }
+
+  /** Sends `frame` to the character named `to` if it is in the world on this gateway, with a connection. */
+  private deliverWhisper(to: string, frame: Uint8Array): WhisperStatus {
+    const p = this.inWorldByName(to);
+    if (!p) return WhisperStatus.NoSuchPlayer;
+    p.session.conn.send(frame, 'reliable');
+    return WhisperStatus.Sent;
+  }
+
+  private inWorldByName(name: string): Placement | undefined {
+    const key = name.toLowerCase();
+    for (const p of this.placements.values()) {
+      if (p.entityId === undefined || p.closed || p.session.closing || p.session.state !== 'inWorld')
+        continue;
+      if (p.name.toLowerCase() === key) return p;
+    }
+    return undefined;
+  }
+
+  /**
+   * Asks every live zone host for the players in its zones and merges the answers: zone by
+   * zone in the world's order, each host's own order within a zone, at most WHO_LIST_MAX
+   * listed and every player counted. A host that does not answer is left out (logged).
+   */
   private who(session: Session): void {
     if (this.closed) return;
-    this.opts.bus.request(Subjects.world(WorldKind.Who), new Uint8Array(0), this.requestOptions()).then(
-      (reply) => {
-        if (!session.closing) session.conn.send(reply, WhoList.delivery);
-      },
-      (err: unknown) => this.requestFailed(session, WhoList.opcode, err),
+    const hosts = this.opts.zoneHosts?.() ?? [];
+    const asked = hosts.map((host) =>
+      this.opts.bus.request(Subjects.hostWho(host), new Uint8Array(0), this.requestOptions()),
     );
+    void Promise.allSettled(asked).then((answers) => {
+      if (session.closing) return;
+      const order = new Map([...this.zoneIds.keys()].map((name, i) => [name, i]));
+      const players: { name: string; level: number; zone: string }[] = [];
+      let total = 0;
+      let failed: unknown;
+      for (const [i, answer] of answers.entries()) {
+        if (answer.status === 'rejected') {
+          failed = answer.reason;
+          this.opts.log.warn({ err: answer.reason, host: hosts[i] }, 'a zone host did not answer who');
+          continue;
+        }
+        try {
+          const list = WhoList.decode(answer.value);
+          total += list.total;
+          players.push(...list.players);
+        } catch (err) {
+          this.opts.log.warn({ err, host: hosts[i] }, 'a zone host answered who with bad bytes');
+        }
+      }
+      if (failed !== undefined && answers.every((a) => a.status === 'rejected')) {
+        return this.requestFailed(session, WhoList.opcode, failed);
+      }
+      const rank = (zone: string) => order.get(zone) ?? order.size;
+      players.sort((a, b) => rank(a.zone) - rank(b.zone));
+      players.length = Math.min(players.length, WHO_LIST_MAX);
+      session.conn.send(WhoList.encode({ total, players }), WhoList.delivery);
+    });
   }
 
   private requestOptions(): { timeoutMs?: number } {
@@ -347,7 +479,7 @@ export class Gateway implements GameRouter, ResumeWorld {
       p.host = this.batchHost;
       if (!p.listed) {
         p.listed = true;
-        this.opts.directory?.entered(p.accountId, p.name);
+        this.opts.directory?.entered(p.accountId, p.characterId, p.name);
       }
       if (!p.closed && !p.session.closing) enteredWorld(p.session, entity, character);
     },
@@ -366,6 +498,12 @@ export class Gateway implements GameRouter, ResumeWorld {
       this.placements.delete(session);
       if (p.listed) this.opts.directory?.left(p.accountId, p.name);
       if (p.closed) return;
+      if (reason === LeftReason.TakenOver) {
+        // Resumed (or entered) through another gateway while this connection was still open.
+        p.session.log.info({ accountId: p.accountId }, 'character taken over through another gateway');
+        sayTakenOver(p.session);
+        return;
+      }
       leftWorld(p.session);
       if (reason === LeftReason.NotEntered) {
         p.session.error('ERR_INTERNAL', 'could not enter the world', {

@@ -36,7 +36,7 @@ function busStats(): BusStats {
 
 function registryStats(): RegistryStats {
   const sum: RegistryStats = {
-    lookups: { node: 0, zone: 0, session: 0, character: 0 },
+    lookups: { node: 0, zone: 0, session: 0, character: 0, resume: 0 },
     leasesHeld: 0,
     leasesLost: 0,
     refreshFailures: 0,

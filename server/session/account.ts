@@ -40,7 +40,7 @@ import { SrpError } from './srp.js';
 /** Where a resumed session finds the character its account left in the world. */
 export interface ResumeWorld {
   /** Attaches the session to its account's lingering character; that character's id, if any. */
-  reattach(session: Session): number | undefined;
+  reattach(session: Session): number | undefined | Promise<number | undefined>;
 }
 
 export interface AccountHandlerDeps {
@@ -120,18 +120,27 @@ export function takeOverAccount(ctx: HandlerContext, accountId: number): void {
   for (const other of ctx.sessions.values()) {
     if (other === ctx.session || other.accountId !== accountId || other.closing) continue;
     other.log.info({ by: ctx.session.id, accountId }, 'session taken over by a new login');
-    other.send(Bye, { reason: 'takenOver', message: TAKEN_OVER_MESSAGE });
-    other.close('takenOver');
+    sayTakenOver(other);
   }
 }
 
-function authenticate(
+/** Bye ('takenOver') and close: the account logged in or resumed elsewhere. */
+export function sayTakenOver(session: Session): void {
+  session.send(Bye, { reason: 'takenOver', message: TAKEN_OVER_MESSAGE });
+  session.close('takenOver');
+}
+
+async function authenticate(
   ctx: HandlerContext,
   accounts: AccountService,
   accountId: number,
   name: string,
-): Uint8Array {
+): Promise<Uint8Array> {
+  // First, and written to the registry before the client has it, so any gateway accepts it at
+  // once; should the registry be out of reach the request fails with nothing changed.
+  const token = await accounts.issueResumeToken(accountId, name);
   const session = ctx.session;
+  if (session.closing) return token;
   takeOverAccount(ctx, accountId);
   session.accountId = accountId;
   session.account = name;
@@ -141,7 +150,7 @@ function authenticate(
   // one at a time): nothing holds it any more.
   session.releaseSignal();
   session.log.info({ accountId, account: name }, 'authenticated');
-  return accounts.issueResumeToken(accountId, name);
+  return token;
 }
 
 /**
@@ -245,8 +254,15 @@ export function accountHandlers(deps: AccountHandlerDeps): SessionHandlers {
           refuseLogin(session, LoginProof.opcode, done);
         } else {
           result = LoginResult.Ok;
-          const resumeToken = authenticate(ctx, accounts, done.accountId, done.name);
-          session.send(LoginOk, { M2: done.M2, accountId: done.accountId, account: done.name, resumeToken });
+          const resumeToken = await authenticate(ctx, accounts, done.accountId, done.name);
+          if (!session.closing) {
+            session.send(LoginOk, {
+              M2: done.M2,
+              accountId: done.accountId,
+              account: done.name,
+              resumeToken,
+            });
+          }
         }
       } catch (err) {
         result = failInternally(ctx, LoginProof.opcode, err);
@@ -254,23 +270,35 @@ export function accountHandlers(deps: AccountHandlerDeps): SessionHandlers {
       loginResults.inc({ result });
     },
 
-    Resume(ctx, { account, token }) {
+    async Resume(ctx, { account, token }) {
       const { session } = ctx;
-      const redeemed = accounts.redeemResumeToken(account, token);
-      if (!redeemed.ok) {
-        loginResults.inc({ result: LoginResult.BadResume });
-        return refuse(session, Resume.opcode, redeemed.code);
+      let result: LoginResult = LoginResult.Resumed;
+      try {
+        const redeemed = await accounts.redeemResumeToken(account, token);
+        if (session.closing) {
+          result = LoginResult.Abandoned;
+          return;
+        }
+        if (!redeemed.ok) {
+          result = LoginResult.BadResume;
+          return refuse(session, Resume.opcode, redeemed.code);
+        }
+        pendingLogins.delete(session);
+        const resumeToken = await authenticate(ctx, accounts, redeemed.accountId, redeemed.name);
+        // The character may linger on another gateway: finding it takes the registry.
+        const characterId = (await deps.world?.reattach(session)) ?? 0;
+        if (session.closing) return;
+        session.send(Resumed, {
+          accountId: redeemed.accountId,
+          account: redeemed.name,
+          resumeToken,
+          characterId,
+        });
+      } catch (err) {
+        result = failInternally(ctx, Resume.opcode, err);
+      } finally {
+        loginResults.inc({ result });
       }
-      loginResults.inc({ result: LoginResult.Resumed });
-      pendingLogins.delete(session);
-      const resumeToken = authenticate(ctx, accounts, redeemed.accountId, redeemed.name);
-      const characterId = deps.world?.reattach(session) ?? 0;
-      session.send(Resumed, {
-        accountId: redeemed.accountId,
-        account: redeemed.name,
-        resumeToken,
-        characterId,
-      });
     },
   };
 }

@@ -13,8 +13,16 @@
  * name with the server secret (HKDF, i.e. HMAC-SHA-512): the same salt every time, like a
  * real account, and a proof that can never verify. Login thus never tells which names exist
  * (registration does, necessarily, by refusing a taken name).
+ *
+ * A resume token is good on any gateway of the cluster: it carries its account and is signed
+ * with a key derived from the cluster's shared secret, so any gateway checks it without a
+ * lookup, and the registry (ResumeTokenStore) holds the account's newest token's id, which a
+ * redeem takes by compare-and-set: once, and not after a newer login or resume.
+ *
+ *   token (32 bytes)  accountId u48 BE · nonce 10 bytes · HMAC-SHA-256(key, first 16 bytes)[0..16)
  */
-import { createHash, hkdfSync, randomBytes } from 'node:crypto';
+import { createHmac, hkdfSync, randomBytes, timingSafeEqual } from 'node:crypto';
+import type { ResumeRecord } from '../cluster/registry.js';
 import { MAX_CHARACTERS } from '../../shared/protocol/character.js';
 import { ErrorCode } from '../../shared/protocol/errors.js';
 import { StoreError, type CharacterRecord, type CharacterState, type Store } from '../store/types.js';
@@ -55,6 +63,39 @@ export interface AccountServiceOptions {
   readonly fakeSaltBytes?: number;
   /** Default MAX_CHARACTERS. */
   readonly maxCharacters?: number;
+  /** Where the newest token of each account is kept: the cluster registry. Default: in this process. */
+  readonly resumeTokens?: ResumeTokenStore;
+}
+
+/** The registry's side of resume tokens (ClusterRegistry has these). */
+export interface ResumeTokenStore {
+  putResumeToken(accountId: number, record: ResumeRecord): Promise<void>;
+  takeResumeToken(accountId: number, id: string): Promise<ResumeRecord | undefined>;
+  renewResumeToken(accountId: number, id: string, expiresAt: number): Promise<boolean>;
+}
+
+/** One process's resume tokens (tests, and services built without a registry). */
+export class MemoryResumeTokens implements ResumeTokenStore {
+  private readonly records = new Map<number, ResumeRecord>();
+
+  putResumeToken(accountId: number, record: ResumeRecord): Promise<void> {
+    this.records.set(accountId, { ...record });
+    return Promise.resolve();
+  }
+
+  takeResumeToken(accountId: number, id: string): Promise<ResumeRecord | undefined> {
+    const record = this.records.get(accountId);
+    if (record?.id !== id) return Promise.resolve(undefined);
+    this.records.delete(accountId);
+    return Promise.resolve(record);
+  }
+
+  renewResumeToken(accountId: number, id: string, expiresAt: number): Promise<boolean> {
+    const record = this.records.get(accountId);
+    if (record?.id !== id) return Promise.resolve(false);
+    record.expiresAt = expiresAt;
+    return Promise.resolve(true);
+  }
 }
 
 /** A login between LoginChallenge and LoginProof. Opaque to the session: hand it back as is. */
@@ -70,20 +111,18 @@ export interface PendingLogin {
 }
 
 export const RESUME_TOKEN_BYTES = 32;
-
-interface ResumeEntry {
-  readonly accountId: number;
-  readonly name: string;
-  readonly nameKey: string;
-  readonly expiresAt: number;
-}
-
-function tokenKey(token: Uint8Array): string {
-  // Tokens are looked up by their hash, so lookup time says nothing about a guessed prefix.
-  return createHash('sha256').update(token).digest('hex');
-}
+const TOKEN_ACCOUNT_BYTES = 6;
+const TOKEN_NONCE_BYTES = 10;
+const TOKEN_BODY_BYTES = TOKEN_ACCOUNT_BYTES + TOKEN_NONCE_BYTES;
+/** HMAC-SHA-256 cut to 128 bits (RFC 2104 allows any cut of at least half the hash). */
+const TOKEN_MAC_BYTES = RESUME_TOKEN_BYTES - TOKEN_BODY_BYTES;
 
 const refuse = (code: ErrorCode): Refusal => ({ ok: false, code });
+
+/** What the registry knows a token by: its nonce (a token cannot be made from it without the key). */
+function tokenId(token: Uint8Array): string {
+  return Buffer.from(token.buffer, token.byteOffset + TOKEN_ACCOUNT_BYTES, TOKEN_NONCE_BYTES).toString('hex');
+}
 
 export class AccountService {
   private readonly store: Store;
@@ -95,7 +134,10 @@ export class AccountService {
   private readonly loginTimeoutMs: number;
   private readonly fakeSaltBytes: number;
   private readonly maxCharacters: number;
-  private readonly resumeTokens = new Map<string, ResumeEntry>();
+  private readonly resumeTokens: ResumeTokenStore;
+  /** Keys the tokens' MACs: derived from the secret, so it serves no other purpose. */
+  private readonly tokenKey: Buffer;
+  /** The id of the token this process last issued per account (renewed when its connection drops). */
   private readonly tokenByAccount = new Map<number, string>();
 
   constructor(options: AccountServiceOptions) {
@@ -109,6 +151,8 @@ export class AccountService {
     this.loginTimeoutMs = options.loginTimeoutMs ?? 60_000;
     this.fakeSaltBytes = Math.min(MAX_SALT_BYTES, options.fakeSaltBytes ?? MAX_SALT_BYTES);
     this.maxCharacters = options.maxCharacters ?? MAX_CHARACTERS;
+    this.resumeTokens = options.resumeTokens ?? new MemoryResumeTokens();
+    this.tokenKey = Buffer.from(hkdfSync('sha256', this.secret, '', 'wyvern resume token', 32));
   }
 
   /** Register: ERR_BAD_ACCOUNT_NAME, ERR_ACCOUNT_TAKEN, or ERR_BAD_VERIFIER for an unusable salt/verifier. */
@@ -195,57 +239,57 @@ export class AccountService {
   }
 
   /**
-   * A fresh single-use token for Resume, valid for `resumeTokenTtlMs`. Issuing one revokes the
-   * account's previous token.
+   * A fresh single-use token for Resume, valid for `resumeTokenTtlMs` on any gateway of the
+   * cluster. Issuing one revokes the account's previous token, wherever it was issued.
    */
-  issueResumeToken(accountId: number, name: string): Uint8Array {
-    const now = this.now();
-    this.revokeResumeToken(accountId);
-    this.sweepResumeTokens(now);
-    const token = new Uint8Array(randomBytes(RESUME_TOKEN_BYTES));
-    const key = tokenKey(token);
-    this.resumeTokens.set(key, {
-      accountId,
-      name,
-      nameKey: name.toLowerCase(),
-      expiresAt: now + this.resumeTtlMs,
-    });
-    this.tokenByAccount.set(accountId, key);
+  async issueResumeToken(accountId: number, name: string): Promise<Uint8Array> {
+    if (!Number.isSafeInteger(accountId) || accountId < 0 || accountId >= 2 ** (8 * TOKEN_ACCOUNT_BYTES)) {
+      throw new RangeError(`account id ${accountId} does not fit a resume token`);
+    }
+    const token = new Uint8Array(RESUME_TOKEN_BYTES);
+    Buffer.from(token.buffer).writeUIntBE(accountId, 0, TOKEN_ACCOUNT_BYTES);
+    token.set(randomBytes(TOKEN_NONCE_BYTES), TOKEN_ACCOUNT_BYTES);
+    token.set(this.mac(token), TOKEN_BODY_BYTES);
+    const id = tokenId(token);
+    this.tokenByAccount.set(accountId, id);
+    await this.resumeTokens.putResumeToken(accountId, { id, name, expiresAt: this.now() + this.resumeTtlMs });
     return token;
   }
 
   /** Resume: the token's account, or ERR_BAD_RESUME. A token works once, even when refused. */
-  redeemResumeToken(
+  async redeemResumeToken(
     name: string,
     token: Uint8Array,
-  ): { ok: true; accountId: number; name: string } | Refusal {
+  ): Promise<{ ok: true; accountId: number; name: string } | Refusal> {
     if (token.length !== RESUME_TOKEN_BYTES) return refuse(ErrorCode.BadResume);
-    const key = tokenKey(token);
-    const entry = this.resumeTokens.get(key);
-    if (!entry) return refuse(ErrorCode.BadResume);
-    this.resumeTokens.delete(key);
-    if (this.tokenByAccount.get(entry.accountId) === key) this.tokenByAccount.delete(entry.accountId);
-    if (entry.expiresAt <= this.now() || entry.nameKey !== name.toLowerCase())
+    // A forged or garbled token is refused here, without asking the registry.
+    const mac = token.subarray(TOKEN_BODY_BYTES);
+    if (!timingSafeEqual(mac, this.mac(token))) return refuse(ErrorCode.BadResume);
+    const accountId = Buffer.from(token.buffer, token.byteOffset, token.length).readUIntBE(
+      0,
+      TOKEN_ACCOUNT_BYTES,
+    );
+    const id = tokenId(token);
+    const record = await this.resumeTokens.takeResumeToken(accountId, id);
+    if (!record) return refuse(ErrorCode.BadResume);
+    if (this.tokenByAccount.get(accountId) === id) this.tokenByAccount.delete(accountId);
+    if (record.expiresAt <= this.now() || record.name.toLowerCase() !== name.toLowerCase()) {
       return refuse(ErrorCode.BadResume);
-    return { ok: true, accountId: entry.accountId, name: entry.name };
+    }
+    return { ok: true, accountId, name: record.name };
   }
 
   /**
-   * The account's current token, if any, is valid for `resumeTokenTtlMs` from now: called when
-   * the connection that holds it closes, so a token stays usable however long it was held.
+   * The token this process last issued the account, if still its newest, is valid for
+   * `resumeTokenTtlMs` from now: called when the connection that holds it closes, so a token
+   * stays usable however long it was held.
    */
-  renewResumeToken(accountId: number): void {
-    const key = this.tokenByAccount.get(accountId);
-    const entry = key === undefined ? undefined : this.resumeTokens.get(key);
-    if (key === undefined || !entry) return;
-    this.resumeTokens.set(key, { ...entry, expiresAt: this.now() + this.resumeTtlMs });
-  }
-
-  revokeResumeToken(accountId: number): void {
-    const key = this.tokenByAccount.get(accountId);
-    if (key === undefined) return;
-    this.resumeTokens.delete(key);
-    this.tokenByAccount.delete(accountId);
+  async renewResumeToken(accountId: number): Promise<void> {
+    const id = this.tokenByAccount.get(accountId);
+    if (id === undefined) return;
+    const renewed = await this.resumeTokens.renewResumeToken(accountId, id, this.now() + this.resumeTtlMs);
+    // Taken, or replaced by a newer login elsewhere: nothing here to renew any more.
+    if (!renewed && this.tokenByAccount.get(accountId) === id) this.tokenByAccount.delete(accountId);
   }
 
   listCharacters(accountId: number): Promise<CharacterRecord[]> {
@@ -286,6 +330,12 @@ export class AccountService {
     return character?.accountId === accountId ? character : undefined;
   }
 
+  /** The MAC of a token's first 16 bytes, cut to 16 bytes. */
+  private mac(token: Uint8Array): Uint8Array {
+    const full = createHmac('sha256', this.tokenKey).update(token.subarray(0, TOKEN_BODY_BYTES)).digest();
+    return full.subarray(0, TOKEN_MAC_BYTES);
+  }
+
   private fakeCredentials(identity: string): { salt: Uint8Array; verifier: Uint8Array } {
     const derive = (label: string, length: number): Uint8Array =>
       new Uint8Array(hkdfSync('sha512', this.secret, identity, label, length));
@@ -293,13 +343,5 @@ export class AccountService {
     const salt = bigIntToBytes(bytesToBigInt(derive('wyvern fake srp salt', this.fakeSaltBytes)));
     const verifier = bigIntToBytes(bytesToBigInt(derive('wyvern fake srp verifier', 256)) % SRP_PRIME);
     return { salt, verifier };
-  }
-
-  private sweepResumeTokens(now: number): void {
-    for (const [key, entry] of this.resumeTokens) {
-      if (entry.expiresAt > now) continue;
-      this.resumeTokens.delete(key);
-      if (this.tokenByAccount.get(entry.accountId) === key) this.tokenByAccount.delete(entry.accountId);
-    }
   }
 }

@@ -1,6 +1,6 @@
 /**
  * The realm: the zone-host role. Every zone this process runs, the fixed tick that drives
- * them, saving, lingering, and the world requests (whisper, who). It knows sessions only as
+ * them, saving, lingering, and its part of who (the players in its zones). It knows sessions only as
  * (gateway, session id) pairs that arrive on the bus: zone inputs, joins, detaches and the
  * gateways' soft-limit verdicts come on `wyvern.zone.<zone>.in`, and each tick ends with one
  * message per gateway carrying its sessions' bytes (gateway-link.ts). The gateway role
@@ -18,26 +18,17 @@
  * same entity, which never leaves anyone's view.
  */
 import { Reader } from '../../shared/codec/reader.js';
-import { ChatMessage, WhoList } from '../../shared/protocol/index.js';
+import { Writer } from '../../shared/codec/writer.js';
+import { WhoList } from '../../shared/protocol/index.js';
 import { byOpcode, type AnyClientPacket } from '../../shared/protocol/registry.js';
 import type { Bus, BusMessage, BusSubscription } from '../cluster/bus.js';
-import { Subjects, WORLD_QUEUE, WorldKind, zoneId } from '../cluster/subjects.js';
-import {
-  decodeWhisper,
-  encodeWhisperReply,
-  LeftReason,
-  readZoneInputs,
-  WhisperStatus,
-  ZoneRecord,
-  type ZoneInputRecord,
-} from '../cluster/wire.js';
+import { Subjects, zoneId } from '../cluster/subjects.js';
+import { LeftReason, readZoneInputs, ZoneRecord, type ZoneInputRecord } from '../cluster/wire.js';
 import type { Logger } from '../log.js';
 import { storeSaveSeconds, tickSeconds } from '../metrics/index.js';
 import type { CharacterRecord, CharacterSave, CharacterSaver, Store } from '../store/index.js';
 import {
   createWorld,
-  entityById,
-  findPlayerByName,
   mulberry32,
   savedCharacter,
   type SavedCharacter,
@@ -150,10 +141,8 @@ export class Realm {
       );
     }
     if (this.zones.size === 0) throw new Error('the world data has no zone');
-    this.subscriptions.push(
-      opts.bus.subscribe(Subjects.world(WorldKind.Whisper), (m) => this.whisper(m), { queue: WORLD_QUEUE }),
-      opts.bus.subscribe(Subjects.world(WorldKind.Who), (m) => this.who(m), { queue: WORLD_QUEUE }),
-    );
+    // Whispers never come here: gateways find their targets in the registry and deliver them.
+    this.subscriptions.push(opts.bus.subscribe(Subjects.hostWho(this.hostId), (m) => this.who(m)));
   }
 
   // ------------------------------------------------------------------ lifecycle
@@ -289,14 +278,17 @@ export class Realm {
     seat.host.queue({ type: 'detach', entityId: playerId });
   }
 
-  /** Hands a lingering character to a new session; the world re-sends it everything at the next tick. */
-  private attach(seat: Seat, link: GatewayLink, session: number): void {
+  /**
+   * Hands a lingering character to a new session; the world re-sends it everything at the
+   * next tick. The old gateway hears `reason` for the old session.
+   */
+  private attach(seat: Seat, link: GatewayLink, session: number, reason: LeftReason = LeftReason.Left): void {
     this.lingering.delete(seat);
     const old = this.links.get(seat.link.gateway)?.seats;
     if (old?.get(seat.session) === seat) {
       // The old gateway may still count the character as lingering for its dropped session.
       old.delete(seat.session);
-      seat.link.exited(seat.session, LeftReason.Left);
+      seat.link.exited(seat.session, reason);
     }
     seat.link = link;
     seat.session = session;
@@ -361,6 +353,16 @@ export class Realm {
     for (const seat of this.lingering) {
       if (seat.characterId !== characterId) continue;
       this.attach(seat, link, session);
+      return;
+    }
+    // Still connected through another gateway (which has not noticed its connection is gone
+    // yet, or the account resumed elsewhere): taken over where it stands all the same. Its own
+    // gateway always sends DETACH before such a JOIN; another gateway's comes in no order.
+    for (const seat of this.seats.values()) {
+      if (seat.characterId !== characterId || seat.link === link || !seat.output) continue;
+      if (seat.closed || seat.superseded || seat.attaching || seat.playerId === undefined) continue;
+      this.detach(seat);
+      this.attach(seat, link, session, LeftReason.TakenOver);
       return;
     }
     // The same character on its way in (or in the world) for an older connection: take it
@@ -520,40 +522,9 @@ export class Realm {
     }
   }
 
-  // ------------------------------------------------------------------ whisper, who
+  // ------------------------------------------------------------------ who
 
-  private whisper(message: BusMessage): void {
-    const { gateway, session, to, text } = decodeWhisper(message.data);
-    const seat = this.links.get(gateway)?.seats.get(session);
-    const self = seat?.playerId !== undefined ? entityById(seat.host.world, seat.playerId) : undefined;
-    if (!seat || !self) {
-      message.respond(encodeWhisperReply(WhisperStatus.NotInWorld));
-      return;
-    }
-    let target: Seat | undefined;
-    for (const host of this.zones.values()) {
-      const player = findPlayerByName(host.world, to);
-      if (!player) continue;
-      const found = this.seatOf(player.sessionId, player.id);
-      if (found?.output) target = found;
-      break;
-    }
-    if (!target) {
-      message.respond(encodeWhisperReply(WhisperStatus.NoSuchPlayer));
-      return;
-    }
-    const targetPlayer = target.host.world.players.get(target.playerId!)!;
-    const frame = ChatMessage.encode({
-      channel: 'whisper',
-      fromId: self.id,
-      from: self.name,
-      to: targetPlayer.name,
-      text,
-    });
-    if (target !== seat) target.link.direct(target.session, frame);
-    message.respond(encodeWhisperReply(WhisperStatus.Sent, frame));
-  }
-
+  /** The players in this host's zones, zone by zone in the world's order: a WhoList payload. */
   private who(message: BusMessage): void {
     const players: { name: string; level: number; zone: string }[] = [];
     let total = 0;
@@ -563,7 +534,9 @@ export class Realm {
         if (players.length < WHO_LIST_MAX) players.push({ name: p.name, level: p.level, zone: host.name });
       }
     }
-    message.respond(WhoList.encode({ total, players }));
+    const w = new Writer(64 + players.length * 24);
+    WhoList.payload.write(w, { total, players });
+    message.respond(w.finish());
   }
 }
 

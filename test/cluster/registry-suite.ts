@@ -321,6 +321,38 @@ export function registrySuite(name: string, harness: RegistryHarness): void {
         expect(await live.bindSession(1, holder(gw1))).toBeUndefined();
       });
 
+      it('hands a resume token to exactly one of two gateways taking it at once, and none after a newer one', async () => {
+        const c = await cluster();
+        const [r0, r1] = [await c.open(), await c.open()];
+        await r0.putResumeToken(3, { id: 'first', name: 'Pippin', expiresAt: 1_000 });
+        const taken = await Promise.all([r0.takeResumeToken(3, 'first'), r1.takeResumeToken(3, 'first')]);
+        expect(taken.filter((t) => t !== undefined)).toEqual([
+          { id: 'first', name: 'Pippin', expiresAt: 1_000 },
+        ]);
+        expect(await r1.takeResumeToken(3, 'first')).toBeUndefined();
+
+        await r0.putResumeToken(3, { id: 'older', name: 'Pippin', expiresAt: 1_000 });
+        await r1.putResumeToken(3, { id: 'newer', name: 'Pippin', expiresAt: 1_000 });
+        expect(await r0.renewResumeToken(3, 'older', 5_000)).toBe(false);
+        expect(await r0.takeResumeToken(3, 'older')).toBeUndefined();
+        expect(await r0.renewResumeToken(3, 'newer', 5_000)).toBe(true);
+        expect(await r1.takeResumeToken(3, 'newer')).toEqual({
+          id: 'newer',
+          name: 'Pippin',
+          expiresAt: 5_000,
+        });
+        expect(r1.stats().lookups.resume).toBe(3);
+      });
+
+      it('keeps a resume token when its gateway is gone, and sweeps it once expired', async () => {
+        const c = await cluster();
+        const r = await c.open();
+        await r.putResumeToken(4, { id: 'live', name: 'Sam', expiresAt: Date.now() + 60_000 });
+        await r.putResumeToken(5, { id: 'old', name: 'Rosie', expiresAt: Date.now() - 1 });
+        expect(await r.sweepSessions()).toBe(1);
+        expect((await r.takeResumeToken(4, 'live'))?.name).toBe('Sam');
+      });
+
       it('a restarted gateway (same id, new instance) does not inherit its previous run’s sessions', async () => {
         const c = await cluster();
         const before = await c.open();

@@ -8,9 +8,9 @@ import {
   nextSeq,
   visitGatewayBatch,
   writeResyncRecord,
-  decodeWhisper,
+  decodeWhisperDelivery,
   decodeWhisperReply,
-  encodeWhisper,
+  encodeWhisperDelivery,
   encodeWhisperReply,
   GatewayRecord,
   LeftReason,
@@ -80,6 +80,7 @@ describe('gateway batch', () => {
     writeBytesRecord(w, 1, frames, 0, frames.length);
     writeBytesRecord(w, 200_000, frames, 10, 20);
     writeLeftRecord(w, 3, LeftReason.NotEntered);
+    writeLeftRecord(w, 4, LeftReason.TakenOver);
     const seen: GatewayBatchRecord[] = [];
     const batch = w.finish();
     readGatewayBatch(batch, (r) =>
@@ -98,6 +99,7 @@ describe('gateway batch', () => {
       { kind: GatewayRecord.Bytes, session: 1, bytes: frames },
       { kind: GatewayRecord.Bytes, session: 200_000, bytes: frames.slice(10, 20) },
       { kind: GatewayRecord.Left, session: 3, reason: LeftReason.NotEntered },
+      { kind: GatewayRecord.Left, session: 4, reason: LeftReason.TakenOver },
     ]);
   });
 
@@ -115,15 +117,17 @@ describe('gateway batch', () => {
   });
 });
 
-describe('world requests', () => {
-  it('carries a whisper and its answer', () => {
-    const req = { gateway: 'gw-2', session: 77, to: 'Aldo', text: 'héllo there' };
-    expect(decodeWhisper(encodeWhisper(req))).toEqual(req);
-    const reply = decodeWhisperReply(encodeWhisperReply(WhisperStatus.Sent, Uint8Array.of(1, 2, 3)));
-    expect(reply.status).toBe(WhisperStatus.Sent);
-    expect([...reply.frames]).toEqual([1, 2, 3]);
-    expect(decodeWhisperReply(encodeWhisperReply(WhisperStatus.NoSuchPlayer)).status).toBe(
+describe('requests between processes', () => {
+  it("carries a whisper to its target's gateway, and the answer", () => {
+    const delivery = decodeWhisperDelivery(
+      encodeWhisperDelivery({ to: 'Aldö', frames: Uint8Array.of(1, 2, 3) }),
+    );
+    expect(delivery.to).toBe('Aldö');
+    expect([...delivery.frames]).toEqual([1, 2, 3]);
+    expect(decodeWhisperReply(encodeWhisperReply(WhisperStatus.Sent))).toBe(WhisperStatus.Sent);
+    expect(decodeWhisperReply(encodeWhisperReply(WhisperStatus.NoSuchPlayer))).toBe(
       WhisperStatus.NoSuchPlayer,
     );
+    expect(decodeWhisperReply(new Uint8Array(0))).toBe(WhisperStatus.NotInWorld);
   });
 });

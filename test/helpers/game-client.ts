@@ -227,6 +227,8 @@ export interface GameClientOptions {
   readonly requestTimeoutMs?: number;
   /** Log in to the account made by an earlier client of this name and play its character. */
   readonly existing?: boolean;
+  /** Runs between choosing the character and entering the world (to move its stored row, say). */
+  readonly beforeEnter?: (characterId: number) => Promise<void>;
 }
 
 export interface GameClient {
@@ -283,6 +285,7 @@ export async function startGameClient(server: ServerPorts, options: GameClientOp
       ? (await client.listCharacters()).find((c) => c.name.toLowerCase() === options.name.toLowerCase())
       : await client.createCharacter(options.name, options.appearance ?? 1);
     if (!character) throw new Error(`no character ${options.name} on its account`);
+    await options.beforeEnter?.(character.id);
     const entered = await client.enterWorld(character.id);
     const game: GameClient = {
       client,

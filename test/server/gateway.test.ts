@@ -4,7 +4,15 @@
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { Writer } from '../../shared/codec/writer.js';
-import { EnterWorldRequest, MoveAck } from '../../shared/protocol/index.js';
+import {
+  ChatMessage,
+  EnterWorldRequest,
+  MoveAck,
+  Whisper,
+  Who,
+  WhoList,
+} from '../../shared/protocol/index.js';
+import { ErrorPacket } from '../../shared/protocol/session.js';
 import { InProcessBus, Subjects } from '../../server/cluster/index.js';
 import {
   beginGatewayBatch,
@@ -17,7 +25,7 @@ import {
   type ZoneInputRecord,
 } from '../../server/cluster/wire.js';
 import { loadConfig } from '../../server/config.js';
-import { Gateway } from '../../server/gateway/gateway.js';
+import { Gateway, type GatewayLookups } from '../../server/gateway/gateway.js';
 import { silentLogger } from '../../server/log.js';
 import { Session } from '../../server/session/connection.js';
 import type { CharacterRecord } from '../../server/store/index.js';
@@ -120,5 +128,139 @@ describe('the gateway', () => {
     batch('zh', 3, () => {});
     await settle();
     expect(inputs.at(-1)).toEqual({ kind: ZoneRecord.Behind, session: session.id, behind: false });
+  });
+});
+
+describe('world requests between gateways', () => {
+  const ANA = { id: 7, accountId: 1, name: 'Ana', zone: 'Greenvale' } as CharacterRecord;
+  const BOB = { id: 8, accountId: 2, name: 'Bob', zone: 'Greenvale' } as CharacterRecord;
+  let bus: InProcessBus;
+  const gateways: Gateway[] = [];
+  const schedulers: FlushScheduler[] = [];
+
+  /** Until the bus and the gateways' requests are done, and every connection written. */
+  async function settle(): Promise<void> {
+    for (let i = 0; i < 3; i++) {
+      await bus.flush();
+      await new Promise((resolve) => setImmediate(resolve));
+    }
+    for (const s of schedulers) s.flushAll();
+  }
+
+  /** Gateway `id` with `character` in the world on one session (JOINED by host zh). */
+  async function gatewayWith(
+    id: string,
+    character: CharacterRecord,
+    lookups: GatewayLookups,
+    hosts: string[],
+  ) {
+    const scheduler = new FlushScheduler(() => {});
+    schedulers.push(scheduler);
+    const gateway = new Gateway({
+      id,
+      bus,
+      store: { getCharacter: (cid) => Promise.resolve(cid === character.id ? character : undefined) },
+      zones: ['Greenvale'],
+      log: silentLogger,
+      flush: () => scheduler.flushAll(),
+      lookups,
+      zoneHosts: () => hosts,
+    });
+    gateways.push(gateway);
+    const conn = new MemoryConnection({ limits: { softLimit: 1024, hardLimit: 1 << 20 }, scheduler });
+    const session = new Session(conn, loadConfig({}, []).rates, silentLogger);
+    session.accountId = character.accountId;
+    session.state = 'authenticated';
+    gateway.world(session, EnterWorldRequest, { characterId: character.id });
+    await settle();
+    const w = new Writer(64);
+    beginGatewayBatch(w, 'zh', 0);
+    writeJoinedRecord(w, session.id, character.id * 10, character.id);
+    bus.publish(Subjects.gatewayDirect(id), w.finish());
+    await settle();
+    expect(session.state).toBe('inWorld');
+    return { gateway, session, conn };
+  }
+
+  const decoded = (conn: MemoryConnection) =>
+    conn.writes.map((bytes) => {
+      const opcode = bytes[2]! | (bytes[3]! << 8);
+      return opcode === ChatMessage.opcode ? { chat: ChatMessage.decode(bytes.subarray(6)) } : { opcode };
+    });
+
+  beforeEach(() => {
+    bus = new InProcessBus();
+  });
+
+  afterEach(async () => {
+    for (const g of gateways.splice(0)) g.close();
+    schedulers.length = 0;
+    await bus.close();
+  });
+
+  it("has the target's gateway, as the registry names it, deliver the whisper this one built, and echoes it", async () => {
+    const holders: Record<string, { gateway: string; name: string }> = {
+      bob: { gateway: 'h', name: 'Bob' },
+      ana: { gateway: 'g', name: 'Ana' },
+    };
+    const looked: string[] = [];
+    const lookups: GatewayLookups = {
+      characterGateway: (name) => {
+        looked.push(name);
+        const held = holders[name.toLowerCase()];
+        return Promise.resolve(
+          held && {
+            name: held.name,
+            accountId: 0,
+            gateway: { id: held.gateway, instance: 'i' },
+          },
+        );
+      },
+      sessionGateway: () => Promise.resolve(undefined),
+    };
+    const ana = await gatewayWith('g', ANA, lookups, []);
+    const bob = await gatewayWith('h', BOB, lookups, []);
+    ana.gateway.world(ana.session, Whisper, { to: 'BOB', text: 'psst' });
+    await settle();
+    const sent = { channel: 'whisper', fromId: 70, from: 'Ana', to: 'Bob', text: 'psst' };
+    expect(decoded(bob.conn)).toEqual([{ chat: sent }]);
+    expect(decoded(ana.conn)).toEqual([{ chat: sent }]);
+    expect(looked).toEqual(['BOB']);
+
+    // Listed on a gateway that has no such character in the world: not online.
+    holders['ghost'] = { gateway: 'h', name: 'Ghost' };
+    ana.gateway.world(ana.session, Whisper, { to: 'ghost', text: 'boo' });
+    await settle();
+    expect(decoded(ana.conn).at(-1)).toEqual({ opcode: ErrorPacket.opcode });
+    expect(bob.conn.writes).toHaveLength(1);
+  });
+
+  it('asks every zone host for who and merges the answers zone by zone, counting everyone', async () => {
+    const answer = (players: { name: string; level: number; zone: string }[], total = players.length) => {
+      const w = new Writer(64);
+      WhoList.payload.write(w, { total, players });
+      return w.finish();
+    };
+    bus.subscribe(Subjects.hostWho('zh-1'), (m) =>
+      m.respond(answer([{ name: 'Cyd', level: 3, zone: 'Northmoor' }])),
+    );
+    bus.subscribe(Subjects.hostWho('zh-2'), (m) =>
+      m.respond(answer([{ name: 'Dot', level: 5, zone: 'Greenvale' }], 250)),
+    );
+    const lookups: GatewayLookups = {
+      characterGateway: () => Promise.resolve(undefined),
+      sessionGateway: () => Promise.resolve(undefined),
+    };
+    const ana = await gatewayWith('g', ANA, lookups, ['zh-1', 'zh-2', 'zh-gone']);
+    ana.gateway.world(ana.session, Who, {});
+    await settle();
+    const reply = ana.conn.writes.at(-1)!;
+    expect(WhoList.decode(reply.subarray(6))).toEqual({
+      total: 251,
+      players: [
+        { name: 'Dot', level: 5, zone: 'Greenvale' },
+        { name: 'Cyd', level: 3, zone: 'Northmoor' },
+      ],
+    });
   });
 });

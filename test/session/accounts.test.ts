@@ -3,7 +3,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createVerifierAndSalt, SRPClientSession, SRPParameters, SRPRoutines } from 'tssrp6a';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { AccountService, type AccountServiceOptions } from '../../server/session/accounts.js';
+import {
+  AccountService,
+  MemoryResumeTokens,
+  type AccountServiceOptions,
+} from '../../server/session/accounts.js';
 import { LoginLimiter } from '../../server/session/login-limiter.js';
 import { bigIntToBytes, bytesToBigInt, SrpPool, srpIdentity } from '../../server/session/srp.js';
 import { openStore, type Store } from '../../server/store/index.js';
@@ -205,50 +209,88 @@ describe('AccountService with SQLite', () => {
 
   describe('resume tokens', () => {
     it('redeems a token once, for its own account only', async () => {
-      const token = accounts.issueResumeToken(7, 'Aragorn');
+      const token = await accounts.issueResumeToken(7, 'Aragorn');
       expect(token).toHaveLength(32);
-      expect(accounts.redeemResumeToken('aragorn', token)).toEqual({
+      expect(await accounts.redeemResumeToken('aragorn', token)).toEqual({
         ok: true,
         accountId: 7,
         name: 'Aragorn',
       });
-      expect(accounts.redeemResumeToken('aragorn', token)).toEqual({ ok: false, code: 'ERR_BAD_RESUME' });
+      expect(await accounts.redeemResumeToken('aragorn', token)).toEqual({
+        ok: false,
+        code: 'ERR_BAD_RESUME',
+      });
 
-      const other = accounts.issueResumeToken(7, 'Aragorn');
-      expect(accounts.redeemResumeToken('Legolas', other)).toEqual({ ok: false, code: 'ERR_BAD_RESUME' });
-      expect(accounts.redeemResumeToken('Aragorn', other)).toEqual({ ok: false, code: 'ERR_BAD_RESUME' });
-    });
-
-    it('refuses an expired token, a replaced token and a malformed one', async () => {
-      const expiring = accounts.issueResumeToken(1, 'Sam');
-      clock += 5 * 60_000;
-      expect(accounts.redeemResumeToken('Sam', expiring)).toEqual({ ok: false, code: 'ERR_BAD_RESUME' });
-
-      const replaced = accounts.issueResumeToken(1, 'Sam');
-      const current = accounts.issueResumeToken(1, 'Sam');
-      expect(accounts.redeemResumeToken('Sam', replaced)).toEqual({ ok: false, code: 'ERR_BAD_RESUME' });
-      expect(accounts.redeemResumeToken('Sam', current).ok).toBe(true);
-      expect(accounts.redeemResumeToken('Sam', new Uint8Array(3))).toEqual({
+      const other = await accounts.issueResumeToken(7, 'Aragorn');
+      expect(await accounts.redeemResumeToken('Legolas', other)).toEqual({
+        ok: false,
+        code: 'ERR_BAD_RESUME',
+      });
+      expect(await accounts.redeemResumeToken('Aragorn', other)).toEqual({
         ok: false,
         code: 'ERR_BAD_RESUME',
       });
     });
 
-    it('keeps a token good for its lifetime from when its connection closed, not from when it was issued', () => {
-      const held = accounts.issueResumeToken(3, 'Pippin');
+    it('refuses an expired token, a replaced token and a malformed one', async () => {
+      const expiring = await accounts.issueResumeToken(1, 'Sam');
+      clock += 5 * 60_000;
+      expect(await accounts.redeemResumeToken('Sam', expiring)).toEqual({
+        ok: false,
+        code: 'ERR_BAD_RESUME',
+      });
+
+      const replaced = await accounts.issueResumeToken(1, 'Sam');
+      const current = await accounts.issueResumeToken(1, 'Sam');
+      expect(await accounts.redeemResumeToken('Sam', replaced)).toEqual({
+        ok: false,
+        code: 'ERR_BAD_RESUME',
+      });
+      expect((await accounts.redeemResumeToken('Sam', current)).ok).toBe(true);
+      expect(await accounts.redeemResumeToken('Sam', new Uint8Array(3))).toEqual({
+        ok: false,
+        code: 'ERR_BAD_RESUME',
+      });
+    });
+
+    it('keeps a token good for its lifetime from when its connection closed, not from when it was issued', async () => {
+      const held = await accounts.issueResumeToken(3, 'Pippin');
       // Played for an hour, then the connection dropped.
       clock += 60 * 60_000;
-      accounts.renewResumeToken(3);
+      await accounts.renewResumeToken(3);
       clock += 4 * 60_000;
-      expect(accounts.redeemResumeToken('Pippin', held).ok).toBe(true);
+      expect((await accounts.redeemResumeToken('Pippin', held)).ok).toBe(true);
 
-      const next = accounts.issueResumeToken(3, 'Pippin');
+      const next = await accounts.issueResumeToken(3, 'Pippin');
       clock += 60_000;
-      accounts.renewResumeToken(3);
+      await accounts.renewResumeToken(3);
       clock += 5 * 60_000;
-      expect(accounts.redeemResumeToken('Pippin', next)).toEqual({ ok: false, code: 'ERR_BAD_RESUME' });
+      expect(await accounts.redeemResumeToken('Pippin', next)).toEqual({ ok: false, code: 'ERR_BAD_RESUME' });
       // Renewing an account without a token does nothing.
-      accounts.renewResumeToken(99);
+      await accounts.renewResumeToken(99);
+    });
+    it('accepts a token on another service sharing the secret and the store, once, and refuses a forged one', async () => {
+      const shared = new MemoryResumeTokens();
+      const issuer = service({ resumeTokens: shared });
+      const elsewhere = service({ resumeTokens: shared });
+      const token = await issuer.issueResumeToken(11, 'Frodo');
+      const forged = token.slice();
+      forged[5]! ^= 1; // another account, same MAC
+      expect(await elsewhere.redeemResumeToken('Frodo', forged)).toEqual({
+        ok: false,
+        code: 'ERR_BAD_RESUME',
+      });
+      const strangers = service({ resumeTokens: shared, secret: new Uint8Array(32).fill(1) });
+      expect(await strangers.redeemResumeToken('Frodo', token)).toEqual({
+        ok: false,
+        code: 'ERR_BAD_RESUME',
+      });
+      expect(await elsewhere.redeemResumeToken('Frodo', token)).toEqual({
+        ok: true,
+        accountId: 11,
+        name: 'Frodo',
+      });
+      expect(await issuer.redeemResumeToken('Frodo', token)).toEqual({ ok: false, code: 'ERR_BAD_RESUME' });
     });
   });
 
