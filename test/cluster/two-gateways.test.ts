@@ -5,70 +5,15 @@
  * b (WebSocket) enter the same zone, see each other, see each other move, and hear each
  * other say, shout and whisper; the registry says which process runs what and holds whom.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { ChatMessage, MoveAck } from '../../shared/protocol/index.js';
 import { jetStreamRegistry, NatsBus, zoneId } from '../../server/cluster/index.js';
 import { startGameClient, walkTo, type GameClient } from '../helpers/game-client.js';
+import { GATEWAY_UP, startRole, TEST_DATA, zoneHostUp, type RoleProcess } from './roles.js';
 import { describeWithNats } from './with-nats.js';
-
-const ROOT = fileURLToPath(new URL('../..', import.meta.url));
-const TEST_DATA = join(ROOT, 'data/test');
-const UP_TIMEOUT_MS = 60_000;
-
-interface RoleProcess {
-  readonly proc: ChildProcess;
-  /** The captures of the line that said it is up. */
-  readonly up: RegExpExecArray;
-  stop(): Promise<void>;
-}
-
-/** Starts `server/main.ts` with `env` and waits for a stdout line matching `ready`. */
-async function startRole(env: Record<string, string>, ready: RegExp): Promise<RoleProcess> {
-  const proc = spawn(process.execPath, ['--import', 'tsx', join(ROOT, 'server/main.ts')], {
-    cwd: ROOT,
-    env: { ...process.env, ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  const exited = new Promise<number | null>((resolve) => proc.once('exit', (code) => resolve(code)));
-  let stderr = '';
-  proc.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')));
-  const stop = async (): Promise<void> => {
-    if (proc.exitCode !== null || proc.signalCode !== null) return;
-    proc.kill('SIGTERM');
-    const timer = setTimeout(() => proc.kill('SIGKILL'), 10_000);
-    await exited;
-    clearTimeout(timer);
-  };
-  try {
-    const up = await new Promise<RegExpExecArray>((resolve, reject) => {
-      let partial = '';
-      proc.stdout!.on('data', (chunk: Buffer) => {
-        const parts = (partial + chunk.toString('utf8')).split('\n');
-        partial = parts.pop()!;
-        for (const line of parts) {
-          const m = ready.exec(line);
-          if (m) resolve(m);
-        }
-      });
-      void exited.then((code) =>
-        reject(new Error(`${env['ROLE']} exited (${code}) before it was up: ${stderr}`)),
-      );
-      setTimeout(
-        () => reject(new Error(`${env['ROLE']} not up within ${UP_TIMEOUT_MS} ms: ${stderr}`)),
-        UP_TIMEOUT_MS,
-      ).unref();
-    });
-    return { proc, up, stop };
-  } catch (e) {
-    await stop();
-    throw e;
-  }
-}
 
 const near = (a: number, b: number): boolean => Math.abs(a - b) < 0.5;
 
@@ -94,17 +39,12 @@ describeWithNats('one world on a zone host and two gateways over NATS', (nats) =
       NATS_URL: nats().url,
     };
     // The zone host first: it makes the database the gateways then open.
-    roles.push(await startRole({ ...common, ROLE: 'zone-host', NODE_ID: 'zh' }, /zone host zh is running/));
+    roles.push(await startRole({ ...common, ROLE: 'zone-host', NODE_ID: 'zh' }, zoneHostUp('zh')));
     const started = await Promise.all(
-      ['a', 'b'].map((id) =>
-        startRole(
-          { ...common, ROLE: 'gateway', GATEWAY_ID: id },
-          /open https?:\/\/localhost:(\d+)\/ in a browser; native clients connect to TCP port (\d+)\./,
-        ),
-      ),
+      ['a', 'b'].map((id) => startRole({ ...common, ROLE: 'gateway', GATEWAY_ID: id }, GATEWAY_UP)),
     );
     roles.push(...started);
-    gateways = started.map((r) => ({ httpPort: Number(r.up[1]), tcpPort: Number(r.up[2]) }));
+    gateways = started.map((r) => ({ httpPort: Number(r.ready[1]), tcpPort: Number(r.ready[2]) }));
     a = await startGameClient(gateways[0]!, { transport: 'tcp', name: 'Nodeana' });
     b = await startGameClient(gateways[1]!, { transport: 'ws', name: 'Nodebob' });
   }, 120_000);
