@@ -384,6 +384,16 @@ export class Realm {
       this.attach(seat, link, session);
       return;
     }
+    // In the world for a session of another gateway: that gateway died and its lease has not
+    // lapsed yet (its player failed over faster), or the player logged in elsewhere. Taken
+    // over in place as if it lingered; that gateway hears LEFT for its session.
+    for (const seat of this.seats.values()) {
+      if (seat.characterId !== characterId || seat.link.gateway === link.gateway) continue;
+      if (seat.playerId === undefined || seat.closed || seat.superseded || seat.attaching) continue;
+      this.detach(seat);
+      this.attach(seat, link, session);
+      return;
+    }
     // The same character on its way in (or in the world) for an older connection: take it
     // out first, and load the row only once that entity's state has been saved.
     const previous = [...this.seats.values()].filter((s) => s.characterId === characterId);
