@@ -7,9 +7,10 @@
  *   - the zone host killed: its players are told ERR_ZONE_DOWN and stay connected; the host
  *     started again puts them back in the world from their last save, by itself;
  *   - the same with a standby host, which takes the zone when the dead host's claim lapses;
- *   - a gateway killed: the zone host leaves its players' characters lingering (observers on
- *     the other gateway see no despawn); logging in on the other gateway takes the character
- *     over where it stands; one nobody comes back for leaves after the linger time.
+ *   - a gateway killed: its player's client fails over to the other gateway at once and gets
+ *     its character back where it stands; the zone host, once the gateway's lease lapses,
+ *     leaves the others lingering: one logged in again on the other gateway is taken over,
+ *     one nobody comes back for leaves after the linger time; observers see no despawn.
  *
  * Recovery times are printed for the record, never asserted.
  */
@@ -19,7 +20,9 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { ChatMessage, EnterWorld, ErrorPacket } from '../../shared/protocol/index.js';
 import { jetStreamRegistry, NatsBus, zoneId } from '../../server/cluster/index.js';
-import { sleep, startGameClient, walkTo, type GameClient } from '../helpers/game-client.js';
+import { reconnect } from '../../shared/client/reconnect.js';
+import { connectAny } from '../../tools/net/connect.js';
+import { PacketLog, sleep, startGameClient, walkTo, type GameClient } from '../helpers/game-client.js';
 import { GATEWAY_UP, spawnRole, startRole, TEST_DATA, zoneHostUp, type RoleProcess } from './roles.js';
 import { until } from './until.js';
 import { describeWithNats } from './with-nats.js';
@@ -41,10 +44,14 @@ describeWithNats('faults: a zone host or a gateway killed, NATS restarted, with 
   let gateways: { tcpPort: number; httpPort: number }[];
   let host: RoleProcess;
   let gatewayA: RoleProcess;
-  /** On gateway a: P comes back after a's death, S does not. On gateway b: Q watches. */
+  /**
+   * On gateway a: P fails over at once when a dies, S logs in on b once its character
+   * lingers, T never comes back. On gateway b: Q watches.
+   */
   let p: GameClient;
   let q: GameClient;
   let s: GameClient;
+  let t: GameClient;
 
   const zoneHost = (id: string, env: Record<string, string> = {}): RoleProcess => {
     const role = spawnRole({ ...common, ROLE: 'zone-host', NODE_ID: id, ...env }, zoneHostUp(id));
@@ -80,12 +87,13 @@ describeWithNats('faults: a zone host or a gateway killed, NATS restarted, with 
     gateways = started.map((r) => ({ httpPort: Number(r.ready[1]), tcpPort: Number(r.ready[2]) }));
     p = await startGameClient(gateways[0]!, { transport: 'tcp', name: 'Faultpia' });
     s = await startGameClient(gateways[0]!, { transport: 'tcp', name: 'Faultsam' });
+    t = await startGameClient(gateways[0]!, { transport: 'ws', name: 'Faulttom' });
     q = await startGameClient(gateways[1]!, { transport: 'ws', name: 'Faultquin' });
   }, 120_000);
 
   afterAll(async () => {
     if (process.env['FAULTS_DEBUG']) for (const r of roles) console.log(r.lines.join('\n'));
-    for (const c of [p, q, s]) c?.close();
+    for (const c of [p, q, s, t]) c?.close();
     await Promise.all(roles.map((r) => r.stop()));
     if (dir) rmSync(dir, { recursive: true, force: true });
     console.log(`faults: recovery times (ms) ${JSON.stringify(figures)}`);
@@ -224,47 +232,82 @@ describeWithNats('faults: a zone host or a gateway killed, NATS restarted, with 
     await seeEachOtherMove(-8);
   }, 90_000);
 
-  it("leaves a killed gateway's characters lingering, unseen to go, and gives one back to its player on the other gateway", async () => {
+  it("gives a killed gateway's player its character back where it stands through the other gateway, and leaves the others lingering, unseen to go", async () => {
     const pEntity = p.client.world.selfId!;
     const sEntity = s.client.world.selfId!;
+    const sStood = { x: s.client.world.self!.x, y: s.client.world.self!.y };
+    const tEntity = t.client.world.selfId!;
     const stood = { x: p.client.world.self!.x, y: p.client.world.self!.y };
     // Q sees both before.
     await q.log.expectRecord('spawn', { predicate: (r) => r.id === pEntity });
     const qSince = q.log.mark();
     const hostSince = host.lines.length;
+    const token = p.client.resumeToken!;
     const killed = performance.now();
     await gatewayA.kill();
-    await host.waitFor(/gateway gone/, { since: hostSince, timeoutMs: LEASE_TTL_MS * 4 });
-    figures['gatewayKillToLinger'] = since(killed);
+    await p.client.closed;
 
-    // P logs in on gateway b and takes its character over where it stands.
-    const back = performance.now();
-    const again = await startGameClient(gateways[1]!, { transport: 'tcp', name: 'Faultpia', existing: true });
-    figures['gatewayLoginElsewhereToEnterWorld'] = since(back);
+    // P's client fails over to gateway b at once, as a native client does with a list of
+    // gateways: b cannot take a's resume token yet, so it logs in with the password, and the
+    // world hands it its character where it stands, before the host even knows a is dead.
+    const again = new PacketLog('Faultpia on gateway b');
+    const back = await reconnect({
+      connect: connectAny(gateways.map((g) => `127.0.0.1:${g.tcpPort}`)),
+      account: 'faultpia_acct',
+      token,
+      password: 'pw-Faultpia',
+      clientKind: 'bot',
+      clientName: 'integration-test',
+      clientOptions: { requestTimeoutMs: 15_000 },
+      prepare: (c) => {
+        c.onPacket = (name, payload) => again.record(name, payload);
+        c.onError = () => {};
+      },
+      maxAttempts: 5,
+      baseDelayMs: 100,
+    });
+    const client = back.client;
     try {
-      expect(again.entityId).toBe(pEntity);
-      expect(near(again.entered.enter.x, stood.x) && near(again.entered.enter.y, stood.y)).toBe(true);
-      // S, whose player never came back, leaves once its linger time is up...
+      const entered = back.result.entered ?? (await client.enterWorld(p.characterId));
+      figures['gatewayKillToEnterWorldElsewhere'] = since(killed);
+      expect(entered.enter.entityId).toBe(pEntity);
+      expect(near(entered.enter.x, stood.x) && near(entered.enter.y, stood.y)).toBe(true);
+      // The host learns that a is gone and leaves S and T lingering.
+      await host.waitFor(/gateway gone/, { since: hostSince, timeoutMs: LEASE_TTL_MS * 4 });
+      figures['gatewayKillToLinger'] = since(killed);
+      // S's player logs in on b within the linger time: the lingering character is taken over.
+      const sBack = await startGameClient(gateways[1]!, {
+        transport: 'tcp',
+        name: 'Faultsam',
+        existing: true,
+      });
+      const sBackAt = q.log.mark();
+      sBack.close();
+      expect(sBack.entityId).toBe(sEntity);
+      expect(near(sBack.entered.enter.x, sStood.x) && near(sBack.entered.enter.y, sStood.y)).toBe(true);
+      // T, whose player never came back, leaves once its linger time is up...
       await q.log.expectRecord('despawn', {
         since: qSince,
-        predicate: (r) => r.id === sEntity,
+        predicate: (r) => r.id === tEntity,
         timeoutMs: LINGER_MS * 4,
       });
-      // ...while P never left Q's view.
+      // ...while P and S (until S's new connection closed) never left Q's view.
       expect(q.log.all(ErrorPacket, () => true, qSince)).toEqual([]);
-      const despawns = q.log.entries
-        .slice(qSince)
-        .filter((e) => e.name === '@despawn' && (e.payload as { id: number }).id === pEntity);
-      expect(despawns).toEqual([]);
+      const despawned = (id: number, to?: number) =>
+        q.log.entries
+          .slice(qSince, to)
+          .filter((e) => e.name === '@despawn' && (e.payload as { id: number }).id === id);
+      expect(despawned(pEntity)).toEqual([]);
+      expect(despawned(sEntity, sBackAt)).toEqual([]);
       const qTo = { x: q.client.world.self!.x + 6, y: q.client.world.self!.y };
-      const seen = again.log.mark();
+      const seen = again.mark();
       await walkTo(q, qTo);
-      await again.log.expectRecord('move', {
+      await again.expectRecord('move', {
         since: seen,
         predicate: (m) => m.id === q.client.world.selfId && !m.moving && near(m.x, qTo.x),
       });
     } finally {
-      again.close();
+      client.close();
     }
   }, 90_000);
 });
