@@ -72,6 +72,10 @@ export interface Config {
   readonly zones: readonly string[] | undefined;
   /** nats://host:port[,nats://...]; undefined: the roles talk in process (role both only). */
   readonly natsUrl: string | undefined;
+  /** How long a dead process's registry entries (node, zone claims) outlive it; one value per cluster. */
+  readonly leaseTtlMs: number;
+  /** A zone host waits for zones another host holds and takes them when that host's claim lapses. */
+  readonly zoneStandby: boolean;
 }
 
 export class ConfigError extends Error {
@@ -411,6 +415,20 @@ const specs = new Map<string, OptionSpec>([
     'nats://host:port of the cluster (required for ROLE gateway and zone-host).',
   ),
   option(
+    'leaseTtlMs',
+    'LEASE_TTL_MS',
+    '10000',
+    integer(100, MAX_INT),
+    "How long a killed process's registry entries outlive it, so how soon the others react (the same in every process of a cluster).",
+  ),
+  option(
+    'zoneStandby',
+    'ZONE_STANDBY',
+    'off',
+    onOff,
+    'A zone host waits for zones another host holds, and runs them once that host is gone (instead of refusing to start).',
+  ),
+  option(
     'loginLockAddresses',
     'LOGIN_LOCK_ADDRESSES',
     '10',
@@ -513,6 +531,8 @@ export function loadConfig(
     nodeId: v.nodeId,
     zones: v.zones === undefined ? undefined : Object.freeze([...(v.zones as string[])]),
     natsUrl: v.natsUrl,
+    leaseTtlMs: v.leaseTtlMs,
+    zoneStandby: v.zoneStandby,
   };
 
   if ((config.tlsCertFile === undefined) !== (config.tlsKeyFile === undefined)) {

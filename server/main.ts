@@ -36,8 +36,16 @@ import {
   type Bus,
   type ClusterRegistry,
   type Lease,
+  type Watch,
 } from './cluster/index.js';
-import { ClusterView, claimZones, holderOf, openRegistry, registryDirectory } from './cluster/presence.js';
+import {
+  ClusterView,
+  claimZones,
+  holderOf,
+  lapseCheck,
+  openRegistry,
+  registryDirectory,
+} from './cluster/presence.js';
 import { trackCluster } from './metrics/cluster.js';
 import { Gateway } from './gateway/gateway.js';
 import { Realm } from './zone/realm.js';
@@ -338,7 +346,7 @@ export async function startZoneHost(
         },
       });
     }
-    registry = options.registry ?? (await openRegistry(bus, log));
+    registry = options.registry ?? (await openRegistry(bus, log, config.leaseTtlMs));
     node = await registry.announce({
       ...holder,
       role: Role.ZoneHost,
@@ -352,6 +360,7 @@ export async function startZoneHost(
       holder,
       data.zones.map((z) => z.name),
       log,
+      { standby: config.zoneStandby },
     );
     if (status) view = await ClusterView.open(registry);
   } catch (e) {
@@ -387,9 +396,18 @@ export async function startZoneHost(
     { zones: [...realm.zones.keys()], store: store.kind, role: 'zone-host', http: status?.port },
     'world running',
   );
+  let gatewaysWatch: Watch | undefined;
+  try {
+    gatewaysWatch = await watchGateways(registry, lapseCheck(bus, registry.ttlMs), (id) =>
+      realm.gatewayGone(id),
+    );
+  } catch (err) {
+    log.error({ err }, 'cannot watch the registry: a killed gateway will go unnoticed');
+  }
   let stopping: Promise<void> | undefined;
   const stop = async (): Promise<void> => {
     live.stopping = true;
+    gatewaysWatch?.stop();
     view?.stop();
     await status?.close();
     // Everyone's final state is written before the store closes.
@@ -438,7 +456,7 @@ export async function startGateway(
     await srp.ready();
     bus = options.bus ?? (await openBus(config, log, `gateway-${config.gatewayId}`));
     if (!options.registry) {
-      registry = await openRegistry(bus, log);
+      registry = await openRegistry(bus, log, config.leaseTtlMs);
       untrack = trackCluster(bus, registry);
     } else registry = options.registry;
   } catch (e) {
@@ -486,7 +504,18 @@ export async function startGateway(
   let server: ServerHandle;
   let view: ClusterView | undefined;
   try {
-    view = await ClusterView.open(registry);
+    // Zone claims coming and going tell the gateway which zones have a host.
+    const lapsed = lapseCheck(bus, registry.ttlMs);
+    const clusterRegistry = registry;
+    view = await ClusterView.open(registry, (e) => {
+      if (e.type !== 'zone') return;
+      if (e.claim) gateway.zoneClaim(e.zone, e.claim.host);
+      else {
+        void lapsed(async () => (await clusterRegistry.zoneClaim(e.zone)) !== undefined).then((gone) => {
+          if (gone) gateway.zoneClaim(e.zone, undefined);
+        });
+      }
+    });
     const cluster = view;
     server = await startServer(config, {
       log,
@@ -560,7 +589,7 @@ export async function startWyvern(
   let registry: ClusterRegistry | undefined;
   let untrack = (): void => {};
   try {
-    registry = await openRegistry(bus, log);
+    registry = await openRegistry(bus, log, config.leaseTtlMs);
     untrack = trackCluster(bus, registry);
     host = await startZoneHost(config, {
       log,
@@ -652,6 +681,35 @@ async function main(argv: readonly string[]): Promise<void> {
   };
   process.on('SIGINT', onSignal);
   process.on('SIGTERM', onSignal);
+}
+
+/**
+ * Calls `gone` with the id of each gateway whose node entry lapses or is released, or is
+ * written again by a new instance (a restart within the TTL): its sessions are dead.
+ */
+async function watchGateways(
+  registry: ClusterRegistry,
+  lapsed: ReturnType<typeof lapseCheck>,
+  gone: (id: string) => void,
+): Promise<Watch> {
+  const instances = new Map<string, string>();
+  return registry.watch((e) => {
+    if (e.type !== 'node') return;
+    const known = instances.get(e.id);
+    if (e.node && e.node.role !== Role.Gateway) return;
+    if (e.node) {
+      instances.set(e.id, e.node.instance);
+      if (known !== undefined && known !== e.node.instance) gone(e.id);
+      return;
+    }
+    if (known === undefined) return;
+    instances.delete(e.id);
+    void lapsed(async () => (await registry.node(e.id))?.instance === known).then((dead) => {
+      if (dead) gone(e.id);
+      // Back with the same instance: it never died; the watch reports it again.
+      else if (!instances.has(e.id)) instances.set(e.id, known);
+    });
+  });
 }
 
 /**

@@ -36,7 +36,8 @@ const HELP = `Usage: npx tsx tools/bots.ts --count N [options]
   --url HOST              server address (default 127.0.0.1)
   --tcp-port P            (default 7777)      --http-port P  (default 8080)
   --gateways G            a cluster's G gateways: bot n uses gateway n mod G, at
-                          tcp-port + k and http-port + k (default 1)
+                          tcp-port + k and http-port + k (default 1); a dropped bot
+                          resumes on the next gateway that answers
   --spread R              live within R of where new characters enter
   --area x,y,w,h          live in this rectangle
   --dense                 everyone within one interest radius

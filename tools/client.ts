@@ -9,7 +9,10 @@
  * At the end of a piped script it lingers for --linger ms, logs out and exits 0. The password
  * may come from WYVERN_PASSWORD instead of the command line. When the connection drops (not a
  * goodbye from the server), it reconnects with backoff and resumes: the server keeps the
- * character in the world for a few seconds, so it is back where it stood.
+ * character in the world for a few seconds, so it is back where it stood. Given a cluster's
+ * gateways (--servers), it fails over to another when its gateway dies, and logs in there
+ * should that gateway refuse the resume token. A zone whose host died says ERR_ZONE_DOWN;
+ * the client stays, and the world puts it back (EnterWorld) once the zone runs again.
  */
 import readline from 'node:readline';
 import { parseArgs } from 'node:util';
@@ -27,20 +30,24 @@ import {
   ChatMessage,
   CombatEvent,
   Cooldown,
+  EnterWorld,
+  ErrorPacket,
   LogoutCancelled,
   SpellFailed,
   SpellGo,
   SpellStart,
   type SpellFailReason,
 } from '../shared/protocol/index.js';
-import { connect } from './net/connect.js';
+import { connectAny, parseAddressList } from './net/connect.js';
 import { commandHelp, createWithFreeName } from './terminal-text.js';
 
-const USAGE = `Usage: npx tsx tools/client.ts [--host H --port P | --ws URL] --user NAME --password PW
+const USAGE = `Usage: npx tsx tools/client.ts [--host H --port P | --ws URL | --servers LIST] --user NAME --password PW
   --host H            server host (default 127.0.0.1)
   --port P            server TCP port (default 7777)
   --tls               TCP over TLS
   --ws URL            connect over WebSocket instead (ws://host:8080/ws)
+  --servers LIST      a cluster's gateways, comma-separated (127.0.0.1:7777,ws://h:8081/ws,...):
+                      the first that answers; a dropped connection fails over to the next
   --user NAME         account name
   --password PW       password (or set WYVERN_PASSWORD)
   --register          register the account first (otherwise only when the login fails and the name is free)
@@ -166,6 +173,14 @@ class Session {
       out(`The server says goodbye (${b.reason})${b.message ? `: ${b.message}` : ''}`);
     });
     client.onError = (err) => out(`Error: ${words(err)}`);
+    // Put back by the world after ERR_ZONE_DOWN (an EnterWorld nobody asked for).
+    let down = false;
+    client.on(ErrorPacket, (e) => (down ||= e.code === ErrorCode.ZoneDown));
+    client.on(EnterWorld, (e) => {
+      if (!down) return;
+      down = false;
+      out(`Back in the world at ${round(e.x)},${round(e.y)}: ${e.health}/${e.maxHealth} hp`);
+    });
   }
 
   stop(): void {
@@ -510,6 +525,7 @@ async function main(): Promise<number> {
       port: { type: 'string', default: '7777' },
       tls: { type: 'boolean', default: false },
       ws: { type: 'string' },
+      servers: { type: 'string' },
       user: { type: 'string' },
       password: { type: 'string' },
       register: { type: 'boolean', default: false },
@@ -534,14 +550,18 @@ async function main(): Promise<number> {
   const linger = intOption(values.linger, 'linger', 0);
   const timeoutMs = intOption(values.timeout, 'timeout', 15_000);
   const attempts = intOption(values['reconnect-attempts'], 'reconnect-attempts', 8);
-  const address = values.ws ?? `${values.tls ? 'tls' : 'tcp'}://${values.host}:${values.port}`;
+  const addresses = values.servers
+    ? parseAddressList(values.servers)
+    : [values.ws ?? `${values.tls ? 'tls' : 'tcp'}://${values.host}:${values.port}`];
+  // One rotation for the whole run: a reconnect starts from the gateway that last worked.
+  const open = connectAny(addresses, { timeoutMs });
 
   // One world view for every connection of this run: the session's listener stays put.
   const world = new WorldView();
   const clientOptions = { requestTimeoutMs: timeoutMs, world };
-  const transport = await connect(address, { timeoutMs });
+  const transport = await open();
   let client = new WyvernClient(transport, clientOptions);
-  out(`Connected to ${address}`);
+  out(`Connected to ${addresses.length === 1 ? addresses[0] : addresses.join(' or ')}`);
   const welcome = await client.hello({ clientKind: 'native', clientName: 'wyvern-terminal' });
   out(`Server: ${welcome.serverName} (protocol ${welcome.protocolVersion}, ${welcome.tickRate} ticks/s)`);
   client.startClockSync(5_000);
@@ -616,9 +636,12 @@ async function main(): Promise<number> {
       const dropped = performance.now();
       try {
         const back = await reconnect({
-          connect: () => connect(address, { timeoutMs }),
+          connect: open,
           account,
           token,
+          // Another gateway may not take the token: then the password logs in there, and the
+          // character is entered again (the world hands it over where it lingers).
+          password,
           clientKind: 'native',
           clientName: 'wyvern-terminal',
           clientOptions,

@@ -1,5 +1,5 @@
 /**
- * npm run cluster -- [--gateways 2] [--zone-hosts 1] [--nats-url nats://HOST:PORT]
+ * npm run cluster -- [--gateways 2] [--zone-hosts 1] [--standby 0] [--nats-url nats://HOST:PORT]
  *
  * One world as a cluster on this machine: a nats-server (Debian's `nats-server`, JetStream
  * on, in a temp dir, on a free 127.0.0.1 port; or the one --nats-url / NATS_URL names), the
@@ -10,6 +10,9 @@
  * by its id. Every process gets the same DATA_DIR, DATABASE_URL and WYVERN_SECRET:
  * DATABASE_URL as set (postgres://... for processes on several machines), else one SQLite
  * file, var/cluster.db, which processes on one machine can share.
+ *
+ * --standby N adds N standby zone hosts (zh-s0, ...; ZONE_STANDBY=on, every zone): each
+ * waits and runs a zone whose host died once its claim lapses (docs/CLUSTER.md, "Faults").
  *
  * Ctrl-C (or SIGTERM) stops the gateways, then the zone hosts (which save everyone), then
  * the nats-server it started. A process that dies is reported and not restarted, so a
@@ -68,11 +71,13 @@ async function main(): Promise<void> {
     options: {
       gateways: { type: 'string', default: '2' },
       'zone-hosts': { type: 'string', default: '1' },
+      standby: { type: 'string', default: '0' },
       'nats-url': { type: 'string' },
     },
   });
   const gateways = positive(values.gateways, '--gateways');
   const zoneHosts = positive(values['zone-hosts'], '--zone-hosts');
+  const standby = values.standby === '0' ? 0 : positive(values.standby, '--standby');
   const dataDir = process.env['DATA_DIR'] ?? 'data';
   const zones = loadWorldData(join(ROOT, dataDir)).zones.map((z) => z.name);
   if (zoneHosts > zones.length) {
@@ -143,6 +148,18 @@ async function main(): Promise<void> {
       },
     });
   }
+  for (let i = 0; i < standby; i++) {
+    roles.push({
+      id: `zh-s${i}`,
+      env: {
+        ...common,
+        ROLE: 'zone-host',
+        NODE_ID: `zh-s${i}`,
+        ZONE_STANDBY: 'on',
+        HTTP_PORT: String(httpBase + gateways + zoneHosts + i),
+      },
+    });
+  }
   for (let k = 0; k < gateways; k++) {
     roles.push({
       id: `gw-${k}`,
@@ -198,7 +215,9 @@ async function main(): Promise<void> {
       .join(' ');
     console.log(`[cluster] ${role.id}: ${shown} npx tsx server/main.ts`);
     // Zone hosts first, each with its zones claimed, before the gateways route to them.
-    if (role.id.startsWith('zh-')) await untilLine(proc, /world running/);
+    // A standby runs nothing until a host dies: it is not waited for.
+    if (role.id.startsWith('zh-') && role.env['ZONE_STANDBY'] === undefined)
+      await untilLine(proc, /world running/);
   }
   console.log(
     `[cluster] up: ${gateways} gateway${gateways === 1 ? '' : 's'} (browser on ` +
@@ -206,7 +225,9 @@ async function main(): Promise<void> {
         .filter((r) => r.id.startsWith('gw-'))
         .map((r) => `http://localhost:${r.env['HTTP_PORT']}/`)
         .join(', ') +
-      `), ${zoneHosts} zone host${zoneHosts === 1 ? '' : 's'} (/metrics and /healthz on ` +
+      `), ${zoneHosts} zone host${zoneHosts === 1 ? '' : 's'}` +
+      (standby > 0 ? ` and ${standby} standing by` : '') +
+      ' (/metrics and /healthz on ' +
       roles
         .filter((r) => r.id.startsWith('zh-'))
         .map((r) => `http://localhost:${r.env['HTTP_PORT']}/healthz`)

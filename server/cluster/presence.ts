@@ -15,6 +15,7 @@ import {
   type Holder,
   type Lease,
   type NodeInfo,
+  type RegistryEvent,
   type Watch,
   type ZoneClaim,
 } from './registry.js';
@@ -23,11 +24,14 @@ import { zoneId } from './subjects.js';
 /** How often a zone host looks again at a claim left by its own previous run. */
 const CLAIM_RETRY_MS = 500;
 
-/** The registry beside `bus`: JetStream KV over NATS, in memory in one process. */
-export function openRegistry(bus: Bus, log: Logger): Promise<ClusterRegistry> {
+/**
+ * The registry beside `bus`: JetStream KV over NATS, in memory in one process. `ttlMs` is how
+ * long a killed process's leases outlive it (every process of a cluster uses the same).
+ */
+export function openRegistry(bus: Bus, log: Logger, ttlMs?: number): Promise<ClusterRegistry> {
   return bus instanceof NatsBus
-    ? jetStreamRegistry(bus.connection, { logger: log })
-    : Promise.resolve(memoryRegistry({ logger: log }));
+    ? jetStreamRegistry(bus.connection, { logger: log, ttlMs })
+    : Promise.resolve(memoryRegistry({ logger: log, ttlMs }));
 }
 
 /** A process's registry identity: its configured id and an instance unique to this start. */
@@ -63,20 +67,23 @@ export function registryDirectory(
 
 /**
  * Claims every zone for `host`. A zone another host holds is refused (two hosts must never run
- * one zone); one still held by this node's previous run (a restart within the lease's TTL) is
- * waited for until that lease runs out.
+ * one zone) unless `standby`: then it is waited for, and taken once that host's claim lapses
+ * (the host died; a clean stop releases it at once). One still held by this node's previous
+ * run (a restart within the lease's TTL) is waited for until that lease runs out.
  */
 export async function claimZones(
   registry: ClusterRegistry,
   host: Holder,
   zones: readonly string[],
   log: Logger,
+  options: { standby?: boolean } = {},
 ): Promise<Lease[]> {
   const leases: Lease[] = [];
   try {
     for (const name of zones) {
       const zone = zoneId(name);
       const deadline = Date.now() + registry.ttlMs * 2;
+      let told = false;
       for (;;) {
         const lease = await registry.claimZone(zone, host, {
           onLost: () => log.error({ zone }, 'another zone host took this zone over'),
@@ -86,7 +93,11 @@ export async function claimZones(
           break;
         }
         const claim = await registry.zoneClaim(zone);
-        if (claim && (claim.host.id !== host.id || Date.now() > deadline)) {
+        if (claim && options.standby && !told) {
+          told = true;
+          log.info({ zone, host: claim.host.id }, 'standing by: the zone is taken when its host is gone');
+        }
+        if (claim && !options.standby && (claim.host.id !== host.id || Date.now() > deadline)) {
           throw new Error(`zone ${name} is run by zone host ${claim.host.id}`);
         }
         await new Promise((resolve) => setTimeout(resolve, CLAIM_RETRY_MS));
@@ -114,14 +125,12 @@ export class ClusterView {
   private readonly claims = new Map<string, ZoneClaim>();
   private watching: Watch | undefined;
 
-  static async open(registry: ClusterRegistry): Promise<ClusterView> {
+  /** `onEvent` hears each change too, after the view has taken it in. */
+  static async open(registry: ClusterRegistry, onEvent?: (e: RegistryEvent) => void): Promise<ClusterView> {
     const view = new ClusterView();
     view.watching = await registry.watch((e) => {
-      if (e.type === 'node') {
-        if (e.node) view.nodes.set(e.id, e.node);
-        else view.nodes.delete(e.id);
-      } else if (e.claim) view.claims.set(e.zone, e.claim);
-      else view.claims.delete(e.zone);
+      view.take(e);
+      onEvent?.(e);
     });
     return view;
   }
@@ -129,6 +138,14 @@ export class ClusterView {
   /** The live zone hosts' ids. */
   zoneHostIds(): string[] {
     return [...this.nodes.values()].filter((n) => n.role === Role.ZoneHost).map((n) => n.id);
+  }
+
+  private take(e: RegistryEvent): void {
+    if (e.type === 'node') {
+      if (e.node) this.nodes.set(e.id, e.node);
+      else this.nodes.delete(e.id);
+    } else if (e.claim) this.claims.set(e.zone, e.claim);
+    else this.claims.delete(e.zone);
   }
 
   summary(): ClusterSummary {
@@ -155,4 +172,35 @@ export class ClusterView {
     this.watching?.stop();
     this.watching = undefined;
   }
+}
+
+/**
+ * Whether a lapse the registry's watch reports means the holder is gone. Right after this
+ * process's own connection to NATS came back (a NATS restart), every entry may have lapsed
+ * while nobody could refresh it, and its live holder writes it again within TTL/3: such a
+ * lapse is looked up again after half a TTL, and counts only if the entry is still missing.
+ * At other times a lapse counts at once.
+ */
+export function lapseCheck(
+  bus: Bus,
+  ttlMs: number,
+): (stillThere: () => Promise<boolean>) => Promise<boolean> {
+  let reconnects = bus.stats().reconnects;
+  let reconnectedAt = -Infinity;
+  return async (stillThere) => {
+    const seen = bus.stats().reconnects;
+    if (seen !== reconnects) {
+      reconnects = seen;
+      reconnectedAt = Date.now();
+    }
+    if (Date.now() - reconnectedAt > ttlMs * 2) return true;
+    for (;;) {
+      await new Promise((resolve) => setTimeout(resolve, ttlMs / 2));
+      try {
+        return !(await stillThere());
+      } catch {
+        // NATS unreachable again: ask once it is back.
+      }
+    }
+  };
 }

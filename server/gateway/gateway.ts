@@ -26,6 +26,12 @@
  * each connection whose verdict changed. A tick message found missing by its seq (NATS
  * delivers at most once) gets that host's sessions here a RESYNC. The session state machine
  * is changed only through server/session/world-state.ts.
+ *
+ * A zone whose host is gone (its claim lapsed in the registry: zoneClaim) leaves its sessions
+ * here connected and waiting: each is told ERR_ZONE_DOWN once, its zone packets are dropped
+ * meanwhile, and once the zone is claimed again (the host restarted, or a standby took it)
+ * each enters its character again by itself with a JOIN, from its last save; the client gets
+ * EnterWorld as on entering.
  */
 import { Writer } from '../../shared/codec/writer.js';
 import { ChatMessage, EnterWorldRequest, Whisper, WhoList } from '../../shared/protocol/index.js';
@@ -96,6 +102,13 @@ export interface GatewayOptions {
 }
 
 const WHO_LIST_MAX = 200;
+/**
+ * A JOIN sent to a zone that has just been claimed again is repeated this often until the
+ * host says JOINED (a host claims its zones a moment before it listens on them, and NATS
+ * drops what nobody listens to), this many times at most; the host ignores a repeat.
+ */
+const REJOIN_EVERY_MS = 250;
+const REJOIN_TRIES = 40;
 
 /** A zone's input message is sent at once past this many bytes. */
 const INPUTS_SEND_AT = 256 * 1024;
@@ -119,6 +132,10 @@ interface Placement {
   host: string | undefined;
   /** Told to the directory as held here. */
   listed: boolean;
+  /** Its zone's host is gone: it enters again once the zone is claimed again. */
+  waiting: boolean;
+  /** Entering again after its zone came back: the JOIN is repeated until JOINED. */
+  rejoining: boolean;
 }
 
 /** A zone's input message being filled this turn. */
@@ -142,6 +159,10 @@ export class Gateway implements GameRouter, ResumeWorld {
   /** Times tick messages were found missing. */
   lostTicks = 0;
   private readonly outgoing = new Map<string, Outgoing>();
+  /** Each zone's holder as the registry says ("id/instance"), and the zones with none. */
+  private readonly holders = new Map<string, string>();
+  /** Zones without a host, each with the holder it lost (to tell a return from a new host). */
+  private readonly down = new Map<string, string | undefined>();
   private readonly zoneIds: ReadonlyMap<string, string>;
   private readonly defaultZone: string;
   private readonly clock: () => number;
@@ -180,7 +201,8 @@ export class Gateway implements GameRouter, ResumeWorld {
       return;
     }
     const p = this.placements.get(session.id);
-    if (!p || p.entityId === undefined || p.closed) return;
+    // Nobody to apply it while the zone is down: dropped (the client was told ERR_ZONE_DOWN).
+    if (!p || p.entityId === undefined || p.closed || p.waiting) return;
     const w = this.inputs(p.zone);
     if (!w) return;
     writePacketRecord(w, session.id, this.clock(), d.opcode, (out) =>
@@ -215,6 +237,11 @@ export class Gateway implements GameRouter, ResumeWorld {
   sessionClosed(session: Session): void {
     const p = this.placements.get(session.id);
     if (!p || p.closed) return;
+    if (p.waiting) {
+      // Its character is in no zone: nothing lingers, nothing to enter later.
+      this.forget(session.id, p);
+      return;
+    }
     p.closed = true;
     const w = this.inputs(p.zone);
     if (w) writeDetachRecord(w, session.id);
@@ -310,11 +337,107 @@ export class Gateway implements GameRouter, ResumeWorld {
       behind: false,
       listed: false,
       host: undefined,
+      waiting: false,
+      rejoining: false,
     };
     this.placements.set(session.id, p);
+    if (this.down.has(zone)) {
+      p.waiting = true;
+      session.error('ERR_ZONE_DOWN', `zone ${zone} has no host right now`, { fatal: false });
+      return p;
+    }
     const w = this.inputs(zone);
     if (w) writeJoinRecord(w, session.id, accountId, characterId);
     return p;
+  }
+
+  private forget(id: number, p: Placement): void {
+    this.placements.delete(id);
+    this.behind.delete(p);
+    if (p.listed) this.opts.directory?.left(p.accountId, p.name);
+  }
+
+  // ------------------------------------------------------------------ zone hosts coming and going
+
+  /**
+   * The registry's word on a zone's claim (its watch): `host` holds it now, or (undefined) the
+   * claim lapsed or was released: the host is gone. A claim that passes straight to another
+   * host is a loss and a return at once.
+   */
+  zoneClaim(zone: string, host: { id: string; instance: string } | undefined): void {
+    if (this.closed) return;
+    const known = this.holders.get(zone);
+    const now = host && `${host.id}/${host.instance}`;
+    if (now === known) return;
+    if (known !== undefined && !this.down.has(zone)) this.zoneDown(zone, known);
+    if (now === undefined) {
+      this.holders.delete(zone);
+      return;
+    }
+    this.holders.set(zone, now);
+    if (this.down.has(zone)) this.zoneUp(zone, this.down.get(zone) === now);
+  }
+
+  /** Its sessions here wait: told once, their inputs dropped, their lingering characters gone. */
+  private zoneDown(zone: string, lost: string): void {
+    this.down.set(zone, lost);
+    let waiting = 0;
+    for (const [id, p] of this.placements) {
+      if (p.zone !== zone || p.waiting) continue;
+      if (p.closed) {
+        // It lingered on the host that is gone.
+        this.forget(id, p);
+        continue;
+      }
+      p.waiting = true;
+      waiting++;
+      p.session.error('ERR_ZONE_DOWN', `the host of zone ${zone} is gone`, { fatal: false });
+    }
+    this.opts.log.warn({ zone, host: lost, sessions: waiting }, 'zone host gone: its sessions wait for it');
+  }
+
+  /**
+   * The zone is claimed again. By a new host (or a restart): each waiting session enters its
+   * character afresh from its last save. By the same one (it kept running while the registry
+   * could not see it): each is sent its whole state anew, as after a lost tick message.
+   */
+  private zoneUp(zone: string, sameHost: boolean): void {
+    this.down.delete(zone);
+    let entering = 0;
+    for (const [id, p] of this.placements) {
+      if (p.zone !== zone || !p.waiting) continue;
+      p.waiting = false;
+      const w = this.inputs(zone);
+      if (!w) continue;
+      entering++;
+      if (sameHost && p.entityId !== undefined) writeResyncRecord(w, id);
+      else {
+        p.entityId = undefined;
+        p.rejoining = true;
+        writeJoinRecord(w, id, p.accountId, p.characterId);
+      }
+    }
+    this.opts.log.info({ zone, sessions: entering, sameHost }, 'zone host back: its sessions enter again');
+    if (entering > 0) this.rejoinLater(zone, 1);
+  }
+
+  private rejoinLater(zone: string, attempt: number): void {
+    const timer = setTimeout(() => {
+      if (this.closed || this.down.has(zone)) return;
+      let left = 0;
+      for (const [id, p] of this.placements) {
+        if (p.zone !== zone || !p.rejoining) continue;
+        if (p.entityId !== undefined || p.closed || p.session.closing) {
+          p.rejoining = false;
+          continue;
+        }
+        const w = this.inputs(zone);
+        if (w) writeJoinRecord(w, id, p.accountId, p.characterId);
+        left++;
+      }
+      if (left > 0 && attempt < REJOIN_TRIES) this.rejoinLater(zone, attempt + 1);
+    }, REJOIN_EVERY_MS);
+    timer.unref();
   }
 
   // ------------------------------------------------------------------ world requests
@@ -474,8 +597,9 @@ export class Gateway implements GameRouter, ResumeWorld {
     },
     joined: (session, entity, character) => {
       const p = this.placements.get(session);
-      if (!p) return;
+      if (!p || p.waiting) return;
       p.entityId = entity;
+      p.rejoining = false;
       p.host = this.batchHost;
       if (!p.listed) {
         p.listed = true;
@@ -485,7 +609,7 @@ export class Gateway implements GameRouter, ResumeWorld {
     },
     bytes: (session, buf, start, end) => {
       const p = this.placements.get(session);
-      if (!p || p.closed) return;
+      if (!p || p.closed || p.waiting) return;
       const conn = p.session.conn;
       if (conn.closed) return;
       conn.out.rawRange(buf, start, end);
@@ -494,9 +618,8 @@ export class Gateway implements GameRouter, ResumeWorld {
     },
     left: (session, reason) => {
       const p = this.placements.get(session);
-      if (!p) return;
-      this.placements.delete(session);
-      if (p.listed) this.opts.directory?.left(p.accountId, p.name);
+      if (!p || p.waiting) return;
+      this.forget(session, p);
       if (p.closed) return;
       if (reason === LeftReason.TakenOver) {
         // Resumed (or entered) through another gateway while this connection was still open.
@@ -522,7 +645,7 @@ export class Gateway implements GameRouter, ResumeWorld {
   private lost(host: string, last: number, seq: number): void {
     let sessions = 0;
     for (const [id, p] of this.placements) {
-      if (p.host !== host || p.closed || p.entityId === undefined) continue;
+      if (p.host !== host || p.closed || p.waiting || p.entityId === undefined) continue;
       const w = this.inputs(p.zone);
       if (!w) continue;
       writeResyncRecord(w, id);
@@ -547,7 +670,7 @@ export class Gateway implements GameRouter, ResumeWorld {
   }
 
   private checkBehind(p: Placement): void {
-    if (p.closed || p.entityId === undefined || this.placements.get(p.session.id) !== p) {
+    if (p.closed || p.waiting || p.entityId === undefined || this.placements.get(p.session.id) !== p) {
       this.behind.delete(p);
       return;
     }

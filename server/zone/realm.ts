@@ -15,7 +15,9 @@
  * attackable, for lingerMs (and at least combatLingerMs after its last combat action), then
  * leaves as a logout does. A join for the same character within that time (a Resume, or a
  * login that enters it) takes it over where it stands: the new session is attached to the
- * same entity, which never leaves anyone's view.
+ * same entity, which never leaves anyone's view. A gateway found gone (its node lease lapsed
+ * in the registry: gatewayGone) has all its sessions' characters left lingering this way, as
+ * if each connection had dropped; its players get them back by logging in elsewhere.
  */
 import { Reader } from '../../shared/codec/reader.js';
 import { Writer } from '../../shared/codec/writer.js';
@@ -262,6 +264,25 @@ export class Realm {
         if (seat?.output && !seat.attaching) this.resync(seat);
         return;
     }
+  }
+
+  /**
+   * A gateway is gone (killed: its node lease lapsed, or it came back as a new instance):
+   * every session it held dropped with it. Their characters linger as after a DETACH; the
+   * link forgets the sessions, so a restarted gateway reusing their ids starts clean.
+   */
+  gatewayGone(gateway: string): void {
+    const entry = this.links.get(gateway);
+    if (!entry) return;
+    const seats = [...entry.seats.values()];
+    entry.seats.clear();
+    for (const seat of seats) {
+      if (seat.closed) continue;
+      seat.closed = true;
+      // Not yet bound: onJoined sees it closed and acts then.
+      if (seat.playerId !== undefined && !this.lingering.has(seat)) this.detach(seat);
+    }
+    this.opts.log.warn({ gateway, sessions: seats.length }, 'gateway gone: its characters linger');
   }
 
   // ------------------------------------------------------------------ linger

@@ -44,6 +44,7 @@ import type { ClientKind } from '../protocol/session.js';
 export type ClientKindName = (typeof ClientKind)[number];
 import { byOpcode } from '../protocol/registry.js';
 import { ClockSync, type ClockSample, type Now } from './clock.js';
+import { ErrorCode } from '../protocol/errors.js';
 import { ClientErrorCode, WyvernError } from './errors.js';
 import { makeVerifier, startLogin, type SrpProof } from './srp.js';
 import type { ByteTransport } from './transport.js';
@@ -175,6 +176,12 @@ export class WyvernClient {
   lastTick: { tick: number; serverTime: number } | undefined;
   /** Why the connection closed, once it has. */
   closeReason: string | undefined;
+  /**
+   * The server running the character's zone went down (ERR_ZONE_DOWN): the world view stands
+   * still and inputs go nowhere until the server puts the character back (EnterWorld, which
+   * clears this), by itself.
+   */
+  zoneDown = false;
   /** Resolves with the reason when the connection closes. */
   readonly closed: Promise<string>;
 
@@ -711,6 +718,7 @@ export class WyvernClient {
         this.motionRefs.enter(enter.tick, enter.serverTime);
         this.state = 'inWorld';
         this.moveSeq = 0;
+        this.zoneDown = false;
         this.world.enter(enter, this.zone);
         return;
       }
@@ -725,6 +733,7 @@ export class WyvernClient {
 
   private serverError(e: ErrorPayload): void {
     const err = new WyvernError(e.code, e.reason, e.fatal, e.opcode);
+    if (e.code === ErrorCode.ZoneDown) this.zoneDown = true;
     if (e.fatal) {
       // The server closes after a fatal error: everything waiting fails with the real cause.
       this.fatalError = err;

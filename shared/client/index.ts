@@ -38,6 +38,7 @@ export {
 export * from './world-view.js';
 export {
   backoffDelay,
+  failover,
   reconnect,
   type ReconnectEvent,
   type ReconnectOptions,

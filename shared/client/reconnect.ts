@@ -7,7 +7,12 @@
  * The first attempt goes at once; each later one waits an exponentially growing, jittered
  * delay (half of it fixed, half random, so a server that comes back is not hit by every
  * client at the same moment). A refused token (ERR_BAD_RESUME: used, expired, or the server
- * restarted) ends the attempts at once: only a login helps then.
+ * restarted) ends the attempts at once: only a login helps then, which is done on the same
+ * connection when the password is given.
+ *
+ * A cluster has several gateways: `failover` makes one `connect` of several, trying each in
+ * turn from the one that last worked, so a client whose gateway died reaches another (and,
+ * with the password, logs in there: the world hands it its character where it lingers).
  */
 import { ErrorCode } from '../protocol/errors.js';
 import { WyvernClient, type ClientKindName, type ResumeResult, type WyvernClientOptions } from './client.js';
@@ -34,6 +39,12 @@ export interface ReconnectOptions {
   clientOptions?: WyvernClientOptions;
   /** Called on each new client before it sends anything (to hook onPacket, onClose...). */
   prepare?: (client: WyvernClient) => void;
+  /**
+   * Logs in with this where the token is refused, instead of giving up: the result then has
+   * characterId 0 and no `entered` (enter the character: the world takes it over where it
+   * lingers).
+   */
+  password?: string;
   /** Attempts before giving up. Default 8. */
   maxAttempts?: number;
   /** Delay before the second attempt; it doubles after each (ms). Default 250. */
@@ -100,7 +111,14 @@ export async function reconnect(options: ReconnectOptions): Promise<Reconnected>
       client = new WyvernClient(transport, options.clientOptions);
       options.prepare?.(client);
       await client.hello({ clientKind: options.clientKind, clientName: options.clientName });
-      const result = await client.resume(options.account, options.token);
+      let result: ResumeResult;
+      try {
+        result = await client.resume(options.account, options.token);
+      } catch (e) {
+        const refused = e instanceof WyvernError && e.code === ErrorCode.BadResume;
+        if (!refused || options.password === undefined || client.isClosed) throw e;
+        result = { ...(await client.login(options.account, options.password)), characterId: 0 };
+      }
       emit({ type: 'resumed', attempt, result });
       return { client, result };
     } catch (e) {
@@ -112,4 +130,30 @@ export async function reconnect(options: ReconnectOptions): Promise<Reconnected>
       if (final) throw error;
     }
   }
+}
+
+/**
+ * One `connect` over several: each call tries them in turn, starting from the one that last
+ * worked (or the first), and gives the first that opens; when none does, the last error.
+ * Inside `reconnect` each round of tries is one attempt, with the backoff between rounds.
+ */
+export function failover(
+  connectors: readonly (() => Promise<ByteTransport>)[],
+): () => Promise<ByteTransport> {
+  if (connectors.length === 0) throw new RangeError('failover needs at least one way to connect');
+  let current = 0;
+  return async () => {
+    let last: unknown;
+    for (let i = 0; i < connectors.length; i++) {
+      const k = (current + i) % connectors.length;
+      try {
+        const transport = await connectors[k]!();
+        current = k;
+        return transport;
+      } catch (e) {
+        last = e;
+      }
+    }
+    throw last instanceof Error ? last : new Error(String(last));
+  };
 }

@@ -30,6 +30,7 @@ export const ErrorCode = {
   TextMessage: 'ERR_TEXT_MESSAGE',
   LoginTimeout: 'ERR_LOGIN_TIMEOUT',
   IdleTimeout: 'ERR_IDLE_TIMEOUT',
+  ZoneDown: 'ERR_ZONE_DOWN',
 } as const;
 export type ErrorCode = (typeof ErrorCode)[keyof typeof ErrorCode];
 
@@ -72,6 +73,8 @@ const messages: Record<ErrorCode, string> = {
   ERR_TEXT_MESSAGE: 'The server accepts only binary WebSocket messages.',
   ERR_LOGIN_TIMEOUT: 'The connection did not log in in time.',
   ERR_IDLE_TIMEOUT: 'The connection was silent for too long.',
+  ERR_ZONE_DOWN:
+    'The server running your zone went down. You stay connected and are put back in the world, from your last save, as soon as it is back.',
 };
 
 /** Words for a person, for any code (unknown codes from a newer server included). */

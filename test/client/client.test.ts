@@ -163,6 +163,25 @@ describe('WyvernClient requests', () => {
     expect(client.world.self?.id).toBe(4);
   });
 
+  it('stays in the world through ERR_ZONE_DOWN, shows it, and carries on at the EnterWorld that puts it back', async () => {
+    const { client, server } = setup();
+    server.speakCharacters([{ id: 4, name: 'Ayla', level: 1, zone: 'meadow', appearance: 0 }]);
+    await client.enterWorld(4);
+    const errors: WyvernError[] = [];
+    client.onError = (e) => errors.push(e);
+    server.send(ErrorPacket, { code: 'ERR_ZONE_DOWN', reason: 'host gone', opcode: 0, fatal: false });
+    await flush();
+    expect(client.zoneDown).toBe(true);
+    expect(client.isClosed).toBe(false);
+    expect(client.state).toBe('inWorld');
+    expect(errors.map((e) => [e.code, e.fatal])).toEqual([['ERR_ZONE_DOWN', false]]);
+    expect(errors[0]!.message).toMatch(/went down/);
+    server.send(EnterWorld, enterWorld({ entityId: 9, x: 40, y: 50 }));
+    await flush();
+    expect(client.zoneDown).toBe(false);
+    expect(client.world.self).toMatchObject({ id: 9, x: 40, y: 50 });
+  });
+
   it('rejects enterWorld when EnterWorld comes without ZoneInfo', async () => {
     const { client, server } = setup();
     server.handle(EnterWorldRequest, () => server.send(EnterWorld, enterWorld()));

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { backoffDelay, reconnect, type ReconnectEvent } from '../../shared/client/reconnect.js';
+import { backoffDelay, failover, reconnect, type ReconnectEvent } from '../../shared/client/reconnect.js';
 import { createMemoryTransportPair, type ByteTransport } from '../../shared/client/transport.js';
 import type { WyvernClient } from '../../shared/client/client.js';
 import { EnterWorld, Resume, Resumed, SpellBook, ZoneInfo } from '../../shared/protocol/index.js';
@@ -224,5 +224,37 @@ describe('reconnect', () => {
       },
     });
     await expect(attempt).rejects.toThrow('the page went away');
+  });
+});
+
+describe('failover over several gateways', () => {
+  const opened = (name: string) => () => Promise.resolve({ name } as unknown as ByteTransport);
+  const refused = (name: string, tried: string[]) => () => {
+    tried.push(name);
+    return Promise.reject(new Error(`${name} refused`));
+  };
+
+  it('opens the first that answers, and starts from it next time', async () => {
+    const tried: string[] = [];
+    let aDown = false;
+    const connect = failover([
+      () => (aDown ? refused('a', tried)() : opened('a')()),
+      refused('b', tried),
+      opened('c'),
+    ]);
+    expect(await connect()).toEqual({ name: 'a' });
+    aDown = true;
+    expect(await connect()).toEqual({ name: 'c' });
+    expect(tried).toEqual(['a', 'b']);
+    tried.length = 0;
+    expect(await connect()).toEqual({ name: 'c' });
+    expect(tried).toEqual([]);
+  });
+
+  it('fails with the last error when none answers', async () => {
+    const tried: string[] = [];
+    const connect = failover([refused('a', tried), refused('b', tried)]);
+    await expect(connect()).rejects.toThrow('b refused');
+    expect(tried).toEqual(['a', 'b']);
   });
 });

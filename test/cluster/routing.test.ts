@@ -99,8 +99,8 @@ describeWithNats(
       ]);
       roles.push(...started);
       const [zhB, gwA, gwB] = started;
-      hostHttp = { 'zh-a': Number(zhA.up[1]), 'zh-b': Number(zhB!.up[1]) };
-      gw = [gwA!, gwB!].map((r) => ({ httpPort: Number(r.up[1]), tcpPort: Number(r.up[2]) }));
+      hostHttp = { 'zh-a': Number(zhA.ready[1]), 'zh-b': Number(zhB!.ready[1]) };
+      gw = [gwA!, gwB!].map((r) => ({ httpPort: Number(r.ready[1]), tcpPort: Number(r.ready[2]) }));
 
       bus = await NatsBus.connect({ servers: nats().url });
       registry = await jetStreamRegistry(bus.connection);

@@ -8,16 +8,12 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { ChatMessage, MoveAck } from '../../shared/protocol/index.js';
 import { jetStreamRegistry, NatsBus, zoneId } from '../../server/cluster/index.js';
 import { startGameClient, walkTo, type GameClient } from '../helpers/game-client.js';
-import { startRole, type RoleProcess } from './roles.js';
+import { GATEWAY_UP, startRole, TEST_DATA, zoneHostUp, type RoleProcess } from './roles.js';
 import { describeWithNats } from './with-nats.js';
-
-const ROOT = fileURLToPath(new URL('../..', import.meta.url));
-const TEST_DATA = join(ROOT, 'data/test');
 
 const near = (a: number, b: number): boolean => Math.abs(a - b) < 0.5;
 
@@ -43,17 +39,12 @@ describeWithNats('one world on a zone host and two gateways over NATS', (nats) =
       NATS_URL: nats().url,
     };
     // The zone host first: it makes the database the gateways then open.
-    roles.push(await startRole({ ...common, ROLE: 'zone-host', NODE_ID: 'zh' }, /zone host zh is running/));
+    roles.push(await startRole({ ...common, ROLE: 'zone-host', NODE_ID: 'zh' }, zoneHostUp('zh')));
     const started = await Promise.all(
-      ['a', 'b'].map((id) =>
-        startRole(
-          { ...common, ROLE: 'gateway', GATEWAY_ID: id },
-          /open https?:\/\/localhost:(\d+)\/ in a browser; native clients connect to TCP port (\d+)\./,
-        ),
-      ),
+      ['a', 'b'].map((id) => startRole({ ...common, ROLE: 'gateway', GATEWAY_ID: id }, GATEWAY_UP)),
     );
     roles.push(...started);
-    gateways = started.map((r) => ({ httpPort: Number(r.up[1]), tcpPort: Number(r.up[2]) }));
+    gateways = started.map((r) => ({ httpPort: Number(r.ready[1]), tcpPort: Number(r.ready[2]) }));
     a = await startGameClient(gateways[0]!, { transport: 'tcp', name: 'Nodeana' });
     b = await startGameClient(gateways[1]!, { transport: 'ws', name: 'Nodebob' });
   }, 120_000);

@@ -6,6 +6,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { Writer } from '../../shared/codec/writer.js';
 import {
   ChatMessage,
+  ChatSend,
   EnterWorldRequest,
   MoveAck,
   Whisper,
@@ -40,6 +41,7 @@ describe('the gateway', () => {
   let session: Session;
   let conn: MemoryConnection;
   let inputs: ZoneInputRecord[];
+  let scheduler: FlushScheduler;
 
   /** A batch from zone host `host` with tick seq `seq`. */
   function batch(host: string, seq: number, write: (w: Writer) => void): void {
@@ -58,7 +60,7 @@ describe('the gateway', () => {
 
   beforeEach(async () => {
     bus = new InProcessBus();
-    const scheduler = new FlushScheduler(() => {});
+    scheduler = new FlushScheduler(() => {});
     gateway = new Gateway({
       id: 'g',
       bus,
@@ -128,6 +130,59 @@ describe('the gateway', () => {
     batch('zh', 3, () => {});
     await settle();
     expect(inputs.at(-1)).toEqual({ kind: ZoneRecord.Behind, session: session.id, behind: false });
+  });
+
+  describe("when the zone's host is gone", () => {
+    const zh = { id: 'zh', instance: 'one' };
+    const text = () => {
+      scheduler.flushAll();
+      return new TextDecoder().decode(Buffer.concat(conn.writes));
+    };
+
+    beforeEach(async () => {
+      gateway.zoneClaim('greenvale', zh);
+      batch('zh', 1, (w) => writeJoinedRecord(w, session.id, 40, 7));
+      await settle();
+      conn.writes.length = 0;
+      gateway.zoneClaim('greenvale', undefined);
+      await settle();
+    });
+
+    it('tells the session ERR_ZONE_DOWN once, keeps it in the world, and drops its zone packets', async () => {
+      expect(text()).toContain('ERR_ZONE_DOWN');
+      expect(session).toMatchObject({ state: 'inWorld', closing: false });
+      gateway.zone(session, ChatSend, { channel: 'say', text: 'anyone?' });
+      gateway.zoneClaim('greenvale', undefined);
+      await settle();
+      expect(inputs).toEqual([]);
+      expect(text().split('ERR_ZONE_DOWN').length).toBe(2);
+    });
+
+    it('enters the character again when another host claims the zone, until that host says JOINED', async () => {
+      gateway.zoneClaim('greenvale', { id: 'standby', instance: 'two' });
+      await settle();
+      expect(inputs).toEqual([{ kind: ZoneRecord.Join, session: session.id, account: 1, character: 7 }]);
+      // Not heard (the host was not listening yet): the JOIN goes again.
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      await settle();
+      expect(inputs.filter((r) => r.kind === ZoneRecord.Join).length).toBeGreaterThanOrEqual(2);
+      batch('standby', 1, (w) => writeJoinedRecord(w, session.id, 41, 7));
+      await settle();
+      expect(session).toMatchObject({ state: 'inWorld', entityId: 41 });
+      inputs.length = 0;
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      await settle();
+      expect(inputs).toEqual([]);
+      gateway.zone(session, ChatSend, { channel: 'say', text: 'back' });
+      await settle();
+      expect(inputs.map((r) => r.kind)).toEqual([ZoneRecord.Packet]);
+    });
+
+    it('asks the same host for the whole state again when its claim only seemed to lapse', async () => {
+      gateway.zoneClaim('greenvale', zh);
+      await settle();
+      expect(inputs).toEqual([{ kind: ZoneRecord.Resync, session: session.id }]);
+    });
   });
 });
 

@@ -24,6 +24,7 @@ import {
   writeJoinRecord,
   writePacketRecord,
   writeResyncRecord,
+  LeftReason,
   type GatewayBatchRecord,
 } from '../../server/cluster/wire.js';
 import { silentLogger } from '../../server/log.js';
@@ -276,5 +277,41 @@ describe('the zone host over the bus', () => {
     // The other side sees nothing of it: no spawn, no despawn of the resynced player.
     expect(joined('b')).toBe(0);
     expect(ticks.b.flatMap((t) => bytesFor(t, 1))).not.toContain(EnterWorld.opcode);
+  });
+
+  const joinedIn = (gw: 'a' | 'b', session: number) =>
+    ticks[gw]
+      .flatMap((t) => t.records)
+      .find((r) => r.kind === GatewayRecord.Joined && r.session === session) as
+      { entity: number } | undefined;
+
+  it("lets a gone gateway's characters go as after dropped connections, and a restarted one's session ids start clean", async () => {
+    const [c1, c2] = [await newCharacter('Hal'), await newCharacter('Ivy')];
+    send('a', (w) => writeJoinRecord(w, 1, 1, c1));
+    send('b', (w) => writeJoinRecord(w, 1, 2, c2));
+    await tickUntil(() => joinedIn('a', 1) !== undefined && joinedIn('b', 1) !== undefined);
+    expect(realm.playerCount).toBe(2);
+    realm.gatewayGone('a');
+    // No linger configured here: the character leaves at the next tick, as on a DETACH.
+    await tickUntil(() => realm.playerCount === 1);
+    ticks.a.length = 0;
+    send('a', (w) => writeJoinRecord(w, 1, 1, c1));
+    await tickUntil(() => joinedIn('a', 1) !== undefined);
+    expect(realm.playerCount).toBe(2);
+  });
+
+  it('takes a character in the world for another gateway over in place when its player enters through this one', async () => {
+    const c1 = await newCharacter('Jon');
+    send('a', (w) => writeJoinRecord(w, 1, 1, c1));
+    await tickUntil(() => joinedIn('a', 1) !== undefined);
+    const entity = joinedIn('a', 1)!.entity;
+    send('b', (w) => writeJoinRecord(w, 7, 1, c1));
+    await tickUntil(() => joinedIn('b', 7) !== undefined);
+    expect(joinedIn('b', 7)!.entity).toBe(entity);
+    expect(realm.playerCount).toBe(1);
+    const left = ticks.a.flatMap((t) => t.records).filter((r) => r.kind === GatewayRecord.Left);
+    // Taken over, not left: gateway a tells that connection so (Bye takenOver).
+    expect(left).toEqual([{ kind: GatewayRecord.Left, session: 1, reason: LeftReason.TakenOver }]);
+    expect(ticks.b.flatMap((t) => bytesFor(t, 7))).toContain(EnterWorld.opcode);
   });
 });

@@ -9,7 +9,7 @@
  * fire, so its heartbeats fall exactly CLIENT_HEARTBEAT_MS apart; how late the loop ran is
  * measured on its own (loopLag).
  */
-import { connect } from '../net/connect.js';
+import { connect, connectAny } from '../net/connect.js';
 import { Bot } from './bot.js';
 import type { LatencySummary } from './histogram.js';
 import { LatencyHistogram } from './histogram.js';
@@ -300,14 +300,17 @@ export class Swarm {
     const bot = new Bot(n, kind, s);
     this.bots.push(bot);
     try {
-      const k = n % o.gateways;
-      const address = kind === 'tcp' ? `${o.host}:${o.tcpPort + k}` : `ws://${o.host}:${o.httpPort + k}/ws`;
-      const transport = await connect(address, { transport: kind, timeoutMs: 30_000 });
+      // Its own gateway first, then the others: a resume after a drop fails over to the next.
+      const addresses = Array.from({ length: o.gateways }, (_, i) => {
+        const k = (n + i) % o.gateways;
+        return kind === 'tcp' ? `${o.host}:${o.tcpPort + k}` : `ws://${o.host}:${o.httpPort + k}/ws`;
+      });
+      const transport = await connect(addresses[0]!, { transport: kind, timeoutMs: 30_000 });
       if (this.stopping) {
         transport.close();
         return false;
       }
-      await bot.start(transport, () => connect(address, { transport: kind, timeoutMs: 30_000 }));
+      await bot.start(transport, connectAny(addresses, { transport: kind, timeoutMs: 30_000 }));
     } catch (err) {
       s.counters.loginFailures++;
       s.countError(`login: ${(err as { code?: string }).code ?? (err as Error).message}`);

@@ -6,10 +6,13 @@
  *   ws://host:8080/ws, wss://host/ws     WebSocket (the ws package)
  *
  * `transport` forces the kind when the address does not say it (host:port over ws means
- * ws://host:port/ws).
+ * ws://host:port/ws). A cluster's gateways are several addresses, comma-separated:
+ * `connectAny` opens the first that answers, and each later call starts from the one that
+ * last worked (a gateway that died is passed over for the next).
  */
 import WebSocket from 'ws';
 import { WyvernClient, type WyvernClientOptions } from '../../shared/client/client.js';
+import { failover } from '../../shared/client/reconnect.js';
 import type { ByteTransport } from '../../shared/client/transport.js';
 import { WebSocketTransport } from '../../shared/client/websocket-transport.js';
 import { TcpTransport } from './tcp-transport.js';
@@ -79,4 +82,23 @@ export async function connectClient(
   options: ConnectOptions & WyvernClientOptions = {},
 ): Promise<WyvernClient> {
   return new WyvernClient(await connect(address, options), options);
+}
+
+/** "a:7777, b:7777" -> ["a:7777", "b:7777"] (each checked by parseAddress). */
+export function parseAddressList(list: string, transport?: TransportKind): string[] {
+  const addresses = list
+    .split(',')
+    .map((a) => a.trim())
+    .filter((a) => a !== '');
+  if (addresses.length === 0) throw new Error('expected one or more addresses, comma-separated');
+  for (const a of addresses) parseAddress(a, transport);
+  return addresses;
+}
+
+/** A `connect` over several addresses (a cluster's gateways): see failover in shared/client. */
+export function connectAny(
+  addresses: readonly string[],
+  options: ConnectOptions = {},
+): () => Promise<ByteTransport> {
+  return failover(addresses.map((a) => () => connect(a, options)));
 }
