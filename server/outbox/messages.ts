@@ -7,6 +7,7 @@
  * Entity state (motion, paths, health, deaths, respawns, departures) is not here: the
  * replication writer encodes it as records once per cell (outbox.ts).
  */
+import { grown, neighbours, rectInArea } from '../world/border.js';
 import {
   ChatSend,
   ErrorCode,
@@ -210,13 +211,21 @@ function entered(w: World, clock: StepClock, p: Player, sink: MessageSink): void
 }
 
 export function zoneInfo(w: World): MessageOf<'ZoneInfo'> {
+  const near = grown(w.zone, w.rules.interestRadius * w.rules.interestMargin);
+  const beside = neighbours(w.data.zones, w.zone);
   return {
     packet: 'ZoneInfo',
     data: {
       zone: w.zone.name,
+      x: w.zone.x,
+      y: w.zone.y,
       width: w.zone.width,
       height: w.zone.height,
-      obstacles: w.zone.obstacles,
+      obstacles: [
+        ...w.zone.obstacles,
+        ...beside.flatMap((z) => z.obstacles.filter((o) => rectInArea(o, near))),
+      ],
+      neighbours: beside.map((z) => ({ zone: z.name, x: z.x, y: z.y, width: z.width, height: z.height })),
       cellSize: w.rules.cellSize,
       respawnDelay: w.rules.playerRespawnDelay,
     },

@@ -60,6 +60,14 @@ export interface MobSpawnPoint {
 
 export interface ZoneData {
   name: string;
+  /**
+   * The zone's number, unique in the world: its mobs' entity ids are
+   * MOB_ID_BASE + (number - 1) * MOB_IDS_PER_ZONE + n, so ids never meet across zones and hosts.
+   */
+  number: number;
+  /** The zone's corner in the world plane: zones lie side by side, positions never translate. */
+  x: number;
+  y: number;
   width: number;
   height: number;
   obstacles: Rect[];

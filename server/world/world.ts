@@ -3,7 +3,7 @@
  * activation, and the event emitters. Only `step`, `joinPlayer` and `leavePlayer` change it.
  */
 import { blocked, clampToZone, insideZone } from '../../shared/game/movement.js';
-import { MOB_ID_BASE } from '../../shared/protocol/index.js';
+import { MOB_ID_BASE, MOB_IDS_PER_ZONE } from '../../shared/protocol/index.js';
 import { CellSet } from './cell-set.js';
 import { Grid } from './grid.js';
 import { EntitySet, IdMap, IdSet } from './id-table.js';
@@ -70,7 +70,6 @@ export interface World {
   readonly provoked: { mob: Mob; by: Player }[];
   /** The step's random source (set by step from its argument). */
   rng: Rng;
-  nextPlayerId: number;
   events: WorldEvent[];
   readonly stats: WorldStats;
 }
@@ -96,7 +95,7 @@ export function createWorld(
   const zone = opts.zone === undefined ? data.zones[0] : data.zones.find((z) => z.name === opts.zone);
   if (!zone) throw new Error(`no zone ${opts.zone ?? '(none loaded)'}`);
   const rules = { ...data.rules, ...opts.rules };
-  const playerGrid = new Grid<Player>(zone.width, zone.height, rules.cellSize);
+  const playerGrid = new Grid<Player>(zone, rules.cellSize);
   const w: World = {
     data,
     zone,
@@ -106,7 +105,7 @@ export function createWorld(
     players: new Map(),
     mobs: new Map(),
     playerGrid,
-    mobGrid: new Grid<Mob>(zone.width, zone.height, rules.cellSize),
+    mobGrid: new Grid<Mob>(zone, rules.cellSize),
     activation: new Int32Array(playerGrid.cells.length),
     activeCells: new Set(),
     activationSpan: Math.ceil((rules.interestRadius * rules.interestMargin) / rules.cellSize),
@@ -123,11 +122,10 @@ export function createWorld(
     fallen: [],
     provoked: [],
     rng: opts.rng,
-    nextPlayerId: 1,
     events: [],
     stats: { simulatedMobs: 0, interestUpdates: 0 },
   };
-  let nextMobId = MOB_ID_BASE;
+  let nextMobId = MOB_ID_BASE + (zone.number - 1) * MOB_IDS_PER_ZONE;
   for (const sp of zone.spawns) {
     const template = data.templates.get(sp.template)!;
     for (let i = 0; i < sp.count; i++) {
@@ -344,7 +342,20 @@ export function leavePlayer(w: World, playerId: number, reason: LeaveReason | 'l
   return w.events.splice(start);
 }
 
+/**
+ * A player's entity id is its character id, the same in every zone and on every host, so a
+ * hand-off keeps it. A world holds a character once (the zone host takes a lingering one
+ * over before it joins again).
+ */
+export function playerEntityId(characterId: number): number {
+  if (!(Number.isInteger(characterId) && characterId > 0 && characterId < MOB_ID_BASE)) {
+    throw new RangeError(`character id ${characterId} is not an entity id (1 to ${MOB_ID_BASE - 1})`);
+  }
+  return characterId;
+}
+
 export function addPlayer(w: World, sessionId: number, c: SavedCharacter, now: number): Player {
+  if (w.players.has(c.id)) throw new Error(`character ${c.id} is already in ${w.zone.name}`);
   const base = w.data.character;
   let pos = { x: c.x ?? w.zone.playerSpawn.x, y: c.y ?? w.zone.playerSpawn.y };
   // A saved spot the zone no longer allows (walls moved, zone resized) falls back to the spawn.
@@ -361,7 +372,7 @@ export function addPlayer(w: World, sessionId: number, c: SavedCharacter, now: n
     c.health === undefined ? base.health : Math.min(Math.max(0, Math.round(c.health)), base.health);
   const p: Player = {
     kind: 'player',
-    id: w.nextPlayerId++,
+    id: playerEntityId(c.id),
     name: c.name,
     level: c.level,
     x: pos.x,

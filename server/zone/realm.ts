@@ -51,6 +51,8 @@ import { ZoneHost, type ZoneHostHooks } from './zone-host.js';
 
 export interface RealmOptions {
   readonly data: WorldData;
+  /** The zones this host runs, by name (default: every zone in `data`). */
+  readonly zones?: readonly string[];
   readonly store: Store;
   readonly saver: CharacterSaver;
   readonly bus: Bus;
@@ -140,7 +142,9 @@ export class Realm {
       leftWorld: (host, e) => this.onLeftWorld(host, e),
     };
     let seed = opts.seed ?? this.clock() & 0x7fffffff;
+    const hosted = opts.zones ?? opts.data.zones.map((z) => z.name);
     for (const zone of opts.data.zones) {
+      if (!hosted.includes(zone.name)) continue;
       const rng = mulberry32(seed++);
       const world = createWorld(opts.data, { zone: zone.name, rules: opts.rules, now: this.clock(), rng });
       const host = new ZoneHost(world, rng, hooks);

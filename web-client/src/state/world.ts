@@ -19,7 +19,7 @@ import {
   type WorldChange,
 } from '../../../shared/client/world-view.js';
 import type { Placement } from '../../../shared/game/interpolation.js';
-import type { Rect } from '../../../shared/game/movement.js';
+import type { Rect, ZoneBounds } from '../../../shared/game/movement.js';
 import type { PayloadOf } from '../../../shared/protocol/define.js';
 import type { AnyServerPacket, ServerPacketName } from '../../../shared/protocol/registry.js';
 import type { EnterWorld } from '../../../shared/protocol/character.js';
@@ -35,11 +35,20 @@ export type Incoming = {
 
 export type SpellInfo = PayloadOf<typeof SpellBook>['spells'][number];
 
-export interface Zone {
+/** A zone's rectangle in the world plane (zones lie side by side; positions never translate). */
+export interface ZoneArea {
   name: string;
+  x: number;
+  y: number;
   width: number;
   height: number;
+}
+
+export interface Zone extends ZoneArea {
+  /** Its walls, and its neighbours' walls near the border. */
   obstacles: Rect[];
+  /** The zones beside it: ground a player near the border sees. */
+  neighbours: ZoneArea[];
   cellSize: number;
   /** How long the dead lie before standing up at the graveyard (ms). */
   respawnDelay: number;
@@ -174,9 +183,12 @@ export class ClientWorld {
       case 'ZoneInfo':
         this.zone = {
           name: p.value.zone,
+          x: p.value.x,
+          y: p.value.y,
           width: p.value.width,
           height: p.value.height,
           obstacles: p.value.obstacles.map((o) => ({ ...o })),
+          neighbours: p.value.neighbours.map((n) => ({ ...n, name: n.zone })),
           cellSize: p.value.cellSize,
           respawnDelay: p.value.respawnDelay,
         };
@@ -488,9 +500,9 @@ export class ClientWorld {
     if (!this.tracks.has(v.entityId)) this.tracks.set(v.entityId, new VisualTrack());
   }
 
-  private predictionWorld(): { zone: { width: number; height: number }; obstacles: Rect[] } {
+  private predictionWorld(): { zone: ZoneBounds; obstacles: Rect[] } {
     return {
-      zone: { width: this.zone?.width ?? 4096, height: this.zone?.height ?? 4096 },
+      zone: this.zone ?? { width: 4096, height: 4096 },
       obstacles: this.zone?.obstacles ?? [],
     };
   }
