@@ -11,6 +11,8 @@
  *                              session's bytes for that gateway
  *   wyvern.gw.<gateway>.direct anyone -> one gateway: messages for one of its sessions
  *                              (a whisper delivered, a session taken over elsewhere)
+ *   wyvern.zone.<zone>.border  the host of a neighbour zone -> the zone's host: the
+ *                              neighbour's border strip, one message per tick
  */
 
 declare const routeOf: unique symbol;
@@ -20,6 +22,7 @@ export const Route = {
   World: 'world',
   GatewayTick: 'gatewayTick',
   GatewayDirect: 'gatewayDirect',
+  ZoneBorder: 'zoneBorder',
 } as const;
 export type Route = (typeof Route)[keyof typeof Route];
 
@@ -62,6 +65,7 @@ export function zoneId(name: string): string {
 
 export const Subjects = {
   zoneInput: (zone: string) => `${ROOT}.zone.${checkToken('zone', zone)}.in` as Subject<'zoneInput'>,
+  zoneBorder: (zone: string) => `${ROOT}.zone.${checkToken('zone', zone)}.border` as Subject<'zoneBorder'>,
   world: (kind: WorldKind) => `${ROOT}.world.${kind}` as Subject<'world'>,
   gatewayTick: (gateway: string) =>
     `${ROOT}.gw.${checkToken('gateway', gateway)}.tick` as Subject<'gatewayTick'>,

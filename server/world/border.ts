@@ -5,7 +5,8 @@
  * within interestRadius × interestMargin of the line.
  */
 import type { Rect } from '../../shared/game/movement.js';
-import type { ZoneData } from './types.js';
+import { COORD_MAX } from '../../shared/protocol/common.js';
+import type { WorldRules, ZoneData } from './types.js';
 
 /** A zone's rectangle in the world plane. */
 export interface Area {
@@ -55,5 +56,37 @@ export function stripOf(zone: Area, neighbour: Area, depth: number): Area | unde
   const x1 = Math.min(g.x + g.width, neighbour.x + neighbour.width);
   const y1 = Math.min(g.y + g.height, neighbour.y + neighbour.height);
   if (x1 <= x0 || y1 <= y0) return undefined;
+  return { x: x0, y: y0, width: x1 - x0, height: y1 - y0 };
+}
+
+/**
+ * How deep a strip reaches into a zone from its border: as far as a player across the line can
+ * see. A view keeps a cell while any of it is within interestRadius × interestMargin, and an
+ * entity may stand anywhere in that cell, so a cell's diagonal more.
+ */
+export function stripDepth(
+  rules: Pick<WorldRules, 'interestRadius' | 'interestMargin' | 'cellSize'>,
+): number {
+  return rules.interestRadius * rules.interestMargin + rules.cellSize * Math.SQRT2;
+}
+
+/** What a zone's grids cover: the zone, and its neighbours' strips beside it (within the plane). */
+export function gridArea(zones: readonly ZoneData[], zone: ZoneData, depth: number): Area {
+  let x0 = zone.x;
+  let y0 = zone.y;
+  let x1 = zone.x + zone.width;
+  let y1 = zone.y + zone.height;
+  for (const n of neighbours(zones, zone)) {
+    const s = stripOf(zone, n, depth);
+    if (!s) continue;
+    x0 = Math.min(x0, s.x);
+    y0 = Math.min(y0, s.y);
+    x1 = Math.max(x1, s.x + s.width);
+    y1 = Math.max(y1, s.y + s.height);
+  }
+  x0 = Math.max(0, x0);
+  y0 = Math.max(0, y0);
+  x1 = Math.min(COORD_MAX, x1);
+  y1 = Math.min(COORD_MAX, y1);
   return { x: x0, y: y0, width: x1 - x0, height: y1 - y0 };
 }

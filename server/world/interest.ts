@@ -68,6 +68,7 @@ export function refreshView(w: World, p: Player): void {
     w.cellObservers[cell]!.delete(p);
     for (const e of g.cells[cell]!) unsee(w, p, e);
     for (const m of w.mobGrid.cells[cell]!) unsee(w, p, m);
+    for (const e of w.ghostGrid.cells[cell]!) unsee(w, p, e);
   }
 
   const x0 = g.cellX(px - r);
@@ -82,6 +83,7 @@ export function refreshView(w: World, p: Player): void {
       w.cellObservers[cell]!.add(p);
       for (const e of g.cells[cell]!) see(w, p, e);
       for (const m of w.mobGrid.cells[cell]!) see(w, p, m);
+      for (const e of w.ghostGrid.cells[cell]!) see(w, p, e);
     }
   }
 }

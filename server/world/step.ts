@@ -44,6 +44,7 @@ import {
   respawnPlayers,
   startCast,
 } from './combat.js';
+import { applyStrip } from './ghosts.js';
 import { updateInterest } from './interest.js';
 import { engage, killMob, simulateMobs, updateDeadMobs } from './mobs.js';
 import type { Rng } from '../../shared/game/rng.js';
@@ -107,6 +108,10 @@ function settleCombat(w: World): void {
 function applyInput(w: World, input: WorldInput): void {
   if (input.type === 'join') {
     addPlayer(w, input.sessionId, input.character, w.now);
+    return;
+  }
+  if (input.type === 'strip') {
+    applyStrip(w, input.from, input.entities);
     return;
   }
   const p = w.players.get(input.entityId);

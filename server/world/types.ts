@@ -255,6 +255,32 @@ export interface Mob extends EntityBase {
 
 export type Entity = Player | Mob;
 
+/**
+ * What a zone host tells its neighbour of one entity in the border strip, each tick: enough to
+ * keep it there as a ghost (in view, not simulated) and replicate it as the entity's own host
+ * does: its look, health, and its motion (a player's last sent motion state, a mob's route).
+ */
+export interface GhostState {
+  id: number;
+  kind: 'player' | 'mob';
+  /** A mob's template (0 for a player). */
+  template: number;
+  name: string;
+  level: number;
+  appearance: number;
+  health: number;
+  maxHealth: number;
+  alive: boolean;
+  speed: number;
+  x: number;
+  y: number;
+  facing: number;
+  /** A player's motion state as its observers were last sent it. */
+  sent: MotionState | null;
+  /** A mob's walk, while it has one. */
+  route: MobRoute | null;
+}
+
 // ---------------------------------------------------------------- inputs
 
 export type LeaveReason = 'disconnected' | 'kicked' | 'takenOver' | 'shutdown';
@@ -280,6 +306,8 @@ export type WorldInput =
       receivedAt?: number;
     }
   | { type: 'cast'; entityId: number; spellId: number; targetId: number }
+  /** The neighbour zone `from`'s border strip as of its last tick: the ghosts to show here. */
+  | { type: 'strip'; from: string; entities: readonly GhostState[] }
   | { type: 'cancelCast'; entityId: number }
   | { type: 'chat'; entityId: number; channel: 'say' | 'zone'; text: string }
   | { type: 'logout'; entityId: number }

@@ -5,6 +5,7 @@
 import { blocked, clampToZone, insideZone } from '../../shared/game/movement.js';
 import { MOB_ID_BASE, MOB_IDS_PER_ZONE } from '../../shared/protocol/index.js';
 import { CellSet } from './cell-set.js';
+import { gridArea, stripDepth } from './border.js';
 import { Grid } from './grid.js';
 import { EntitySet, IdMap, IdSet } from './id-table.js';
 import { randomInt, type Rng } from '../../shared/game/rng.js';
@@ -39,6 +40,14 @@ export interface World {
   readonly mobs: Map<number, Mob>;
   readonly playerGrid: Grid<Player>;
   readonly mobGrid: Grid<Mob>;
+  /**
+   * The neighbours' entities in the border strips (ghosts.ts): shown, never simulated. All
+   * three grids cover the zone and the strips beside it, cell for cell, so a player's view
+   * cells take in the ghosts across the border like anything else.
+   */
+  readonly ghostGrid: Grid<Entity>;
+  /** The ghosts by id, with the zone each came from. */
+  readonly ghosts: Map<number, { entity: Entity; from: string }>;
   /** Per cell: how many players are within activation range; mobs in cells at 0 sleep. */
   readonly activation: Int32Array;
   /** Cells whose activation count is above zero. */
@@ -95,7 +104,8 @@ export function createWorld(
   const zone = opts.zone === undefined ? data.zones[0] : data.zones.find((z) => z.name === opts.zone);
   if (!zone) throw new Error(`no zone ${opts.zone ?? '(none loaded)'}`);
   const rules = { ...data.rules, ...opts.rules };
-  const playerGrid = new Grid<Player>(zone, rules.cellSize);
+  const area = gridArea(data.zones, zone, stripDepth(rules));
+  const playerGrid = new Grid<Player>(area, rules.cellSize);
   const w: World = {
     data,
     zone,
@@ -105,7 +115,9 @@ export function createWorld(
     players: new Map(),
     mobs: new Map(),
     playerGrid,
-    mobGrid: new Grid<Mob>(zone, rules.cellSize),
+    mobGrid: new Grid<Mob>(area, rules.cellSize),
+    ghostGrid: new Grid<Entity>(area, rules.cellSize),
+    ghosts: new Map(),
     activation: new Int32Array(playerGrid.cells.length),
     activeCells: new Set(),
     activationSpan: Math.ceil((rules.interestRadius * rules.interestMargin) / rules.cellSize),
@@ -239,7 +251,7 @@ export function unsee(w: World, o: Player, e: Entity): void {
 }
 
 /** An entity appeared in its cell (joined, respawned): everyone viewing the cell sees it. */
-function showInCell(w: World, e: Entity): void {
+export function showInCell(w: World, e: Entity): void {
   for (const o of w.cellObservers[e.cell]!) see(w, o, e);
 }
 
@@ -248,7 +260,7 @@ function showInCell(w: World, e: Entity): void {
  * lose it. Viewers of both saw it already (a player sees everything in its view cells), and
  * asking their view cells (a bit) spares asking their visible tables (a hash probe).
  */
-function crossed(w: World, e: Entity, from: number): void {
+export function crossed(w: World, e: Entity, from: number): void {
   const to = e.cell;
   const seers = w.cellObservers[to]!.slots();
   for (let i = 0; i < seers.length; i++) {
@@ -263,7 +275,7 @@ function crossed(w: World, e: Entity, from: number): void {
 }
 
 /** Takes an entity out of the grid for good; those who saw it get a despawn with `reason`. */
-function removeFromCell(w: World, e: Entity, reason: 'left' | 'corpse'): void {
+export function removeFromCell(w: World, e: Entity, reason: 'left' | 'corpse'): void {
   if (e.cell < 0) return;
   emit(w, { type: 'removed', entity: e, cell: e.cell, reason, observers: observerList(e) });
   for (const oid of e.observers) w.players.get(oid)?.visible.delete(e.id);

@@ -45,6 +45,7 @@ import {
   type WorldEvent,
   type WorldRules,
 } from '../world/index.js';
+import { BorderLink } from './border-link.js';
 import { GatewayLink, type SessionOutput } from './gateway-link.js';
 import { zoneInput } from './routes.js';
 import { ZoneHost, type ZoneHostHooks } from './zone-host.js';
@@ -120,6 +121,8 @@ export class Realm {
   private readonly clock: () => number;
   private readonly hostId: string;
   private readonly subscriptions: BusSubscription[] = [];
+  /** Border strips to and from the neighbours of this host's zones. */
+  private readonly border: BorderLink;
   private readonly reader = new Reader();
   private nextWorldSession = 1;
   private timer: NodeJS.Timeout | undefined;
@@ -154,6 +157,7 @@ export class Realm {
       );
     }
     if (this.zones.size === 0) throw new Error('the world data has no zone');
+    this.border = new BorderLink(opts.bus, this.zones, opts.log);
     this.subscriptions.push(
       opts.bus.subscribe(Subjects.world(WorldKind.Whisper), (m) => this.whisper(m), { queue: WORLD_QUEUE }),
       opts.bus.subscribe(Subjects.world(WorldKind.Who), (m) => this.who(m), { queue: WORLD_QUEUE }),
@@ -189,6 +193,7 @@ export class Realm {
     // come between the decision and the departure.
     if (this.lingering.size > 0) this.expireLingering(now);
     for (const host of this.zones.values()) host.tick(now);
+    this.border.publish();
     if (this.saveRequested) {
       this.saveRequested = false;
       this.flushSaves();
@@ -204,6 +209,7 @@ export class Realm {
     clearInterval(this.autosaveTimer);
     this.timer = this.autosaveTimer = undefined;
     for (const sub of this.subscriptions.splice(0)) sub.unsubscribe();
+    this.border.close();
     this.markEveryoneDirty();
     await this.opts.saver.stop();
   }
