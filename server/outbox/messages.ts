@@ -28,6 +28,7 @@ import {
   type SpellFailed,
   type SpellGo,
   type SpellStart,
+  type ZoneChanged,
   type ZoneInfo,
 } from '../../shared/protocol/index.js';
 import type { ChatRefusal, Player, World, WorldEvent } from '../world/index.js';
@@ -50,6 +51,7 @@ export type Message =
   | Msg<typeof LogoutCancelled>
   | Msg<typeof LogoutComplete>
   | Msg<typeof ZoneInfo>
+  | Msg<typeof ZoneChanged>
   | Msg<typeof EnterWorld>
   | Msg<typeof ErrorPacket>;
 
@@ -85,6 +87,14 @@ export function messages(w: World, clock: StepClock, e: WorldEvent, sink: Messag
   switch (e.type) {
     case 'entered':
       entered(w, clock, e.player, sink);
+      return;
+    case 'arrived':
+      // Handed over from the zone beside: the client keeps what it has and counts on from here.
+      sink.to(e.player.id, zoneInfo(w));
+      sink.to(e.player.id, {
+        packet: 'ZoneChanged',
+        data: { zone: w.zone.name, tick: clock.tick, serverTime: clock.time },
+      });
       return;
     case 'moveAccepted':
       sink.to(e.player.id, { packet: 'MoveAck', data: { seq: e.seq } });

@@ -248,7 +248,8 @@ export class Outbox {
           break;
         }
         case 'entered':
-          // Entering the world: the client learns where it is before what it sees.
+        case 'arrived':
+          // Entering the world or the zone: the client learns where it is before what it sees.
           if (this.recipients.get(e.player.id)?.entering) messages(world, this, e, this.before);
           break;
         case 'seen':
@@ -324,7 +325,8 @@ export class Outbox {
     }
     for (const r of this.touched) this.closeFrame(r);
 
-    for (const e of events) if (e.type !== 'entered') messages(world, this, e, this.after);
+    for (const e of events)
+      if (e.type !== 'entered' && e.type !== 'arrived') messages(world, this, e, this.after);
 
     for (const r of this.touched) {
       stats.queued += r.conn.out.pos - r.startPos;

@@ -60,6 +60,7 @@ export function applyStrip(w: World, from: string, states: readonly GhostState[]
     if (w.players.has(s.id) || w.mobs.has(s.id)) continue;
     present.add(s.id);
     const g = w.ghosts.get(s.id);
+    if (g && g.from === from) g.heldUntil = undefined;
     if (g && g.entity.kind === 'mob' && !g.entity.alive && s.alive) {
       // A mob risen again at its home: its corpse went, a fresh mob comes (as on its own host).
       removeGhost(w, s.id, 'corpse');
@@ -68,7 +69,10 @@ export function applyStrip(w: World, from: string, states: readonly GhostState[]
     else updateGhost(w, g.entity, s);
   }
   for (const [id, g] of w.ghosts) {
-    if (g.from === from && !present.has(id)) removeGhost(w, id);
+    if (g.from !== from || present.has(id)) continue;
+    // A player just handed on stays until its new zone's strip shows it (or its wait is up).
+    if (g.heldUntil !== undefined && g.heldUntil > w.now) continue;
+    removeGhost(w, id);
   }
 }
 

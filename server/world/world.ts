@@ -2,10 +2,10 @@
  * A zone's state and the helpers every system uses: entity lookup, grid upkeep, cell
  * activation, and the event emitters. Only `step`, `joinPlayer` and `leavePlayer` change it.
  */
-import { blocked, clampToZone, insideZone } from '../../shared/game/movement.js';
+import { blocked, clampToZone, insideZone, type Rect } from '../../shared/game/movement.js';
 import { MOB_ID_BASE, MOB_IDS_PER_ZONE } from '../../shared/protocol/index.js';
 import { CellSet } from './cell-set.js';
-import { gridArea, stripDepth } from './border.js';
+import { gridArea, grown, neighbours, rectInArea, stripDepth } from './border.js';
 import { Grid } from './grid.js';
 import { EntitySet, IdMap, IdSet } from './id-table.js';
 import { randomInt, type Rng } from '../../shared/game/rng.js';
@@ -46,8 +46,15 @@ export interface World {
    * cells take in the ghosts across the border like anything else.
    */
   readonly ghostGrid: Grid<Entity>;
-  /** The ghosts by id, with the zone each came from. */
-  readonly ghosts: Map<number, { entity: Entity; from: string }>;
+  /**
+   * The ghosts by id, with the zone each came from; `heldUntil`: a player just handed on,
+   * kept in place (server ms) until its new zone's strip shows it.
+   */
+  readonly ghosts: Map<number, { entity: Entity; from: string; heldUntil?: number }>;
+  /** The zone's walls and its neighbours' walls near the border: what a walker meets. */
+  readonly walls: Rect[];
+  /** Neighbours a player may walk into (handoff.ts); the host opens a border it can hand across. */
+  openBorders: ZoneData[];
   /** Per cell: how many players are within activation range; mobs in cells at 0 sleep. */
   readonly activation: Int32Array;
   /** Cells whose activation count is above zero. */
@@ -99,7 +106,14 @@ export function wireCoord(v: number): number {
 /** Builds a zone with its mobs spawned. `rules` overrides data/rules.json (server config). */
 export function createWorld(
   data: WorldData,
-  opts: { zone?: string; rules?: Partial<WorldRules>; now?: number; rng: Rng },
+  opts: {
+    zone?: string;
+    rules?: Partial<WorldRules>;
+    now?: number;
+    rng: Rng;
+    /** Neighbours players may walk into (handed over to their hosts); none by default. */
+    openBorders?: readonly string[];
+  },
 ): World {
   const zone = opts.zone === undefined ? data.zones[0] : data.zones.find((z) => z.name === opts.zone);
   if (!zone) throw new Error(`no zone ${opts.zone ?? '(none loaded)'}`);
@@ -118,6 +132,13 @@ export function createWorld(
     mobGrid: new Grid<Mob>(area, rules.cellSize),
     ghostGrid: new Grid<Entity>(area, rules.cellSize),
     ghosts: new Map(),
+    walls: [
+      ...zone.obstacles,
+      ...neighbours(data.zones, zone).flatMap((n) =>
+        n.obstacles.filter((o) => rectInArea(o, grown(zone, stripDepth(rules)))),
+      ),
+    ],
+    openBorders: neighbours(data.zones, zone).filter((n) => opts.openBorders?.includes(n.name)),
     activation: new Int32Array(playerGrid.cells.length),
     activeCells: new Set(),
     activationSpan: Math.ceil((rules.interestRadius * rules.interestMargin) / rules.cellSize),
@@ -214,7 +235,7 @@ export function statsChanged(w: World, p: Player): void {
 
 // ------------------------------------------------------------ grid and activation
 
-function activate(w: World, cell: number, delta: 1 | -1): void {
+export function activate(w: World, cell: number, delta: 1 | -1): void {
   const g = w.playerGrid;
   const cx = cell % g.cols;
   const cy = (cell - cx) / g.cols;

@@ -97,6 +97,8 @@ interface Seat {
   lingerSince: number | undefined;
   /** Attached to a new session, waiting for the world to apply it (see Realm.attach). */
   attaching: boolean;
+  /** Handed to the zone beside, waiting for that zone to take it (see Realm.onHandedOff). */
+  arriving: boolean;
   /** Resolves once the seat is gone (its entity left, or it never got one). */
   readonly gone: Promise<void>;
   readonly markGone: () => void;
@@ -143,13 +145,21 @@ export class Realm {
       joined: (host, sessionId, playerId) => this.onJoined(host, sessionId, playerId),
       save: (host, e) => this.onSave(host, e),
       leftWorld: (host, e) => this.onLeftWorld(host, e),
+      handedOff: (host, e) => this.onHandedOff(host, e),
     };
     let seed = opts.seed ?? this.clock() & 0x7fffffff;
     const hosted = opts.zones ?? opts.data.zones.map((z) => z.name);
     for (const zone of opts.data.zones) {
       if (!hosted.includes(zone.name)) continue;
       const rng = mulberry32(seed++);
-      const world = createWorld(opts.data, { zone: zone.name, rules: opts.rules, now: this.clock(), rng });
+      // Players walk across a border to a zone this host runs too (handed over in process).
+      const world = createWorld(opts.data, {
+        zone: zone.name,
+        rules: opts.rules,
+        now: this.clock(),
+        rng,
+        openBorders: hosted,
+      });
       const host = new ZoneHost(world, rng, hooks);
       this.zones.set(zone.name, host);
       this.subscriptions.push(
@@ -246,7 +256,8 @@ export class Realm {
     const seat = seats.get(record.session);
     switch (record.kind) {
       case ZoneRecord.Packet: {
-        if (!seat || seat.playerId === undefined || seat.host !== host) return;
+        // A player handed to another zone of this host: its inputs follow it there.
+        if (!seat || seat.playerId === undefined) return;
         const def = byOpcode(record.opcode);
         if (!def || def.dir !== 'c2s' || def.target !== 'zone') return;
         let payload: unknown;
@@ -259,7 +270,7 @@ export class Realm {
           this.opts.log.warn({ err, gateway, opcode: record.opcode }, 'zone input refused');
           return;
         }
-        host.queue(zoneInput(def as ZonePacket, seat.playerId, payload, record.receivedAt));
+        seat.host.queue(zoneInput(def as ZonePacket, seat.playerId, payload, record.receivedAt));
         return;
       }
       case ZoneRecord.Join:
@@ -422,6 +433,7 @@ export class Realm {
       superseded: false,
       lingerSince: undefined,
       attaching: false,
+      arriving: false,
       gone,
       markGone,
     };
@@ -454,6 +466,13 @@ export class Realm {
 
   private onJoined(host: ZoneHost, worldSession: number, playerId: number): void {
     const seat = this.seats.get(worldSession);
+    if (seat?.arriving) {
+      // Handed over: the same session and output, now written by this zone.
+      seat.arriving = false;
+      seat.host = host;
+      if (seat.output) host.bind(playerId, seat.output);
+      return;
+    }
     // An attach whose new session closed before the world applied it lingers again.
     if (seat && this.lingering.has(seat)) return;
     if (seat?.attaching && seat.closed) {
@@ -489,6 +508,26 @@ export class Realm {
     this.opts.saver.markDirty(toSave(e.character, host.name, spells));
     this.leavingIds.push(e.character.id);
     this.saveRequested = true;
+  }
+
+  /**
+   * A player walked into the zone beside (one this host runs: borders are open only to those):
+   * its seat moves there with its session and output, and that zone takes it over at its next
+   * step. Inputs already on their way to the old zone follow the seat (onZoneInput).
+   */
+  private onHandedOff(from: ZoneHost, e: Extract<WorldEvent, { type: 'handedOff' }>): void {
+    from.unbind(e.playerId);
+    const seat = this.seatOf(e.sessionId, e.playerId);
+    const to = this.zones.get(e.to);
+    if (!to) {
+      this.opts.log.error({ zone: e.to, playerId: e.playerId }, 'handed to a zone this host does not run');
+      return;
+    }
+    if (seat) {
+      seat.host = to;
+      seat.arriving = true;
+    }
+    to.queue({ type: 'arrive', sessionId: e.sessionId, state: e.state });
   }
 
   private onLeftWorld(host: ZoneHost, e: Extract<WorldEvent, { type: 'leftWorld' }>): void {

@@ -200,6 +200,10 @@ export class ClientWorld {
       case 'EnterWorld':
         this.enter(p.value, localNow);
         break;
+      case 'ZoneChanged':
+        // Walked into the zone beside: the view and the prediction carry on (ZoneInfo came first).
+        this.serverTick = p.value.tick;
+        break;
       case 'WorldUpdate':
         this.serverTick = p.value.tick;
         this.clock.observe(p.value.time, localNow);
@@ -500,9 +504,21 @@ export class ClientWorld {
     if (!this.tracks.has(v.entityId)) this.tracks.set(v.entityId, new VisualTrack());
   }
 
+  /** The ground the own character may walk: its zone and the zones beside it (their bounding box). */
   private predictionWorld(): { zone: ZoneBounds; obstacles: Rect[] } {
+    const z = this.zone;
+    const areas = z ? [z, ...z.neighbours] : [];
+    const x0 = Math.min(...areas.map((a) => a.x));
+    const y0 = Math.min(...areas.map((a) => a.y));
     return {
-      zone: this.zone ?? { width: 4096, height: 4096 },
+      zone: z
+        ? {
+            x: x0,
+            y: y0,
+            width: Math.max(...areas.map((a) => a.x + a.width)) - x0,
+            height: Math.max(...areas.map((a) => a.y + a.height)) - y0,
+          }
+        : { width: 4096, height: 4096 },
       obstacles: this.zone?.obstacles ?? [],
     };
   }
