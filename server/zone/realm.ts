@@ -22,12 +22,20 @@ import { ChatMessage, WhoList } from '../../shared/protocol/index.js';
 import { byOpcode, type AnyClientPacket } from '../../shared/protocol/registry.js';
 import type { Bus, BusMessage, BusSubscription } from '../cluster/bus.js';
 import { Subjects, WORLD_QUEUE, WorldKind, zoneId } from '../cluster/subjects.js';
+import { decodeHandoff, encodeHandoff } from '../cluster/border-wire.js';
+import { Writer } from '../../shared/codec/writer.js';
 import {
+  beginZoneInputs,
   decodeWhisper,
   encodeWhisperReply,
   LeftReason,
   readZoneInputs,
   WhisperStatus,
+  writeBehindRecord,
+  writeDetachRecord,
+  writeHandoffRecord,
+  writePacketRecord,
+  writeResyncRecord,
   ZoneRecord,
   type ZoneInputRecord,
 } from '../cluster/wire.js';
@@ -40,6 +48,7 @@ import {
   findPlayerByName,
   mulberry32,
   savedCharacter,
+  type HandoffState,
   type SavedCharacter,
   type WorldData,
   type WorldEvent,
@@ -105,6 +114,8 @@ interface Seat {
 }
 
 const WHO_LIST_MAX = 200;
+/** How long inputs for a session handed to another host are sent on after it. */
+const FORWARD_MS = 10_000;
 /** A zone-input PACKET must name a client packet whose target is 'zone'. */
 type ZonePacket = Extract<AnyClientPacket, { target: 'zone' }>;
 
@@ -123,6 +134,8 @@ export class Realm {
   private readonly clock: () => number;
   private readonly hostId: string;
   private readonly subscriptions: BusSubscription[] = [];
+  /** Sessions handed to another host, by "gateway\nsession": where their late inputs go. */
+  private readonly forwards = new Map<string, { zone: string; until: number }>();
   /** Border strips to and from the neighbours of this host's zones. */
   private readonly border: BorderLink;
   private readonly reader = new Reader();
@@ -167,7 +180,7 @@ export class Realm {
       );
     }
     if (this.zones.size === 0) throw new Error('the world data has no zone');
-    this.border = new BorderLink(opts.bus, this.zones, opts.log);
+    this.border = new BorderLink(opts.bus, this.zones, opts.log, this.clock);
     this.subscriptions.push(
       opts.bus.subscribe(Subjects.world(WorldKind.Whisper), (m) => this.whisper(m), { queue: WORLD_QUEUE }),
       opts.bus.subscribe(Subjects.world(WorldKind.Who), (m) => this.who(m), { queue: WORLD_QUEUE }),
@@ -202,6 +215,7 @@ export class Realm {
     // Before the step: a leave queued here is applied in this very tick, so no resume can
     // come between the decision and the departure.
     if (this.lingering.size > 0) this.expireLingering(now);
+    this.border.open(now);
     for (const host of this.zones.values()) host.tick(now);
     this.border.publish();
     if (this.saveRequested) {
@@ -254,7 +268,29 @@ export class Realm {
   private onZoneInput(host: ZoneHost, gateway: string, record: ZoneInputRecord): void {
     const { link, seats } = this.linkOf(gateway);
     const seat = seats.get(record.session);
+    if (!seat && this.forwards.size > 0 && this.forward(gateway, record)) return;
     switch (record.kind) {
+      case ZoneRecord.Handoff: {
+        let state: HandoffState;
+        try {
+          state = decodeHandoff(record.state);
+        } catch (err) {
+          this.opts.log.warn({ err, gateway, session: record.session }, 'hand-off refused');
+          return;
+        }
+        if (seat) {
+          this.opts.log.warn({ gateway, session: record.session }, 'hand-off for a session already here');
+          return;
+        }
+        this.forwards.delete(`${gateway}\n${record.session}`);
+        const arriving = this.newSeat(host, link, record.session, record.account, state.characterId);
+        arriving.spells = state.spells;
+        arriving.arriving = true;
+        arriving.playerId = state.entity.id;
+        arriving.output = link.output(record.session);
+        host.queue({ type: 'arrive', sessionId: arriving.worldSession, state });
+        return;
+      }
       case ZoneRecord.Packet: {
         // A player handed to another zone of this host: its inputs follow it there.
         if (!seat || seat.playerId === undefined) return;
@@ -467,10 +503,13 @@ export class Realm {
   private onJoined(host: ZoneHost, worldSession: number, playerId: number): void {
     const seat = this.seats.get(worldSession);
     if (seat?.arriving) {
-      // Handed over: the same session and output, now written by this zone.
+      // Handed over: the same session and output, now written by this zone; its gateway
+      // sends the session's inputs here from now on.
       seat.arriving = false;
       seat.host = host;
+      seat.playerId = playerId;
       if (seat.output) host.bind(playerId, seat.output);
+      seat.link.moved(seat.session, host.name);
       return;
     }
     // An attach whose new session closed before the world applied it lingers again.
@@ -520,7 +559,7 @@ export class Realm {
     const seat = this.seatOf(e.sessionId, e.playerId);
     const to = this.zones.get(e.to);
     if (!to) {
-      this.opts.log.error({ zone: e.to, playerId: e.playerId }, 'handed to a zone this host does not run');
+      if (seat) this.handOver(seat, e.to, e.state);
       return;
     }
     if (seat) {
@@ -528,6 +567,61 @@ export class Realm {
       seat.arriving = true;
     }
     to.queue({ type: 'arrive', sessionId: e.sessionId, state: e.state });
+  }
+
+  /**
+   * Hands a seat to the host of `zone` (another process): a HANDOFF record on the zone's
+   * input subject, sent as from the session's gateway, carries the player's state; the seat
+   * leaves this host without a LEFT (the next host tells the gateway MOVED), and inputs that
+   * still come here for the session are sent on after it for a while.
+   */
+  private handOver(seat: Seat, zone: string, state: HandoffState): void {
+    const w = new Writer(256);
+    beginZoneInputs(w, seat.link.gateway);
+    writeHandoffRecord(w, seat.session, seat.accountId, encodeHandoff(state));
+    const subject = Subjects.zoneInput(zoneId(zone));
+    this.opts.bus.publish(subject, w.finish());
+    this.forwards.set(`${seat.link.gateway}\n${seat.session}`, { zone, until: this.clock() + FORWARD_MS });
+    if (seat.output) seat.output.closed = true;
+    seat.output = undefined;
+    this.seats.delete(seat.worldSession);
+    this.lingering.delete(seat);
+    const seats = this.links.get(seat.link.gateway)?.seats;
+    if (seats?.get(seat.session) === seat) seats.delete(seat.session);
+    seat.markGone();
+  }
+
+  /** An input for a session handed to another host: on to that host, as its gateway sent it. */
+  private forward(gateway: string, record: ZoneInputRecord): boolean {
+    const key = `${gateway}\n${record.session}`;
+    const to = this.forwards.get(key);
+    if (!to) return false;
+    if (to.until < this.clock()) {
+      this.forwards.delete(key);
+      return false;
+    }
+    const w = new Writer(64);
+    beginZoneInputs(w, gateway);
+    switch (record.kind) {
+      case ZoneRecord.Packet:
+        writePacketRecord(w, record.session, record.receivedAt, record.opcode, (out) =>
+          out.raw(record.payload),
+        );
+        break;
+      case ZoneRecord.Detach:
+        writeDetachRecord(w, record.session);
+        break;
+      case ZoneRecord.Behind:
+        writeBehindRecord(w, record.session, record.behind);
+        break;
+      case ZoneRecord.Resync:
+        writeResyncRecord(w, record.session);
+        break;
+      default:
+        return false;
+    }
+    this.opts.bus.publish(Subjects.zoneInput(zoneId(to.zone)), w.finish());
+    return true;
   }
 
   private onLeftWorld(host: ZoneHost, e: Extract<WorldEvent, { type: 'leftWorld' }>): void {
