@@ -115,6 +115,7 @@ function runOnce(
     },
     save: () => {},
     leftWorld: () => {},
+    handedOff: () => {},
   });
   const free = (x: number, y: number) => {
     const at = slide({ x, y }, { x, y }, zone.obstacles, zone);

@@ -284,16 +284,18 @@ export async function openBus(config: Config, log: Logger, name: string): Promis
   return NatsBus.connect({ servers, name, logger: log });
 }
 
-/** The world data, with only the zones ZONES names (all of them by default). */
-function worldData(config: Config): WorldData {
-  const data = loadWorldData(config.dataDir);
-  if (config.zones === undefined) return data;
+/**
+ * The names of the zones this zone host runs: those ZONES names (all of them by default). The
+ * world data keeps every zone: a host needs its neighbours' ground at its borders.
+ */
+function hostedZones(config: Config, data: WorldData): string[] {
+  if (config.zones === undefined) return data.zones.map((z) => z.name);
   const known = new Set(data.zones.map((z) => z.name.toLowerCase()));
   for (const z of config.zones) {
     if (!known.has(z.toLowerCase())) throw new ConfigError(`ZONES: no zone ${z} in ${config.dataDir}`);
   }
   const wanted = new Set(config.zones.map((z) => z.toLowerCase()));
-  return { ...data, zones: data.zones.filter((z) => wanted.has(z.name.toLowerCase())) };
+  return data.zones.filter((z) => wanted.has(z.name.toLowerCase())).map((z) => z.name);
 }
 
 /**
@@ -310,7 +312,8 @@ export async function startZoneHost(
   } = {},
 ): Promise<ZoneHostHandle> {
   const log = options.log ?? createLogger(config.logLevel);
-  const data = worldData(config);
+  const data = loadWorldData(config.dataDir);
+  const zones = hostedZones(config, data);
   const store = options.store ?? (await openStore(config.databaseUrl));
   let bus: Bus;
   try {
@@ -355,13 +358,7 @@ export async function startZoneHost(
       startedAt: Date.now(),
     });
     if (!options.registry) untrack = trackCluster(bus, registry);
-    leases = await claimZones(
-      registry,
-      holder,
-      data.zones.map((z) => z.name),
-      log,
-      { standby: config.zoneStandby },
-    );
+    leases = await claimZones(registry, holder, zones, log, { standby: config.zoneStandby });
     if (status) view = await ClusterView.open(registry);
   } catch (e) {
     await status?.close();
@@ -377,6 +374,7 @@ export async function startZoneHost(
   });
   const realm = new Realm({
     data,
+    zones,
     store,
     saver,
     bus,

@@ -591,6 +591,9 @@ async function main(): Promise<number> {
   );
   const book = spells.spells.map((s, i) => `${i + 1} ${s.name} (#${s.id})`).join(', ');
   out(`Spells: ${book || 'none'}`);
+  for (const n of zone.neighbours) {
+    out(`Beside ${zone.zone}: ${n.zone} (x ${n.x}-${n.x + n.width}, y ${n.y}-${n.y + n.height}).`);
+  }
 
   let finishing = false;
   const finish = async (lingerMs: number): Promise<number> => {

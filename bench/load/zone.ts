@@ -4,7 +4,7 @@
  * view keep that density as N grows (the shipped 2000 × 2000 zone runs out of ground near
  * 1,000 bots at ~50 in view).
  *
- *   - the source zone (the first in <data>/zones by file name) is copied k × k times, each
+ *   - the source zone (the starting zone: the lowest number) is copied k × k times, each
  *     copy centred in its COORD_MAX / k square: the same walls and mob spawn points per area
  *   - the strips between copies get extra single mob spawn points, so mobs per area over the
  *     whole field equal the source's (templates drawn as often as the source uses them)
@@ -23,6 +23,10 @@ import { loadWorldData, SPAWN_SAFE_RADIUS } from '../../server/world/index.js';
 
 export interface ZoneJson {
   name: string;
+  number?: number;
+  /** The source's corner in the world plane (the field itself starts at 0, 0). */
+  x?: number;
+  y?: number;
   width: number;
   height: number;
   playerSpawn: Vec2;
@@ -111,6 +115,22 @@ export function tileZone(source: ZoneJson, size = COORD_MAX, seed = 7): ZoneJson
   return { name: NAME, width: size, height: size, playerSpawn, graveyard, obstacles, spawns };
 }
 
+/** The zone moved to the corner of the plane (walls, spawns and points with it). */
+function atOrigin(z: ZoneJson): ZoneJson {
+  const dx = z.x ?? 0;
+  const dy = z.y ?? 0;
+  const at = <T extends Vec2>(p: T): T => ({ ...p, x: p.x - dx, y: p.y - dy });
+  return {
+    name: z.name,
+    width: z.width,
+    height: z.height,
+    playerSpawn: at(z.playerSpawn),
+    graveyard: at(z.graveyard),
+    obstacles: z.obstacles.map(at),
+    spawns: z.spawns.map(at),
+  };
+}
+
 /**
  * Writes `<out>/` as a copy of `dataDir` (spells, mobs, character, rules) whose zones/ holds
  * only the tiled field, checks it loads, and says what it made.
@@ -120,8 +140,13 @@ export function writeBenchData(dataDir: string, out: string, size = COORD_MAX): 
     .filter((f) => f.endsWith('.json'))
     .sort();
   if (zoneFiles.length === 0) throw new Error(`${dataDir}/zones holds no zone`);
-  const sourceFile = join(dataDir, 'zones', zoneFiles[0]!);
-  const source = JSON.parse(readFileSync(sourceFile, 'utf8')) as ZoneJson;
+  const read = (f: string): ZoneJson =>
+    JSON.parse(readFileSync(join(dataDir, 'zones', f), 'utf8')) as ZoneJson;
+  const first = zoneFiles
+    .map((f) => ({ f, z: read(f) }))
+    .reduce((a, b) => ((b.z.number ?? 1) < (a.z.number ?? 1) ? b : a));
+  const sourceFile = join(dataDir, 'zones', first.f);
+  const source = atOrigin(first.z);
   const field = tileZone(source, size);
   mkdirSync(join(out, 'zones'), { recursive: true });
   for (const f of ['spells.json', 'mobs.json', 'character.json', 'rules.json']) {

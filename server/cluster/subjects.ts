@@ -15,6 +15,8 @@
  *                              registry's char.<name>): request/reply
  *   wyvern.host.<host>.who     gateway -> one zone host: the players in its zones
  *                              (request/reply; a gateway asks every live host)
+ *   wyvern.zone.<zone>.border  the host of a neighbour zone -> the zone's host: the
+ *                              neighbour's border strip, one message per tick
  */
 
 declare const routeOf: unique symbol;
@@ -26,6 +28,7 @@ export const Route = {
   GatewayDirect: 'gatewayDirect',
   GatewayWhisper: 'gatewayWhisper',
   HostWho: 'hostWho',
+  ZoneBorder: 'zoneBorder',
 } as const;
 export type Route = (typeof Route)[keyof typeof Route];
 
@@ -68,6 +71,7 @@ export function zoneId(name: string): string {
 
 export const Subjects = {
   zoneInput: (zone: string) => `${ROOT}.zone.${checkToken('zone', zone)}.in` as Subject<'zoneInput'>,
+  zoneBorder: (zone: string) => `${ROOT}.zone.${checkToken('zone', zone)}.border` as Subject<'zoneBorder'>,
   world: (kind: WorldKind) => `${ROOT}.world.${kind}` as Subject<'world'>,
   gatewayTick: (gateway: string) =>
     `${ROOT}.gw.${checkToken('gateway', gateway)}.tick` as Subject<'gatewayTick'>,

@@ -16,6 +16,9 @@
  *     BEHIND 4  behind u8 (1: over the soft send limit, skip droppable sections)
  *     RESYNC 5                          (a tick's message to this gateway was lost: send the
  *                                        session its whole state and view anew)
+ *     HANDOFF 6 account · length · state (from the host of the zone beside, with the session's
+ *                                        gateway as sender: the character walked in; the state
+ *                                        as server/cluster/border-wire.ts encodes it)
  *
  * Gateway batch, zone host -> one gateway, one message per tick (`.tick`) or for one delivery
  * outside a tick (`.direct`):
@@ -25,6 +28,8 @@
  *     JOINED 1  entity · character      (the session is in the world as this entity)
  *     BYTES  2  length · whole frames   (appended to the connection's write buffer as they are)
  *     LEFT   3  reason u8 (0 left, 1 could not enter, 2 taken over through another gateway)
+ *     MOVED  4  zone str8               (the character walked into this zone, on this host:
+ *                                        its inputs go to that zone from now on)
  *   A tick's batch holds its JOINED records first, then every session's bytes, then LEFT
  *   records: a joining client is in the world before its EnterWorld is appended, and a leaving
  *   one still gets its last frames (LogoutComplete).
@@ -37,10 +42,10 @@
 import { Reader } from '../../shared/codec/reader.js';
 import { Writer } from '../../shared/codec/writer.js';
 
-export const ZoneRecord = { Packet: 1, Join: 2, Detach: 3, Behind: 4, Resync: 5 } as const;
+export const ZoneRecord = { Packet: 1, Join: 2, Detach: 3, Behind: 4, Resync: 5, Handoff: 6 } as const;
 export type ZoneRecord = (typeof ZoneRecord)[keyof typeof ZoneRecord];
 
-export const GatewayRecord = { Joined: 1, Bytes: 2, Left: 3 } as const;
+export const GatewayRecord = { Joined: 1, Bytes: 2, Left: 3, Moved: 4 } as const;
 export type GatewayRecord = (typeof GatewayRecord)[keyof typeof GatewayRecord];
 
 export const LeftReason = { Left: 0, NotEntered: 1, TakenOver: 2 } as const;
@@ -66,7 +71,8 @@ export type ZoneInputRecord =
   | { kind: typeof ZoneRecord.Join; session: number; account: number; character: number }
   | { kind: typeof ZoneRecord.Detach; session: number }
   | { kind: typeof ZoneRecord.Behind; session: number; behind: boolean }
-  | { kind: typeof ZoneRecord.Resync; session: number };
+  | { kind: typeof ZoneRecord.Resync; session: number }
+  | { kind: typeof ZoneRecord.Handoff; session: number; account: number; state: Uint8Array };
 
 /** Starts a zone-input message from `gateway`. */
 export function beginZoneInputs(w: Writer, gateway: string): void {
@@ -112,6 +118,15 @@ export function writeResyncRecord(w: Writer, session: number): void {
   w.varint(session);
 }
 
+/** HANDOFF: the session's character walked into this zone from the host of the zone beside. */
+export function writeHandoffRecord(w: Writer, session: number, account: number, state: Uint8Array): void {
+  w.u8(ZoneRecord.Handoff);
+  w.varint(session);
+  w.varint(account);
+  w.varint(state.length);
+  w.raw(state);
+}
+
 export function writeBehindRecord(w: Writer, session: number, behind: boolean): void {
   w.u8(ZoneRecord.Behind);
   w.varint(session);
@@ -146,6 +161,11 @@ export function readZoneInputs(
       case ZoneRecord.Behind:
         each(gateway, { kind, session, behind: r.u8() === 1 });
         break;
+      case ZoneRecord.Handoff: {
+        const account = r.varint();
+        each(gateway, { kind, session, account, state: r.raw(r.varint()) });
+        break;
+      }
       default:
         throw new Error(`zone input record kind ${kind} unknown`);
     }
@@ -157,7 +177,8 @@ export function readZoneInputs(
 export type GatewayBatchRecord =
   | { kind: typeof GatewayRecord.Joined; session: number; entity: number; character: number }
   | { kind: typeof GatewayRecord.Bytes; session: number; bytes: Uint8Array }
-  | { kind: typeof GatewayRecord.Left; session: number; reason: LeftReason };
+  | { kind: typeof GatewayRecord.Left; session: number; reason: LeftReason }
+  | { kind: typeof GatewayRecord.Moved; session: number; zone: string };
 
 /** The next tick message's seq after `seq` (1 after 2^32-1). */
 export function nextSeq(seq: number): number {
@@ -200,6 +221,13 @@ function leftReason(byte: number): LeftReason {
       : LeftReason.Left;
 }
 
+/** MOVED: the session's character is now in `zone`, on the host sending this batch. */
+export function writeMovedRecord(w: Writer, session: number, zone: string): void {
+  w.u8(GatewayRecord.Moved);
+  w.varint(session);
+  w.string(zone, NAME_MAX, 1);
+}
+
 export function writeLeftRecord(w: Writer, session: number, reason: LeftReason): void {
   w.u8(GatewayRecord.Left);
   w.varint(session);
@@ -214,6 +242,8 @@ export interface GatewayBatchVisitor {
   /** Whole frames: buf[start, end), valid while the handler runs. */
   bytes(session: number, buf: Uint8Array, start: number, end: number): void;
   left(session: number, reason: LeftReason): void;
+  /** Absent: the visitor has no use for it (only a gateway routes by zone). */
+  moved?(session: number, zone: string): void;
 }
 
 /** Walks a gateway batch, calling `v` for each record in order. */
@@ -237,6 +267,9 @@ export function visitGatewayBatch(bytes: Uint8Array, v: GatewayBatchVisitor): vo
       case GatewayRecord.Left:
         v.left(session, leftReason(r.u8()));
         break;
+      case GatewayRecord.Moved:
+        v.moved?.(session, r.string(NAME_MAX, 1));
+        break;
       default:
         throw new Error(`gateway batch record kind ${kind} unknown`);
     }
@@ -251,6 +284,7 @@ export function readGatewayBatch(bytes: Uint8Array, each: (record: GatewayBatchR
     bytes: (session, buf, start, end) =>
       each({ kind: GatewayRecord.Bytes, session, bytes: buf.subarray(start, end) }),
     left: (session, reason) => each({ kind: GatewayRecord.Left, session, reason }),
+    moved: (session, zone) => each({ kind: GatewayRecord.Moved, session, zone }),
   });
 }
 

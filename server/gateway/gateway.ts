@@ -116,8 +116,8 @@ const INPUTS_SEND_AT = 256 * 1024;
 /** One of this gateway's sessions with a character in (or on its way into) a zone. */
 interface Placement {
   readonly session: Session;
-  /** The zone's id on the bus. */
-  readonly zone: string;
+  /** The zone's id on the bus (changed by MOVED when the character walks into the next zone). */
+  zone: string;
   readonly accountId: number;
   readonly characterId: number;
   /** The character's name as stored. */
@@ -615,6 +615,13 @@ export class Gateway implements GameRouter, ResumeWorld {
       conn.out.rawRange(buf, start, end);
       conn.commit();
       this.written.push(p);
+    },
+    moved: (session, zone) => {
+      // The character walked into the zone beside: its inputs go there, its bytes come from there.
+      const p = this.placements.get(session);
+      if (!p) return;
+      p.zone = this.zoneIds.get(zone) ?? zoneId(zone);
+      p.host = this.batchHost;
     },
     left: (session, reason) => {
       const p = this.placements.get(session);

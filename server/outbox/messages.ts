@@ -7,6 +7,7 @@
  * Entity state (motion, paths, health, deaths, respawns, departures) is not here: the
  * replication writer encodes it as records once per cell (outbox.ts).
  */
+import { grown, neighbours, rectInArea } from '../world/border.js';
 import {
   ChatSend,
   ErrorCode,
@@ -27,6 +28,7 @@ import {
   type SpellFailed,
   type SpellGo,
   type SpellStart,
+  type ZoneChanged,
   type ZoneInfo,
 } from '../../shared/protocol/index.js';
 import type { ChatRefusal, Player, World, WorldEvent } from '../world/index.js';
@@ -49,6 +51,7 @@ export type Message =
   | Msg<typeof LogoutCancelled>
   | Msg<typeof LogoutComplete>
   | Msg<typeof ZoneInfo>
+  | Msg<typeof ZoneChanged>
   | Msg<typeof EnterWorld>
   | Msg<typeof ErrorPacket>;
 
@@ -84,6 +87,14 @@ export function messages(w: World, clock: StepClock, e: WorldEvent, sink: Messag
   switch (e.type) {
     case 'entered':
       entered(w, clock, e.player, sink);
+      return;
+    case 'arrived':
+      // Handed over from the zone beside: the client keeps what it has and counts on from here.
+      sink.to(e.player.id, zoneInfo(w));
+      sink.to(e.player.id, {
+        packet: 'ZoneChanged',
+        data: { zone: w.zone.name, tick: clock.tick, serverTime: clock.time },
+      });
       return;
     case 'moveAccepted':
       sink.to(e.player.id, { packet: 'MoveAck', data: { seq: e.seq } });
@@ -210,13 +221,21 @@ function entered(w: World, clock: StepClock, p: Player, sink: MessageSink): void
 }
 
 export function zoneInfo(w: World): MessageOf<'ZoneInfo'> {
+  const near = grown(w.zone, w.rules.interestRadius * w.rules.interestMargin);
+  const beside = neighbours(w.data.zones, w.zone);
   return {
     packet: 'ZoneInfo',
     data: {
       zone: w.zone.name,
+      x: w.zone.x,
+      y: w.zone.y,
       width: w.zone.width,
       height: w.zone.height,
-      obstacles: w.zone.obstacles,
+      obstacles: [
+        ...w.zone.obstacles,
+        ...beside.flatMap((z) => z.obstacles.filter((o) => rectInArea(o, near))),
+      ],
+      neighbours: beside.map((z) => ({ zone: z.name, x: z.x, y: z.y, width: z.width, height: z.height })),
       cellSize: w.rules.cellSize,
       respawnDelay: w.rules.playerRespawnDelay,
     },

@@ -169,7 +169,8 @@ export interface OutboxStats {
 export class Outbox {
   readonly stats: OutboxStats = { encoded: 0, queued: 0, dropped: 0, recipients: 0, records: 0 };
   /** By player id (ids are small and dense). */
-  private readonly recipients: (Recipient | undefined)[] = [];
+  /** By player id (a character id: sparse, so a Map rather than an array). */
+  private readonly recipients = new Map<number, Recipient>();
   private readonly touched: Recipient[] = [];
   private readonly resyncing = new Set<Recipient>();
   /** This tick's shared encodings: cell blocks, spawn blocks. */
@@ -200,7 +201,7 @@ export class Outbox {
 
   /** From now on, `player`'s bytes go to `conn`. */
   add(player: Player, conn: OutboxSink): void {
-    this.recipients[player.id] = {
+    this.recipients.set(player.id, {
       conn,
       player,
       tick: -1,
@@ -215,13 +216,13 @@ export class Outbox {
       ops: [],
       runs: [],
       lastId: 0,
-    };
+    });
   }
 
   remove(playerId: number): void {
-    const r = this.recipients[playerId];
+    const r = this.recipients.get(playerId);
     if (r) this.resyncing.delete(r);
-    this.recipients[playerId] = undefined;
+    this.recipients.delete(playerId);
   }
 
   /** Writes one tick's events (the world as that step left it) into the connections of the players they concern. */
@@ -237,7 +238,7 @@ export class Outbox {
     for (const e of events) {
       switch (e.type) {
         case 'joined': {
-          const r = this.recipients[e.playerId];
+          const r = this.recipients.get(e.playerId);
           if (r) {
             r.entering = true;
             // EnterWorld carries this tick and time: the first head counts from them.
@@ -247,8 +248,9 @@ export class Outbox {
           break;
         }
         case 'entered':
-          // Entering the world: the client learns where it is before what it sees.
-          if (this.recipients[e.player.id]?.entering) messages(world, this, e, this.before);
+        case 'arrived':
+          // Entering the world or the zone: the client learns where it is before what it sees.
+          if (this.recipients.get(e.player.id)?.entering) messages(world, this, e, this.before);
           break;
         case 'seen':
         case 'unseen': {
@@ -283,7 +285,7 @@ export class Outbox {
           list.push(removal);
           // Those who saw it but whose view let go of the cell this tick miss the cell's block.
           for (const id of e.observers) {
-            const r = this.recipients[id];
+            const r = this.recipients.get(id);
             if (r && !r.player.viewCells.has(e.cell)) this.touch(id)?.ops.push(removal);
           }
           break;
@@ -323,7 +325,8 @@ export class Outbox {
     }
     for (const r of this.touched) this.closeFrame(r);
 
-    for (const e of events) if (e.type !== 'entered') messages(world, this, e, this.after);
+    for (const e of events)
+      if (e.type !== 'entered' && e.type !== 'arrived') messages(world, this, e, this.after);
 
     for (const r of this.touched) {
       stats.queued += r.conn.out.pos - r.startPos;
@@ -568,7 +571,7 @@ export class Outbox {
   // ---------------------------------------------------------------- per recipient
 
   private touch(playerId: number): Recipient | undefined {
-    const r = this.recipients[playerId];
+    const r = this.recipients.get(playerId);
     if (!r || r.conn.closed) return undefined;
     if (r.tick !== this.tick) {
       r.tick = this.tick;
@@ -721,7 +724,7 @@ export class Outbox {
         if (also !== 0) this.message(also, msg, afterUpdate);
       },
       toZone: (msg) => {
-        for (const r of this.recipients) if (r) this.message(r.player.id, msg, afterUpdate);
+        for (const r of this.recipients.values()) this.message(r.player.id, msg, afterUpdate);
       },
     };
   }

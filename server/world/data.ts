@@ -6,12 +6,13 @@
  *   <dir>/mobs.json       { templates: MobTemplate[] }
  *   <dir>/character.json  StartingCharacter (level, health, mana, speed, spells)
  *   <dir>/rules.json      WorldRules (timers, ranges, limits)
- *   <dir>/zones/*.json    ZoneData (size, obstacles, player spawn, graveyard, mob spawn points)
+ *   <dir>/zones/*.json    ZoneData (number, corner and size in the world plane, obstacles, player
+ *                         spawn, graveyard, mob spawn points); zones must not overlap
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { blocked, distance, insideZone } from '../../shared/game/movement.js';
-import { COORD_MAX } from '../../shared/protocol/index.js';
+import { COORD_MAX, MAX_ZONES, MOB_IDS_PER_ZONE } from '../../shared/protocol/index.js';
 import type {
   MobSpawnPoint,
   MobTemplate,
@@ -210,17 +211,20 @@ function readRules(c: Cursor): WorldRules {
 
 function readZone(c: Cursor, templates: ReadonlyMap<number, MobTemplate>): ZoneData {
   c.object();
-  const width = c.at('width').number({ positive: true, max: COORD_MAX });
-  const height = c.at('height').number({ positive: true, max: COORD_MAX });
-  const bounds = { width, height };
+  const number = c.at('number').value === undefined ? 1 : c.at('number').int(1, MAX_ZONES);
+  const x = c.at('x').value === undefined ? 0 : c.at('x').number({ min: 0, max: COORD_MAX });
+  const y = c.at('y').value === undefined ? 0 : c.at('y').number({ min: 0, max: COORD_MAX });
+  const width = c.at('width').number({ positive: true, max: COORD_MAX - x });
+  const height = c.at('height').number({ positive: true, max: COORD_MAX - y });
+  const bounds = { x, y, width, height };
   const obstacles = c
     .at('obstacles')
     .array()
     .map((o) => {
       o.object();
       return {
-        x: o.at('x').number({ min: 0, max: width }),
-        y: o.at('y').number({ min: 0, max: height }),
+        x: o.at('x').number({ min: x, max: x + width }),
+        y: o.at('y').number({ min: y, max: y + height }),
         w: o.at('w').number({ positive: true }),
         h: o.at('h').number({ positive: true }),
       };
@@ -240,16 +244,35 @@ function readZone(c: Cursor, templates: ReadonlyMap<number, MobTemplate>): ZoneD
       s.object();
       const template = s.at('template').int(1, 0xffff);
       if (!templates.has(template)) s.at('template').fail(`no mob template ${template} in mobs.json`);
-      const x = s.at('x').number({ min: 0, max: width });
-      const y = s.at('y').number({ min: 0, max: height });
-      if (!insideZone({ x, y }, bounds)) s.fail('expected a point inside the zone');
-      if (blocked({ x, y }, obstacles)) s.fail('is inside an obstacle');
-      if (distance({ x, y }, playerSpawn) < SPAWN_SAFE_RADIUS) {
+      const at = {
+        x: s.at('x').number({ min: x, max: x + width }),
+        y: s.at('y').number({ min: y, max: y + height }),
+      };
+      if (!insideZone(at, bounds)) s.fail('expected a point inside the zone');
+      if (blocked(at, obstacles)) s.fail('is inside an obstacle');
+      if (distance(at, playerSpawn) < SPAWN_SAFE_RADIUS) {
         s.fail(`is within ${SPAWN_SAFE_RADIUS} of the player spawn`);
       }
-      return { template, x, y, count: s.at('count').int(1, 100) };
+      return { template, x: at.x, y: at.y, count: s.at('count').int(1, 100) };
     });
-  return { name: c.at('name').string(32), width, height, obstacles, playerSpawn, graveyard, spawns };
+  const mobs = spawns.reduce((n, sp) => n + sp.count, 0);
+  if (mobs > MOB_IDS_PER_ZONE) c.at('spawns').fail(`expected at most ${MOB_IDS_PER_ZONE} mobs, not ${mobs}`);
+  return {
+    name: c.at('name').string(32),
+    number,
+    x,
+    y,
+    width,
+    height,
+    obstacles,
+    playerSpawn,
+    graveyard,
+    spawns,
+  };
+}
+
+function overlaps(a: ZoneData, b: ZoneData): boolean {
+  return a.x < b.x + b.width && b.x < a.x + a.width && a.y < b.y + b.height && b.y < a.y + a.height;
 }
 
 function uniqueById<T extends { id: number }>(items: Cursor[], read: (c: Cursor) => T): Map<number, T> {
@@ -292,11 +315,19 @@ export function parseWorldData(src: WorldSources): WorldData {
   if (src.zones.length === 0) throw new DataError('zones/', '', 'expected at least one zone file');
   const zones = src.zones.map((z) => readZone(root(z), templates));
   const seen = new Set<string>();
+  const numbers = new Set<number>();
   src.zones.forEach((z, i) => {
-    const name = zones[i]!.name;
-    if (seen.has(name)) throw new DataError(z.file, 'name', `duplicate zone name ${name}`);
-    seen.add(name);
+    const zone = zones[i]!;
+    if (seen.has(zone.name)) throw new DataError(z.file, 'name', `duplicate zone name ${zone.name}`);
+    seen.add(zone.name);
+    if (numbers.has(zone.number))
+      throw new DataError(z.file, 'number', `duplicate zone number ${zone.number}`);
+    numbers.add(zone.number);
+    const other = zones.slice(0, i).find((o) => overlaps(o, zone));
+    if (other) throw new DataError(z.file, '', `overlaps zone ${other.name}: zones share one world plane`);
   });
+  // By number: new characters start in the first.
+  zones.sort((a, b) => a.number - b.number);
   return { spells, templates, character, rules, zones };
 }
 

@@ -11,28 +11,40 @@ export interface GridItem {
   slot: number;
 }
 
+/** The rectangle a grid covers, in world coordinates (zones lie side by side in one plane). */
+export interface GridArea {
+  x: number;
+  y: number;
+  width: number;
+  height: number;
+}
+
 export class Grid<T extends GridItem> {
+  /** World coordinates of the corner of cell (0, 0). */
+  readonly originX: number;
+  readonly originY: number;
   readonly cols: number;
   readonly rows: number;
   readonly cells: T[][];
 
   constructor(
-    width: number,
-    height: number,
+    area: GridArea,
     readonly cellSize: number,
   ) {
-    this.cols = Math.max(1, Math.ceil(width / cellSize));
-    this.rows = Math.max(1, Math.ceil(height / cellSize));
+    this.originX = area.x;
+    this.originY = area.y;
+    this.cols = Math.max(1, Math.ceil(area.width / cellSize));
+    this.rows = Math.max(1, Math.ceil(area.height / cellSize));
     this.cells = Array.from({ length: this.cols * this.rows }, () => []);
   }
 
   cellX(x: number): number {
-    const c = Math.floor(x / this.cellSize);
+    const c = Math.floor((x - this.originX) / this.cellSize);
     return c < 0 ? 0 : c >= this.cols ? this.cols - 1 : c;
   }
 
   cellY(y: number): number {
-    const c = Math.floor(y / this.cellSize);
+    const c = Math.floor((y - this.originY) / this.cellSize);
     return c < 0 ? 0 : c >= this.rows ? this.rows - 1 : c;
   }
 

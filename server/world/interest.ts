@@ -41,8 +41,8 @@ export function updateInterest(w: World): void {
 /** Squared distance from (px, py) to the nearest point of cell (cx, cy). */
 function cellDistance2(w: World, cx: number, cy: number, px: number, py: number): number {
   const size = w.rules.cellSize;
-  const x0 = cx * size;
-  const y0 = cy * size;
+  const x0 = w.playerGrid.originX + cx * size;
+  const y0 = w.playerGrid.originY + cy * size;
   const dx = px < x0 ? x0 - px : px > x0 + size ? px - x0 - size : 0;
   const dy = py < y0 ? y0 - py : py > y0 + size ? py - y0 - size : 0;
   return dx * dx + dy * dy;
@@ -68,6 +68,7 @@ export function refreshView(w: World, p: Player): void {
     w.cellObservers[cell]!.delete(p);
     for (const e of g.cells[cell]!) unsee(w, p, e);
     for (const m of w.mobGrid.cells[cell]!) unsee(w, p, m);
+    for (const e of w.ghostGrid.cells[cell]!) unsee(w, p, e);
   }
 
   const x0 = g.cellX(px - r);
@@ -82,6 +83,7 @@ export function refreshView(w: World, p: Player): void {
       w.cellObservers[cell]!.add(p);
       for (const e of g.cells[cell]!) see(w, p, e);
       for (const m of w.mobGrid.cells[cell]!) see(w, p, m);
+      for (const e of w.ghostGrid.cells[cell]!) see(w, p, e);
     }
   }
 }

@@ -28,7 +28,6 @@ import {
 import {
   blocked,
   distance,
-  insideZone,
   MOVE_SLACK_UNITS,
   MOVE_TOLERANCE,
   segmentBlocked,
@@ -44,6 +43,8 @@ import {
   respawnPlayers,
   startCast,
 } from './combat.js';
+import { applyStrip } from './ghosts.js';
+import { arrivePlayer, handOffCrossers, walkable } from './handoff.js';
 import { updateInterest } from './interest.js';
 import { engage, killMob, simulateMobs, updateDeadMobs } from './mobs.js';
 import type { Rng } from '../../shared/game/rng.js';
@@ -80,6 +81,7 @@ export function step(w: World, inputs: readonly WorldInput[], now: number, rng: 
   stopSilentWalkers(w);
   updateMotion(w);
   updateInterest(w);
+  handOffCrossers(w);
   w.moved.clear();
   const events = w.events;
   w.events = [];
@@ -107,6 +109,14 @@ function settleCombat(w: World): void {
 function applyInput(w: World, input: WorldInput): void {
   if (input.type === 'join') {
     addPlayer(w, input.sessionId, input.character, w.now);
+    return;
+  }
+  if (input.type === 'strip') {
+    applyStrip(w, input.from, input.entities);
+    return;
+  }
+  if (input.type === 'arrive') {
+    arrivePlayer(w, input.sessionId, input.state);
     return;
   }
   const p = w.players.get(input.entityId);
@@ -176,9 +186,9 @@ function applyMove(w: World, p: Player, m: Extract<WorldInput, { type: 'move' }>
   };
   if (!p.alive) return correct('dead');
   const to = { x: m.x, y: m.y };
-  if (!Number.isFinite(m.x) || !Number.isFinite(m.y) || !insideZone(to, w.zone)) return correct('bounds');
+  if (!Number.isFinite(m.x) || !Number.isFinite(m.y) || !walkable(w, to)) return correct('bounds');
   // The centre line may not pass through a wall either (no hopping over thin walls).
-  if (blocked(to, w.zone.obstacles) || segmentBlocked(p, to, w.zone.obstacles, 0)) return correct('obstacle');
+  if (blocked(to, w.walls) || segmentBlocked(p, to, w.walls, 0)) return correct('obstacle');
   const elapsed = Math.max(0, w.now - p.lastMoveAt);
   p.lastMoveAt = w.now;
   p.timeBank = Math.min(w.rules.moveBurstMs, p.timeBank + elapsed);

@@ -60,6 +60,14 @@ export interface MobSpawnPoint {
 
 export interface ZoneData {
   name: string;
+  /**
+   * The zone's number, unique in the world: its mobs' entity ids are
+   * MOB_ID_BASE + (number - 1) * MOB_IDS_PER_ZONE + n, so ids never meet across zones and hosts.
+   */
+  number: number;
+  /** The zone's corner in the world plane: zones lie side by side, positions never translate. */
+  x: number;
+  y: number;
   width: number;
   height: number;
   obstacles: Rect[];
@@ -247,6 +255,63 @@ export interface Mob extends EntityBase {
 
 export type Entity = Player | Mob;
 
+/**
+ * A player's whole state as one zone hands it to the next: the entity as a ghost carries it,
+ * and what only its own zone keeps (mana, spells, the move checks' clock and bank, the cast,
+ * cooldowns, timers), so the next zone takes its inputs on without a correction.
+ */
+export interface HandoffState {
+  entity: GhostState;
+  characterId: number;
+  mana: number;
+  maxMana: number;
+  kills: number;
+  spells: number[];
+  lastSeq: number;
+  lastMoveAt: number;
+  lastClientTime: number | undefined;
+  timeBank: number;
+  moving: boolean;
+  moveSpeed: number;
+  clockOffset: number;
+  inputAt: number;
+  sentInputAt: number;
+  cast: { spellId: number; targetId: number; endsAt: number } | null;
+  cooldowns: [spellId: number, readyAt: number][];
+  logoutAt: number | null;
+  lastCombatAt: number;
+  respawnAt: number | null;
+  nextManaRegenAt: number;
+  chatTokens: number;
+  chatRefilledAt: number;
+}
+
+/**
+ * What a zone host tells its neighbour of one entity in the border strip, each tick: enough to
+ * keep it there as a ghost (in view, not simulated) and replicate it as the entity's own host
+ * does: its look, health, and its motion (a player's last sent motion state, a mob's route).
+ */
+export interface GhostState {
+  id: number;
+  kind: 'player' | 'mob';
+  /** A mob's template (0 for a player). */
+  template: number;
+  name: string;
+  level: number;
+  appearance: number;
+  health: number;
+  maxHealth: number;
+  alive: boolean;
+  speed: number;
+  x: number;
+  y: number;
+  facing: number;
+  /** A player's motion state as its observers were last sent it. */
+  sent: MotionState | null;
+  /** A mob's walk, while it has one. */
+  route: MobRoute | null;
+}
+
 // ---------------------------------------------------------------- inputs
 
 export type LeaveReason = 'disconnected' | 'kicked' | 'takenOver' | 'shutdown';
@@ -272,6 +337,10 @@ export type WorldInput =
       receivedAt?: number;
     }
   | { type: 'cast'; entityId: number; spellId: number; targetId: number }
+  /** A player handed over from the zone beside this one walks in (handoff.ts). */
+  | { type: 'arrive'; sessionId: number; state: HandoffState }
+  /** The neighbour zone `from`'s border strip as of its last tick: the ghosts to show here. */
+  | { type: 'strip'; from: string; entities: readonly GhostState[] }
   | { type: 'cancelCast'; entityId: number }
   | { type: 'chat'; entityId: number; channel: 'say' | 'zone'; text: string }
   | { type: 'logout'; entityId: number }
@@ -328,6 +397,13 @@ export type WorldEvent =
    * session to it before later events.
    */
   | { type: 'joined'; sessionId: number; playerId: number }
+  /**
+   * The player crossed into zone `to` and is handed to it: it is a ghost here from now on
+   * (observers keep it), and `state` is all the next zone needs to carry it on.
+   */
+  | { type: 'handedOff'; sessionId: number; playerId: number; to: string; state: HandoffState }
+  /** A handed-over player is in the zone: it learns the zone, and its view is sent anew. */
+  | { type: 'arrived'; player: Player }
   /** The player is in the zone: it learns the zone, its spells and itself (as of the step's end). */
   | { type: 'entered'; player: Player }
   /** The player's newest move this step was accepted (one per player per step). */

@@ -2,9 +2,10 @@
  * A zone's state and the helpers every system uses: entity lookup, grid upkeep, cell
  * activation, and the event emitters. Only `step`, `joinPlayer` and `leavePlayer` change it.
  */
-import { blocked, clampToZone, insideZone } from '../../shared/game/movement.js';
-import { MOB_ID_BASE } from '../../shared/protocol/index.js';
+import { blocked, clampToZone, insideZone, type Rect } from '../../shared/game/movement.js';
+import { MOB_ID_BASE, MOB_IDS_PER_ZONE } from '../../shared/protocol/index.js';
 import { CellSet } from './cell-set.js';
+import { gridArea, grown, neighbours, rectInArea, stripDepth } from './border.js';
 import { Grid } from './grid.js';
 import { EntitySet, IdMap, IdSet } from './id-table.js';
 import { randomInt, type Rng } from '../../shared/game/rng.js';
@@ -39,6 +40,21 @@ export interface World {
   readonly mobs: Map<number, Mob>;
   readonly playerGrid: Grid<Player>;
   readonly mobGrid: Grid<Mob>;
+  /**
+   * The neighbours' entities in the border strips (ghosts.ts): shown, never simulated. All
+   * three grids cover the zone and the strips beside it, cell for cell, so a player's view
+   * cells take in the ghosts across the border like anything else.
+   */
+  readonly ghostGrid: Grid<Entity>;
+  /**
+   * The ghosts by id, with the zone each came from; `heldUntil`: a player just handed on,
+   * kept in place (server ms) until its new zone's strip shows it.
+   */
+  readonly ghosts: Map<number, { entity: Entity; from: string; heldUntil?: number }>;
+  /** The zone's walls and its neighbours' walls near the border: what a walker meets. */
+  readonly walls: Rect[];
+  /** Neighbours a player may walk into (handoff.ts); the host opens a border it can hand across. */
+  openBorders: ZoneData[];
   /** Per cell: how many players are within activation range; mobs in cells at 0 sleep. */
   readonly activation: Int32Array;
   /** Cells whose activation count is above zero. */
@@ -70,7 +86,6 @@ export interface World {
   readonly provoked: { mob: Mob; by: Player }[];
   /** The step's random source (set by step from its argument). */
   rng: Rng;
-  nextPlayerId: number;
   events: WorldEvent[];
   readonly stats: WorldStats;
 }
@@ -91,12 +106,20 @@ export function wireCoord(v: number): number {
 /** Builds a zone with its mobs spawned. `rules` overrides data/rules.json (server config). */
 export function createWorld(
   data: WorldData,
-  opts: { zone?: string; rules?: Partial<WorldRules>; now?: number; rng: Rng },
+  opts: {
+    zone?: string;
+    rules?: Partial<WorldRules>;
+    now?: number;
+    rng: Rng;
+    /** Neighbours players may walk into (handed over to their hosts); none by default. */
+    openBorders?: readonly string[];
+  },
 ): World {
   const zone = opts.zone === undefined ? data.zones[0] : data.zones.find((z) => z.name === opts.zone);
   if (!zone) throw new Error(`no zone ${opts.zone ?? '(none loaded)'}`);
   const rules = { ...data.rules, ...opts.rules };
-  const playerGrid = new Grid<Player>(zone.width, zone.height, rules.cellSize);
+  const area = gridArea(data.zones, zone, stripDepth(rules));
+  const playerGrid = new Grid<Player>(area, rules.cellSize);
   const w: World = {
     data,
     zone,
@@ -106,7 +129,16 @@ export function createWorld(
     players: new Map(),
     mobs: new Map(),
     playerGrid,
-    mobGrid: new Grid<Mob>(zone.width, zone.height, rules.cellSize),
+    mobGrid: new Grid<Mob>(area, rules.cellSize),
+    ghostGrid: new Grid<Entity>(area, rules.cellSize),
+    ghosts: new Map(),
+    walls: [
+      ...zone.obstacles,
+      ...neighbours(data.zones, zone).flatMap((n) =>
+        n.obstacles.filter((o) => rectInArea(o, grown(zone, stripDepth(rules)))),
+      ),
+    ],
+    openBorders: neighbours(data.zones, zone).filter((n) => opts.openBorders?.includes(n.name)),
     activation: new Int32Array(playerGrid.cells.length),
     activeCells: new Set(),
     activationSpan: Math.ceil((rules.interestRadius * rules.interestMargin) / rules.cellSize),
@@ -123,11 +155,10 @@ export function createWorld(
     fallen: [],
     provoked: [],
     rng: opts.rng,
-    nextPlayerId: 1,
     events: [],
     stats: { simulatedMobs: 0, interestUpdates: 0 },
   };
-  let nextMobId = MOB_ID_BASE;
+  let nextMobId = MOB_ID_BASE + (zone.number - 1) * MOB_IDS_PER_ZONE;
   for (const sp of zone.spawns) {
     const template = data.templates.get(sp.template)!;
     for (let i = 0; i < sp.count; i++) {
@@ -204,7 +235,7 @@ export function statsChanged(w: World, p: Player): void {
 
 // ------------------------------------------------------------ grid and activation
 
-function activate(w: World, cell: number, delta: 1 | -1): void {
+export function activate(w: World, cell: number, delta: 1 | -1): void {
   const g = w.playerGrid;
   const cx = cell % g.cols;
   const cy = (cell - cx) / g.cols;
@@ -241,7 +272,7 @@ export function unsee(w: World, o: Player, e: Entity): void {
 }
 
 /** An entity appeared in its cell (joined, respawned): everyone viewing the cell sees it. */
-function showInCell(w: World, e: Entity): void {
+export function showInCell(w: World, e: Entity): void {
   for (const o of w.cellObservers[e.cell]!) see(w, o, e);
 }
 
@@ -250,7 +281,7 @@ function showInCell(w: World, e: Entity): void {
  * lose it. Viewers of both saw it already (a player sees everything in its view cells), and
  * asking their view cells (a bit) spares asking their visible tables (a hash probe).
  */
-function crossed(w: World, e: Entity, from: number): void {
+export function crossed(w: World, e: Entity, from: number): void {
   const to = e.cell;
   const seers = w.cellObservers[to]!.slots();
   for (let i = 0; i < seers.length; i++) {
@@ -265,7 +296,7 @@ function crossed(w: World, e: Entity, from: number): void {
 }
 
 /** Takes an entity out of the grid for good; those who saw it get a despawn with `reason`. */
-function removeFromCell(w: World, e: Entity, reason: 'left' | 'corpse'): void {
+export function removeFromCell(w: World, e: Entity, reason: 'left' | 'corpse'): void {
   if (e.cell < 0) return;
   emit(w, { type: 'removed', entity: e, cell: e.cell, reason, observers: observerList(e) });
   for (const oid of e.observers) w.players.get(oid)?.visible.delete(e.id);
@@ -344,7 +375,20 @@ export function leavePlayer(w: World, playerId: number, reason: LeaveReason | 'l
   return w.events.splice(start);
 }
 
+/**
+ * A player's entity id is its character id, the same in every zone and on every host, so a
+ * hand-off keeps it. A world holds a character once (the zone host takes a lingering one
+ * over before it joins again).
+ */
+export function playerEntityId(characterId: number): number {
+  if (!(Number.isInteger(characterId) && characterId > 0 && characterId < MOB_ID_BASE)) {
+    throw new RangeError(`character id ${characterId} is not an entity id (1 to ${MOB_ID_BASE - 1})`);
+  }
+  return characterId;
+}
+
 export function addPlayer(w: World, sessionId: number, c: SavedCharacter, now: number): Player {
+  if (w.players.has(c.id)) throw new Error(`character ${c.id} is already in ${w.zone.name}`);
   const base = w.data.character;
   let pos = { x: c.x ?? w.zone.playerSpawn.x, y: c.y ?? w.zone.playerSpawn.y };
   // A saved spot the zone no longer allows (walls moved, zone resized) falls back to the spawn.
@@ -361,7 +405,7 @@ export function addPlayer(w: World, sessionId: number, c: SavedCharacter, now: n
     c.health === undefined ? base.health : Math.min(Math.max(0, Math.round(c.health)), base.health);
   const p: Player = {
     kind: 'player',
-    id: w.nextPlayerId++,
+    id: playerEntityId(c.id),
     name: c.name,
     level: c.level,
     x: pos.x,

@@ -22,6 +22,7 @@ import {
   writeBytesRecord,
   writeJoinedRecord,
   writeLeftRecord,
+  writeMovedRecord,
 } from '../cluster/wire.js';
 import { sendObserver } from '../metrics/index.js';
 import type { OutboxSink } from '../outbox/outbox.js';
@@ -87,6 +88,7 @@ export class GatewayLink {
   private readonly outputs: SessionOutput[] = [];
   private readonly joined: number[] = [];
   private readonly left: number[] = [];
+  private readonly movedTo: [session: number, zone: string][] = [];
 
   /**
    * `maxPayload`: the most one message may carry (the bus's limit). A tick that holds more
@@ -122,6 +124,11 @@ export class GatewayLink {
     this.joined.push(session, entity, character);
   }
 
+  /** The session's character walked into `zone` of this host: told before this tick's bytes. */
+  moved(session: number, zone: string): void {
+    this.movedTo.push([session, zone]);
+  }
+
   /** The session's character is gone (or never came): told after this tick's bytes. */
   exited(session: number, reason: LeftReason): void {
     this.left.push(session, reason);
@@ -130,7 +137,13 @@ export class GatewayLink {
   /** Sends this tick's batch (one message unless it is over the bus's limit), if there is anything in it. */
   publish(): void {
     const outputs = this.outputs;
-    if (outputs.length === 0 && this.joined.length === 0 && this.left.length === 0) return;
+    if (
+      outputs.length === 0 &&
+      this.joined.length === 0 &&
+      this.left.length === 0 &&
+      this.movedTo.length === 0
+    )
+      return;
     const w = this.batch;
     this.start();
     const joined = this.joined;
@@ -138,6 +151,11 @@ export class GatewayLink {
       this.room(RECORD_HEAD * 2);
       writeJoinedRecord(w, joined[i]!, joined[i + 1]!, joined[i + 2]!);
     }
+    for (const [session, zone] of this.movedTo) {
+      this.room(RECORD_HEAD + zone.length * 3 + 1);
+      writeMovedRecord(w, session, zone);
+    }
+    this.movedTo.length = 0;
     for (const o of outputs) {
       // Closed after its last commit (it left this tick) still gets what it was given.
       if (o.out.pos > 0) this.bytes(o.session, o.out.buf, o.out.pos);

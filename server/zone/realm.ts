@@ -25,7 +25,19 @@ import { WhoList } from '../../shared/protocol/index.js';
 import { byOpcode, type AnyClientPacket } from '../../shared/protocol/registry.js';
 import type { Bus, BusMessage, BusSubscription } from '../cluster/bus.js';
 import { Subjects, zoneId } from '../cluster/subjects.js';
-import { LeftReason, readZoneInputs, ZoneRecord, type ZoneInputRecord } from '../cluster/wire.js';
+import { decodeHandoff, encodeHandoff } from '../cluster/border-wire.js';
+import {
+  beginZoneInputs,
+  LeftReason,
+  readZoneInputs,
+  writeBehindRecord,
+  writeDetachRecord,
+  writeHandoffRecord,
+  writePacketRecord,
+  writeResyncRecord,
+  ZoneRecord,
+  type ZoneInputRecord,
+} from '../cluster/wire.js';
 import type { Logger } from '../log.js';
 import { storeSaveSeconds, tickSeconds } from '../metrics/index.js';
 import type { CharacterRecord, CharacterSave, CharacterSaver, Store } from '../store/index.js';
@@ -33,17 +45,21 @@ import {
   createWorld,
   mulberry32,
   savedCharacter,
+  type HandoffState,
   type SavedCharacter,
   type WorldData,
   type WorldEvent,
   type WorldRules,
 } from '../world/index.js';
+import { BorderLink } from './border-link.js';
 import { GatewayLink, type SessionOutput } from './gateway-link.js';
 import { zoneInput } from './routes.js';
 import { ZoneHost, type ZoneHostHooks } from './zone-host.js';
 
 export interface RealmOptions {
   readonly data: WorldData;
+  /** The zones this host runs, by name (default: every zone in `data`). */
+  readonly zones?: readonly string[];
   readonly store: Store;
   readonly saver: CharacterSaver;
   readonly bus: Bus;
@@ -87,12 +103,16 @@ interface Seat {
   lingerSince: number | undefined;
   /** Attached to a new session, waiting for the world to apply it (see Realm.attach). */
   attaching: boolean;
+  /** Handed to the zone beside, waiting for that zone to take it (see Realm.onHandedOff). */
+  arriving: boolean;
   /** Resolves once the seat is gone (its entity left, or it never got one). */
   readonly gone: Promise<void>;
   readonly markGone: () => void;
 }
 
 const WHO_LIST_MAX = 200;
+/** How long inputs for a session handed to another host are sent on after it. */
+const FORWARD_MS = 10_000;
 /** A zone-input PACKET must name a client packet whose target is 'zone'. */
 type ZonePacket = Extract<AnyClientPacket, { target: 'zone' }>;
 
@@ -111,6 +131,10 @@ export class Realm {
   private readonly clock: () => number;
   private readonly hostId: string;
   private readonly subscriptions: BusSubscription[] = [];
+  /** Sessions handed to another host, by "gateway\nsession": where their late inputs go. */
+  private readonly forwards = new Map<string, { zone: string; until: number }>();
+  /** Border strips to and from the neighbours of this host's zones. */
+  private readonly border: BorderLink;
   private readonly reader = new Reader();
   private nextWorldSession = 1;
   private timer: NodeJS.Timeout | undefined;
@@ -131,11 +155,21 @@ export class Realm {
       joined: (host, sessionId, playerId) => this.onJoined(host, sessionId, playerId),
       save: (host, e) => this.onSave(host, e),
       leftWorld: (host, e) => this.onLeftWorld(host, e),
+      handedOff: (host, e) => this.onHandedOff(host, e),
     };
     let seed = opts.seed ?? this.clock() & 0x7fffffff;
+    const hosted = opts.zones ?? opts.data.zones.map((z) => z.name);
     for (const zone of opts.data.zones) {
+      if (!hosted.includes(zone.name)) continue;
       const rng = mulberry32(seed++);
-      const world = createWorld(opts.data, { zone: zone.name, rules: opts.rules, now: this.clock(), rng });
+      // Players walk across a border to a zone this host runs too (handed over in process).
+      const world = createWorld(opts.data, {
+        zone: zone.name,
+        rules: opts.rules,
+        now: this.clock(),
+        rng,
+        openBorders: hosted,
+      });
       const host = new ZoneHost(world, rng, hooks);
       this.zones.set(zone.name, host);
       this.subscriptions.push(
@@ -143,6 +177,7 @@ export class Realm {
       );
     }
     if (this.zones.size === 0) throw new Error('the world data has no zone');
+    this.border = new BorderLink(opts.bus, this.zones, opts.log, this.clock);
     // Whispers never come here: gateways find their targets in the registry and deliver them.
     this.subscriptions.push(opts.bus.subscribe(Subjects.hostWho(this.hostId), (m) => this.who(m)));
   }
@@ -175,7 +210,9 @@ export class Realm {
     // Before the step: a leave queued here is applied in this very tick, so no resume can
     // come between the decision and the departure.
     if (this.lingering.size > 0) this.expireLingering(now);
+    this.border.open(now);
     for (const host of this.zones.values()) host.tick(now);
+    this.border.publish();
     if (this.saveRequested) {
       this.saveRequested = false;
       this.flushSaves();
@@ -191,6 +228,7 @@ export class Realm {
     clearInterval(this.autosaveTimer);
     this.timer = this.autosaveTimer = undefined;
     for (const sub of this.subscriptions.splice(0)) sub.unsubscribe();
+    this.border.close();
     this.markEveryoneDirty();
     await this.opts.saver.stop();
   }
@@ -225,9 +263,32 @@ export class Realm {
   private onZoneInput(host: ZoneHost, gateway: string, record: ZoneInputRecord): void {
     const { link, seats } = this.linkOf(gateway);
     const seat = seats.get(record.session);
+    if (!seat && this.forwards.size > 0 && this.forward(gateway, record)) return;
     switch (record.kind) {
+      case ZoneRecord.Handoff: {
+        let state: HandoffState;
+        try {
+          state = decodeHandoff(record.state);
+        } catch (err) {
+          this.opts.log.warn({ err, gateway, session: record.session }, 'hand-off refused');
+          return;
+        }
+        if (seat) {
+          this.opts.log.warn({ gateway, session: record.session }, 'hand-off for a session already here');
+          return;
+        }
+        this.forwards.delete(`${gateway}\n${record.session}`);
+        const arriving = this.newSeat(host, link, record.session, record.account, state.characterId);
+        arriving.spells = state.spells;
+        arriving.arriving = true;
+        arriving.playerId = state.entity.id;
+        arriving.output = link.output(record.session);
+        host.queue({ type: 'arrive', sessionId: arriving.worldSession, state });
+        return;
+      }
       case ZoneRecord.Packet: {
-        if (!seat || seat.playerId === undefined || seat.host !== host) return;
+        // A player handed to another zone of this host: its inputs follow it there.
+        if (!seat || seat.playerId === undefined) return;
         const def = byOpcode(record.opcode);
         if (!def || def.dir !== 'c2s' || def.target !== 'zone') return;
         let payload: unknown;
@@ -240,7 +301,7 @@ export class Realm {
           this.opts.log.warn({ err, gateway, opcode: record.opcode }, 'zone input refused');
           return;
         }
-        host.queue(zoneInput(def as ZonePacket, seat.playerId, payload, record.receivedAt));
+        seat.host.queue(zoneInput(def as ZonePacket, seat.playerId, payload, record.receivedAt));
         return;
       }
       case ZoneRecord.Join:
@@ -435,6 +496,7 @@ export class Realm {
       superseded: false,
       lingerSince: undefined,
       attaching: false,
+      arriving: false,
       gone,
       markGone,
     };
@@ -467,6 +529,16 @@ export class Realm {
 
   private onJoined(host: ZoneHost, worldSession: number, playerId: number): void {
     const seat = this.seats.get(worldSession);
+    if (seat?.arriving) {
+      // Handed over: the same session and output, now written by this zone; its gateway
+      // sends the session's inputs here from now on.
+      seat.arriving = false;
+      seat.host = host;
+      seat.playerId = playerId;
+      if (seat.output) host.bind(playerId, seat.output);
+      seat.link.moved(seat.session, host.name);
+      return;
+    }
     // An attach whose new session closed before the world applied it lingers again.
     if (seat && this.lingering.has(seat)) return;
     if (seat?.attaching && seat.closed) {
@@ -502,6 +574,81 @@ export class Realm {
     this.opts.saver.markDirty(toSave(e.character, host.name, spells));
     this.leavingIds.push(e.character.id);
     this.saveRequested = true;
+  }
+
+  /**
+   * A player walked into the zone beside (one this host runs: borders are open only to those):
+   * its seat moves there with its session and output, and that zone takes it over at its next
+   * step. Inputs already on their way to the old zone follow the seat (onZoneInput).
+   */
+  private onHandedOff(from: ZoneHost, e: Extract<WorldEvent, { type: 'handedOff' }>): void {
+    from.unbind(e.playerId);
+    const seat = this.seatOf(e.sessionId, e.playerId);
+    const to = this.zones.get(e.to);
+    if (!to) {
+      if (seat) this.handOver(seat, e.to, e.state);
+      return;
+    }
+    if (seat) {
+      seat.host = to;
+      seat.arriving = true;
+    }
+    to.queue({ type: 'arrive', sessionId: e.sessionId, state: e.state });
+  }
+
+  /**
+   * Hands a seat to the host of `zone` (another process): a HANDOFF record on the zone's
+   * input subject, sent as from the session's gateway, carries the player's state; the seat
+   * leaves this host without a LEFT (the next host tells the gateway MOVED), and inputs that
+   * still come here for the session are sent on after it for a while.
+   */
+  private handOver(seat: Seat, zone: string, state: HandoffState): void {
+    const w = new Writer(256);
+    beginZoneInputs(w, seat.link.gateway);
+    writeHandoffRecord(w, seat.session, seat.accountId, encodeHandoff(state));
+    const subject = Subjects.zoneInput(zoneId(zone));
+    this.opts.bus.publish(subject, w.finish());
+    this.forwards.set(`${seat.link.gateway}\n${seat.session}`, { zone, until: this.clock() + FORWARD_MS });
+    if (seat.output) seat.output.closed = true;
+    seat.output = undefined;
+    this.seats.delete(seat.worldSession);
+    this.lingering.delete(seat);
+    const seats = this.links.get(seat.link.gateway)?.seats;
+    if (seats?.get(seat.session) === seat) seats.delete(seat.session);
+    seat.markGone();
+  }
+
+  /** An input for a session handed to another host: on to that host, as its gateway sent it. */
+  private forward(gateway: string, record: ZoneInputRecord): boolean {
+    const key = `${gateway}\n${record.session}`;
+    const to = this.forwards.get(key);
+    if (!to) return false;
+    if (to.until < this.clock()) {
+      this.forwards.delete(key);
+      return false;
+    }
+    const w = new Writer(64);
+    beginZoneInputs(w, gateway);
+    switch (record.kind) {
+      case ZoneRecord.Packet:
+        writePacketRecord(w, record.session, record.receivedAt, record.opcode, (out) =>
+          out.raw(record.payload),
+        );
+        break;
+      case ZoneRecord.Detach:
+        writeDetachRecord(w, record.session);
+        break;
+      case ZoneRecord.Behind:
+        writeBehindRecord(w, record.session, record.behind);
+        break;
+      case ZoneRecord.Resync:
+        writeResyncRecord(w, record.session);
+        break;
+      default:
+        return false;
+    }
+    this.opts.bus.publish(Subjects.zoneInput(zoneId(to.zone)), w.finish());
+    return true;
   }
 
   private onLeftWorld(host: ZoneHost, e: Extract<WorldEvent, { type: 'leftWorld' }>): void {

@@ -18,6 +18,8 @@ export interface ZoneHostHooks {
   save(host: ZoneHost, event: Extract<WorldEvent, { type: 'save' }>): void;
   /** The player entity is gone. */
   leftWorld(host: ZoneHost, event: Extract<WorldEvent, { type: 'leftWorld' }>): void;
+  /** The player walked into the zone beside: it is that zone's to carry on (a ghost here). */
+  handedOff(host: ZoneHost, event: Extract<WorldEvent, { type: 'handedOff' }>): void;
 }
 
 /** Every how many MoveInputs one's delay is observed. */
@@ -89,7 +91,7 @@ export class ZoneHost {
     const after: WorldEvent[] = [];
     for (const e of events) {
       if (e.type === 'joined') this.hooks.joined(this, e.sessionId, e.playerId);
-      else if (e.type === 'save' || e.type === 'leftWorld') after.push(e);
+      else if (e.type === 'save' || e.type === 'leftWorld' || e.type === 'handedOff') after.push(e);
     }
     this.outbox.deliver(events, this.world, this.world.tick, now);
     const stats = this.outbox.stats;
@@ -101,6 +103,7 @@ export class ZoneHost {
     for (const e of after) {
       if (e.type === 'save') this.hooks.save(this, e);
       else if (e.type === 'leftWorld') this.hooks.leftWorld(this, e);
+      else if (e.type === 'handedOff') this.hooks.handedOff(this, e);
     }
     this.timing.stepMs = stepped - started;
     this.timing.deliverMs = performance.now() - stepped;

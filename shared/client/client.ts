@@ -29,6 +29,7 @@ import {
   CharacterDeleted,
   EnterWorldRequest,
   EnterWorld,
+  ZoneChanged,
   ZoneInfo,
 } from '../protocol/character.js';
 import { MoveInput } from '../protocol/movement.js';
@@ -713,6 +714,13 @@ export class WyvernClient {
       case 'SpellBook':
         this.spellBook = payload as SpellBookPayload;
         return;
+      case 'ZoneChanged': {
+        // Handed to the next zone's host: keep the view and the prediction; heads and motion
+        // references count from its tick and time (the next WorldUpdate spawns everything anew).
+        const changed = payload as PayloadOf<typeof ZoneChanged>;
+        this.motionRefs.enter(changed.tick, changed.serverTime);
+        return;
+      }
       case 'EnterWorld': {
         const enter = payload as EnterWorldPayload;
         this.motionRefs.enter(enter.tick, enter.serverTime);

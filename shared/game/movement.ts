@@ -16,7 +16,13 @@ export interface Rect {
   h: number;
 }
 
+/**
+ * The ground one may stand on: a rectangle of the world plane. Zones lie side by side in one
+ * coordinate plane, so a zone's ground starts at its corner (x, y), 0 when left out.
+ */
 export interface ZoneBounds {
+  x?: number;
+  y?: number;
   width: number;
   height: number;
 }
@@ -39,13 +45,22 @@ export function distance(a: Vec2, b: Vec2): number {
 }
 
 export function insideZone(p: Vec2, zone: ZoneBounds, radius = ENTITY_RADIUS): boolean {
-  return p.x >= radius && p.y >= radius && p.x <= zone.width - radius && p.y <= zone.height - radius;
+  const x0 = zone.x ?? 0;
+  const y0 = zone.y ?? 0;
+  return (
+    p.x >= x0 + radius &&
+    p.y >= y0 + radius &&
+    p.x <= x0 + zone.width - radius &&
+    p.y <= y0 + zone.height - radius
+  );
 }
 
 export function clampToZone(p: Vec2, zone: ZoneBounds, radius = ENTITY_RADIUS): Vec2 {
+  const x0 = zone.x ?? 0;
+  const y0 = zone.y ?? 0;
   return {
-    x: Math.min(Math.max(p.x, radius), zone.width - radius),
-    y: Math.min(Math.max(p.y, radius), zone.height - radius),
+    x: Math.min(Math.max(p.x, x0 + radius), x0 + zone.width - radius),
+    y: Math.min(Math.max(p.y, y0 + radius), y0 + zone.height - radius),
   };
 }
 

@@ -108,21 +108,41 @@ export const EnterWorld = definePacket({
 });
 
 const obstacle = t.struct({ x: t.f32, y: t.f32, w: t.f32, h: t.f32 });
+const neighbourZone = t.struct({ zone: zoneName, x: t.f32, y: t.f32, width: t.f32, height: t.f32 });
 
 export const ZoneInfo = definePacket({
   opcode: 0x0209,
   name: 'ZoneInfo',
   dir: 's2c',
   delivery: 'reliable',
-  doc: "The zone's size and walls (axis-aligned rectangles), sent before EnterWorld.",
+  doc: "The zone's place and size in the world plane, its walls (axis-aligned rectangles) and the zones beside it, sent before EnterWorld.",
   fields: {
     zone: zoneName,
+    /** The zone's corner: zones lie side by side in one plane, positions never translate. */
+    x: t.f32,
+    y: t.f32,
     width: t.f32,
     height: t.f32,
+    /** The zone's walls, and its neighbours' walls near the border (what a player there can see). */
     obstacles: t.list(obstacle, 2048),
+    /** The zones that share a stretch of border with this one: ground a player near it sees. */
+    neighbours: t.list(neighbourZone, 16),
     /** Side of a spatial-grid cell, for clients that show the grid. */
     cellSize: t.f32,
     /** How long a dead player lies before standing up at the graveyard, in ms (a countdown). */
     respawnDelay: t.u32,
+  },
+});
+
+export const ZoneChanged = definePacket({
+  opcode: 0x020a,
+  name: 'ZoneChanged',
+  dir: 's2c',
+  delivery: 'reliable',
+  doc: "The client's own entity walked into the zone named here, now kept by that zone's host (after a ZoneInfo for it). The client keeps its view and its prediction; WorldUpdate ticks and times count on from tick and serverTime, motion references start afresh, and the next WorldUpdate spawns everything in view again (a spawn of an entity the client holds replaces its state).",
+  fields: {
+    zone: zoneName,
+    tick: t.u32,
+    serverTime: t.f64,
   },
 });

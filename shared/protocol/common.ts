@@ -2,11 +2,18 @@
 import { t } from '../codec/index.js';
 
 /** Bumped on any wire change; Hello with another version gets ERR_VERSION. */
-export const PROTOCOL_VERSION = 5;
+export const PROTOCOL_VERSION = 6;
 
-/** Entity ids: players count up from 1, mobs from MOB_ID_BASE, so the two never meet. */
+/**
+ * Entity ids, unique across zones and hosts so a character keeps its id when handed to the
+ * next zone: a player's id is its character id (below MOB_ID_BASE); a zone numbered n gives
+ * its mobs MOB_ID_BASE + (n - 1) * MOB_IDS_PER_ZONE + 0, 1, ... With MAX_ZONES zones every
+ * mob id stays under 2^21: three bytes as a varint, as with one zone.
+ */
 export const entityId = t.varint;
 export const MOB_ID_BASE = 1 << 20;
+export const MOB_IDS_PER_ZONE = 1 << 16;
+export const MAX_ZONES = 16;
 
 /** Zone coordinates are in [0, COORD_MAX]; entity records carry them quantized to 1/16 unit. */
 export const COORD_MAX = 4096;

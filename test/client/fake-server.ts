@@ -220,9 +220,12 @@ export class FakeServer {
       if (!ch) return this.refuse(EnterWorldRequest, 'ERR_NO_SUCH_CHARACTER');
       this.send(ZoneInfo, {
         zone: 'meadow',
+        x: 0,
+        y: 0,
         width: 1024,
         height: 1024,
         obstacles: [],
+        neighbours: [],
         cellSize: 64,
         respawnDelay: 500,
       });

@@ -44,9 +44,12 @@ function answerResume(server: FakeServer, inWorld: boolean): void {
     setTimeout(() => {
       server.send(ZoneInfo, {
         zone: 'Vale',
+        x: 0,
+        y: 0,
         width: 800,
         height: 800,
         obstacles: [],
+        neighbours: [],
         cellSize: 64,
         respawnDelay: 5000,
       });
@@ -103,9 +106,12 @@ describe('reconnect', () => {
           Resumed.encode({ accountId: 7, account: r.account, resumeToken: FRESH, characterId: 3 }),
           ZoneInfo.encode({
             zone: 'Vale',
+            x: 0,
+            y: 0,
             width: 800,
             height: 800,
             obstacles: [],
+            neighbours: [],
             cellSize: 64,
             respawnDelay: 5000,
           }),

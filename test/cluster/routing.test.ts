@@ -31,6 +31,8 @@ import { describeWithNats } from './with-nats.js';
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const GATEWAY_UP =
   /open https?:\/\/localhost:(\d+)\/ in a browser; native clients connect to TCP port (\d+)\./;
+/** Where Testwold lies below Testvale (800 high) in the world plane. */
+const WOLD_DY = 1000;
 const hostUp = (id: string) => new RegExp(`zone host ${id} is running .*HTTP port (\\d+)\\.`);
 
 interface Ports {
@@ -67,11 +69,27 @@ describeWithNats(
 
     beforeAll(async () => {
       dir = mkdtempSync(join(tmpdir(), 'wyvern-routing-'));
-      // The test world with a second zone: Testvale again, under another name.
+      // The test world with a second zone: Testvale again, under another name, WOLD_DY further
+      // down the world plane, with a gap between them (no border: that is border.test.ts's).
       const data = join(dir, 'data');
       cpSync(join(ROOT, 'data/test'), data, { recursive: true });
-      const vale = JSON.parse(readFileSync(join(data, 'zones/testvale.json'), 'utf8')) as { name: string };
-      writeFileSync(join(data, 'zones/testwold.json'), JSON.stringify({ ...vale, name: 'Testwold' }));
+      const vale = JSON.parse(readFileSync(join(data, 'zones/testvale.json'), 'utf8')) as Record<
+        string,
+        unknown
+      >;
+      const down = <T extends { y: number }>(p: T): T => ({ ...p, y: p.y + WOLD_DY });
+      const wold = {
+        ...vale,
+        name: 'Testwold',
+        number: 2,
+        x: 0,
+        y: WOLD_DY,
+        playerSpawn: down(vale['playerSpawn'] as { x: number; y: number }),
+        graveyard: down(vale['graveyard'] as { x: number; y: number }),
+        obstacles: (vale['obstacles'] as { y: number }[]).map(down),
+        spawns: (vale['spawns'] as { y: number }[]).map(down),
+      };
+      writeFileSync(join(data, 'zones/testwold.json'), JSON.stringify(wold));
       const db = join(dir, 'w.db');
       const common = {
         HOST: '127.0.0.1',
@@ -114,7 +132,7 @@ describeWithNats(
           name: 'Nodebob',
           beforeEnter: async (id) => {
             const row = (await store.getCharacter(id))!;
-            await store.saveCharacters([{ ...row, zone: 'Testwold' }]);
+            await store.saveCharacters([{ ...row, zone: 'Testwold', y: row.y + WOLD_DY }]);
           },
         });
         open.push(bob);

@@ -215,9 +215,12 @@ describe('FrameDecoder', () => {
   it('refuses a flipped payload bit with ERR_BAD_CRC', () => {
     const bytes = ZoneInfo.encode({
       zone: 'Meadow',
+      x: 0,
+      y: 0,
       width: 512,
       height: 512,
       obstacles: [],
+      neighbours: [],
       cellSize: 32,
       respawnDelay: 0,
     });

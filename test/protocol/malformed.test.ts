@@ -107,7 +107,10 @@ describe('malformed payloads get specific decode errors', () => {
   });
 
   it('refuses a list count above its max with ERR_LIST_TOO_LONG (u16 count)', () => {
-    const e = decodeFailure(ZoneInfo, bytes(6, ascii('Meadow'), f32le(100), f32le(100), u16le(2049)));
+    const e = decodeFailure(
+      ZoneInfo,
+      bytes(6, ascii('Meadow'), f32le(0), f32le(0), f32le(100), f32le(100), u16le(2049)),
+    );
     expect(e.code).toBe(DecodeErrorCode.ListTooLong);
   });
 
@@ -204,7 +207,7 @@ describe('malformed payloads get specific decode errors', () => {
 
   it('refuses a too-long list before reading its items, so a huge count costs nothing', () => {
     // 0xffff items claimed, none sent: the count alone decides.
-    const e = decodeFailure(ZoneInfo, bytes(0, f32le(1), f32le(1), u16le(0xffff)));
+    const e = decodeFailure(ZoneInfo, bytes(0, f32le(0), f32le(0), f32le(1), f32le(1), u16le(0xffff)));
     expect(e.code).toBe(DecodeErrorCode.ListTooLong);
   });
 });

@@ -534,9 +534,12 @@ describe('bot walking', () => {
     const wall = { x: 200, y: 0, w: 20, h: 450 };
     s.zoneKnown({
       zone: 'Test',
+      x: 0,
+      y: 0,
       width: 600,
       height: 600,
       obstacles: [wall],
+      neighbours: [],
       cellSize: 64,
       respawnDelay: 500,
     });

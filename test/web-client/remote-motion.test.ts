@@ -78,9 +78,12 @@ function simulate(link: LinkSettings, seed: number, durationMs = 20_000): Run {
   page.feed(0, (w) => {
     ZoneInfo.write(w, {
       zone: 'Vale',
+      x: 0,
+      y: 0,
       width: 4000,
       height: 4000,
       obstacles: [],
+      neighbours: [],
       cellSize: 64,
       respawnDelay: 0,
     });

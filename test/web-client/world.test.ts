@@ -111,9 +111,12 @@ function enteredWorld(): ClientWorld {
   feed(world, 0, (w) => {
     ZoneInfo.write(w, {
       zone: 'Vale',
+      x: 0,
+      y: 0,
       width: 1000,
       height: 1000,
       obstacles: [],
+      neighbours: [],
       cellSize: 100,
       respawnDelay: 500,
     });

@@ -101,6 +101,9 @@ export function template(over: Partial<MobTemplate> = {}): MobTemplate {
 export function zone(over: Partial<ZoneData> = {}): ZoneData {
   return {
     name: 'Testzone',
+    number: 1,
+    x: 0,
+    y: 0,
     width: 1000,
     height: 1000,
     obstacles: [{ x: 500, y: 0, w: 20, h: 400 }],

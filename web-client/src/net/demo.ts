@@ -33,8 +33,11 @@ const CORPSE = MOB_ID_BASE + 3;
 
 export const DEMO_ZONE: PayloadOf<typeof ZoneInfo> = {
   zone: 'Greenvale',
+  x: 0,
+  y: 0,
   width: 1600,
   height: 1200,
+  neighbours: [],
   cellSize: 128,
   respawnDelay: 5000,
   obstacles: [

@@ -7,7 +7,13 @@
  * then, in screen space, the minimap. The camera keeps the own character centred.
  */
 import { Application, Container, Graphics, Text } from 'pixi.js';
-import { COMBAT_TEXT_MS, type ClientWorld, type EntityState, type Zone } from '../state/world.js';
+import {
+  COMBAT_TEXT_MS,
+  type ClientWorld,
+  type EntityState,
+  type Zone,
+  type ZoneArea,
+} from '../state/world.js';
 import { bodyStyle, SELF_MARK } from './palette.js';
 
 export interface Overlays {
@@ -17,6 +23,8 @@ export interface Overlays {
 }
 
 const GROUND = 0x25331f;
+/** The ground of the zones beside the player's own: the same land, a shade darker. */
+const NEIGHBOUR_GROUND = 0x1f2b1a;
 const BODY_RADIUS = 10;
 const MINIMAP_SIZE = 180;
 /** On a narrow screen the minimap takes at most this share of the width. */
@@ -138,8 +146,8 @@ export class WorldRenderer {
       this.cameraX = mePos.x;
       this.cameraY = mePos.y;
     } else if (zone) {
-      this.cameraX = zone.width / 2;
-      this.cameraY = zone.height / 2;
+      this.cameraX = zone.x + zone.width / 2;
+      this.cameraY = zone.y + zone.height / 2;
     }
     const w = this.app.screen.width;
     const h = this.app.screen.height;
@@ -166,19 +174,28 @@ export class WorldRenderer {
     this.ground.clear();
     this.gridFor = undefined;
     if (!zone) return;
-    this.ground.rect(0, 0, zone.width, zone.height).fill(GROUND);
-    // A faint checker so motion reads even on empty ground.
-    const tile = 64;
-    for (let y = 0; y < zone.height; y += tile) {
-      for (let x = (y / tile) % 2 === 0 ? 0 : tile; x < zone.width; x += tile * 2) {
-        this.ground.rect(x, y, Math.min(tile, zone.width - x), Math.min(tile, zone.height - y));
-      }
-    }
-    this.ground.fill({ color: 0x2b3a24 });
+    // The zones beside this one first, a shade apart: a player near the border sees their ground.
+    for (const n of zone.neighbours) this.drawGround(n, NEIGHBOUR_GROUND, 0x26331f);
+    this.drawGround(zone, GROUND, 0x2b3a24);
     for (const o of zone.obstacles) {
       this.ground.rect(o.x, o.y, o.w, o.h).fill(0x5a5f66).stroke({ width: 2, color: 0x2e3238 });
     }
-    this.ground.rect(0, 0, zone.width, zone.height).stroke({ width: 4, color: 0x11170f });
+    for (const n of zone.neighbours) {
+      this.ground.rect(n.x, n.y, n.width, n.height).stroke({ width: 4, color: 0x11170f });
+    }
+    this.ground.rect(zone.x, zone.y, zone.width, zone.height).stroke({ width: 4, color: 0x11170f });
+  }
+
+  /** One zone's ground: a fill and a faint checker so motion reads even on empty ground. */
+  private drawGround(a: ZoneArea, fill: number, checker: number): void {
+    this.ground.rect(a.x, a.y, a.width, a.height).fill(fill);
+    const tile = 64;
+    for (let y = 0; y < a.height; y += tile) {
+      for (let x = (y / tile) % 2 === 0 ? 0 : tile; x < a.width; x += tile * 2) {
+        this.ground.rect(a.x + x, a.y + y, Math.min(tile, a.width - x), Math.min(tile, a.height - y));
+      }
+    }
+    this.ground.fill({ color: checker });
   }
 
   private drawGrid(zone: Zone | undefined, _w: number, _h: number): void {
@@ -187,8 +204,13 @@ export class WorldRenderer {
     this.gridFor = key;
     this.grid.clear();
     if (!key || !zone || zone.cellSize <= 0) return;
-    for (let x = 0; x <= zone.width; x += zone.cellSize) this.grid.moveTo(x, 0).lineTo(x, zone.height);
-    for (let y = 0; y <= zone.height; y += zone.cellSize) this.grid.moveTo(0, y).lineTo(zone.width, y);
+    const { x: x0, y: y0 } = zone;
+    for (let x = 0; x <= zone.width; x += zone.cellSize) {
+      this.grid.moveTo(x0 + x, y0).lineTo(x0 + x, y0 + zone.height);
+    }
+    for (let y = 0; y <= zone.height; y += zone.cellSize) {
+      this.grid.moveTo(x0, y0 + y).lineTo(x0 + zone.width, y0 + y);
+    }
     this.grid.stroke({ width: 1, color: 0xffffff, alpha: 0.12 });
   }
 
@@ -400,14 +422,20 @@ export class WorldRenderer {
     this.minimapBox = { x: ox - 2, y: oy - 2, w: mw + 4, h: mh + 4 };
     g.rect(ox - 2, oy - 2, mw + 4, mh + 4).fill({ color: 0x000000, alpha: 0.6 });
     g.rect(ox, oy, mw, mh).fill({ color: GROUND, alpha: 0.9 });
-    for (const o of zone.obstacles) g.rect(ox + o.x * scale, oy + o.y * scale, o.w * scale, o.h * scale);
+    // Positions are in the world plane: the minimap shows the zone from its corner.
+    const mx = (x: number): number => ox + (x - zone.x) * scale;
+    const my = (y: number): number => oy + (y - zone.y) * scale;
+    for (const o of zone.obstacles) {
+      if (!insideArea(o, zone)) continue;
+      g.rect(mx(o.x), my(o.y), o.w * scale, o.h * scale);
+    }
     g.fill(0x5a5f66);
     if (world.self) {
       const me = world.selfEntity();
       const p = me ? world.drawnPosition(me, now) : undefined;
       if (p) {
         const box = { x: ox, y: oy, w: mw, h: mh };
-        arcInside(g, ox + p.x * scale, oy + p.y * scale, world.self.interestRadius * scale, box);
+        arcInside(g, mx(p.x), my(p.y), world.self.interestRadius * scale, box);
         g.stroke({ width: 1, color: 0x3dd6ff, alpha: 0.6 });
       }
     }
@@ -415,7 +443,8 @@ export class WorldRenderer {
       const p = world.drawnPosition(e, now);
       const colour =
         e.id === world.self?.id ? SELF_MARK : !e.alive ? 0x777777 : e.kind === 'mob' ? 0xff5a4a : 0xe8f4ff;
-      g.circle(ox + p.x * scale, oy + p.y * scale, e.id === world.self?.id ? 3 : 2).fill(colour);
+      if (p.x < zone.x || p.y < zone.y || p.x > zone.x + zone.width || p.y > zone.y + zone.height) continue;
+      g.circle(mx(p.x), my(p.y), e.id === world.self?.id ? 3 : 2).fill(colour);
     }
   }
 }
@@ -424,6 +453,11 @@ export class WorldRenderer {
  * The parts of a circle that lie inside a box, as line segments (Pixi masks are costly on
  * the canvas renderer, and the minimap must not spill its interest ring over the world).
  */
+/** Whether a wall lies (at least partly) within a zone's rectangle. */
+function insideArea(o: { x: number; y: number; w: number; h: number }, a: ZoneArea): boolean {
+  return o.x < a.x + a.width && a.x < o.x + o.w && o.y < a.y + a.height && a.y < o.y + o.h;
+}
+
 function arcInside(
   g: Graphics,
   cx: number,

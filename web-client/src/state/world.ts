@@ -19,7 +19,7 @@ import {
   type WorldChange,
 } from '../../../shared/client/world-view.js';
 import type { Placement } from '../../../shared/game/interpolation.js';
-import type { Rect } from '../../../shared/game/movement.js';
+import type { Rect, ZoneBounds } from '../../../shared/game/movement.js';
 import type { PayloadOf } from '../../../shared/protocol/define.js';
 import type { AnyServerPacket, ServerPacketName } from '../../../shared/protocol/registry.js';
 import type { EnterWorld } from '../../../shared/protocol/character.js';
@@ -35,11 +35,20 @@ export type Incoming = {
 
 export type SpellInfo = PayloadOf<typeof SpellBook>['spells'][number];
 
-export interface Zone {
+/** A zone's rectangle in the world plane (zones lie side by side; positions never translate). */
+export interface ZoneArea {
   name: string;
+  x: number;
+  y: number;
   width: number;
   height: number;
+}
+
+export interface Zone extends ZoneArea {
+  /** Its walls, and its neighbours' walls near the border. */
   obstacles: Rect[];
+  /** The zones beside it: ground a player near the border sees. */
+  neighbours: ZoneArea[];
   cellSize: number;
   /** How long the dead lie before standing up at the graveyard (ms). */
   respawnDelay: number;
@@ -174,9 +183,12 @@ export class ClientWorld {
       case 'ZoneInfo':
         this.zone = {
           name: p.value.zone,
+          x: p.value.x,
+          y: p.value.y,
           width: p.value.width,
           height: p.value.height,
           obstacles: p.value.obstacles.map((o) => ({ ...o })),
+          neighbours: p.value.neighbours.map((n) => ({ ...n, name: n.zone })),
           cellSize: p.value.cellSize,
           respawnDelay: p.value.respawnDelay,
         };
@@ -187,6 +199,10 @@ export class ClientWorld {
         break;
       case 'EnterWorld':
         this.enter(p.value, localNow);
+        break;
+      case 'ZoneChanged':
+        // Walked into the zone beside: the view and the prediction carry on (ZoneInfo came first).
+        this.serverTick = p.value.tick;
         break;
       case 'WorldUpdate':
         this.serverTick = p.value.tick;
@@ -488,9 +504,21 @@ export class ClientWorld {
     if (!this.tracks.has(v.entityId)) this.tracks.set(v.entityId, new VisualTrack());
   }
 
-  private predictionWorld(): { zone: { width: number; height: number }; obstacles: Rect[] } {
+  /** The ground the own character may walk: its zone and the zones beside it (their bounding box). */
+  private predictionWorld(): { zone: ZoneBounds; obstacles: Rect[] } {
+    const z = this.zone;
+    const areas = z ? [z, ...z.neighbours] : [];
+    const x0 = Math.min(...areas.map((a) => a.x));
+    const y0 = Math.min(...areas.map((a) => a.y));
     return {
-      zone: { width: this.zone?.width ?? 4096, height: this.zone?.height ?? 4096 },
+      zone: z
+        ? {
+            x: x0,
+            y: y0,
+            width: Math.max(...areas.map((a) => a.x + a.width)) - x0,
+            height: Math.max(...areas.map((a) => a.y + a.height)) - y0,
+          }
+        : { width: 4096, height: 4096 },
       obstacles: this.zone?.obstacles ?? [],
     };
   }

@@ -1,0 +1,185 @@
+/**
+ * Hand-off at a border. A player walks on from its zone's ground into an open neighbour's
+ * (the move checks allow the neighbour's ground within the strip, against both zones' walls);
+ * once it stands HANDOFF_MARGIN past the line, its zone hands it on: `handedOff` carries its
+ * whole state, and the entity stays here, in place, as a ghost of the next zone (same id, same
+ * observers: nobody here sees it leave), held until that zone's strip shows it. The next zone
+ * makes it a player again under the same id (`arrive`): observers there held its ghost and
+ * keep it, and its own client is told the zone changed and sent its view anew. Walking back
+ * needs HANDOFF_MARGIN past the line the other way, so a player on the line does not bounce.
+ */
+import { insideZone, type Vec2 } from '../../shared/game/movement.js';
+import { CellSet } from './cell-set.js';
+import { grown, pointInArea, stripDepth } from './border.js';
+import { ghostState } from './ghosts.js';
+import { IdMap, IdSet } from './id-table.js';
+import type { HandoffState, Player, ZoneData } from './types.js';
+import { activate, emit, showInCell, type World } from './world.js';
+
+/** How far past the line a player must stand to be handed to the zone beyond it. */
+export const HANDOFF_MARGIN = 16;
+/** How long a player just handed on stays here as a ghost without the next zone's strip showing it. */
+export const HANDOFF_HOLD_MS = 2000;
+
+/**
+ * Whether a player may stand at `to`: on the zone's ground, or an open neighbour's near the
+ * line. The zones' ground is one: a player straddles the line freely, and keeps its radius
+ * from the outer edges of the zones together.
+ */
+export function walkable(w: World, to: Vec2): boolean {
+  if (insideZone(to, w.zone)) return true;
+  if (w.openBorders.length === 0 || !pointInArea(to, grown(w.zone, stripDepth(w.rules)))) return false;
+  if (!insideZone(to, w.zone, 0) && !w.openBorders.some((n) => insideZone(to, n, 0))) return false;
+  return insideZone(to, bounds([w.zone, ...w.openBorders]));
+}
+
+/** The rectangle around several. */
+function bounds(areas: readonly ZoneData[]): { x: number; y: number; width: number; height: number } {
+  const x = Math.min(...areas.map((a) => a.x));
+  const y = Math.min(...areas.map((a) => a.y));
+  const width = Math.max(...areas.map((a) => a.x + a.width)) - x;
+  const height = Math.max(...areas.map((a) => a.y + a.height)) - y;
+  return { x, y, width, height };
+}
+
+/** Hands on every player that moved this step and stands past the margin in an open neighbour. */
+export function handOffCrossers(w: World): void {
+  if (w.openBorders.length === 0) return;
+  for (const p of w.moved) {
+    if (!p.alive || !w.players.has(p.id) || insideZone(p, w.zone, 0)) continue;
+    const to = w.openBorders.find((n) => insideZone(p, n, HANDOFF_MARGIN));
+    if (to) handOff(w, p, to.name);
+  }
+}
+
+function handOff(w: World, p: Player, to: string): void {
+  const state = handoffState(p);
+  // Its own view goes with it (the next zone sends its client the view there); those who see
+  // it keep it, as a ghost of the next zone, in the same cell.
+  for (const e of p.visible.values()) {
+    e.observers.delete(p.id);
+    e.observerList = null;
+  }
+  p.visible.clear();
+  for (const cell of p.viewCells) w.cellObservers[cell]!.delete(p);
+  p.viewCells.clear();
+  activate(w, p.cell, -1);
+  w.playerGrid.remove(p);
+  w.players.delete(p.id);
+  w.walking.delete(p);
+  w.acks.delete(p);
+  w.viewDirty.delete(p);
+  w.casting.delete(p);
+  w.deadPlayers.delete(p);
+  w.loggingOut.delete(p);
+  p.cast = null;
+  p.logoutAt = null;
+  w.ghostGrid.insert(p);
+  w.ghosts.set(p.id, { entity: p, from: to, heldUntil: w.now + HANDOFF_HOLD_MS });
+  emit(w, { type: 'handedOff', sessionId: p.sessionId, playerId: p.id, to, state });
+}
+
+export function handoffState(p: Player): HandoffState {
+  return {
+    entity: ghostState(p),
+    characterId: p.characterId,
+    mana: p.mana,
+    maxMana: p.maxMana,
+    kills: p.kills,
+    spells: [...p.spells],
+    lastSeq: p.lastSeq,
+    lastMoveAt: p.lastMoveAt,
+    lastClientTime: p.lastClientTime,
+    timeBank: p.timeBank,
+    moving: p.moving,
+    moveSpeed: p.moveSpeed,
+    clockOffset: p.clockOffset,
+    inputAt: p.inputAt,
+    sentInputAt: p.sentInputAt,
+    cast: p.cast ? { spellId: p.cast.spell.id, targetId: p.cast.targetId, endsAt: p.cast.endsAt } : null,
+    cooldowns: [...p.cooldowns],
+    logoutAt: p.logoutAt,
+    lastCombatAt: p.lastCombatAt,
+    respawnAt: p.respawnAt,
+    nextManaRegenAt: p.nextManaRegenAt,
+    chatTokens: p.chatTokens,
+    chatRefilledAt: p.chatRefilledAt,
+  };
+}
+
+/**
+ * A player handed over from the zone beside this one becomes this zone's, under its id. The
+ * ghost this zone held of it gives way to it in place: its observers keep seeing it.
+ */
+export function arrivePlayer(w: World, sessionId: number, s: HandoffState): Player | undefined {
+  const e = s.entity;
+  if (w.players.has(e.id)) return undefined;
+  const sent = e.sent ?? { x: e.x, y: e.y, t: w.now, moving: false, angle: e.facing, speed: 0 };
+  const spell = s.cast ? w.data.spells.get(s.cast.spellId) : undefined;
+  const p: Player = {
+    kind: 'player',
+    id: e.id,
+    name: e.name,
+    level: e.level,
+    x: e.x,
+    y: e.y,
+    facing: e.facing,
+    speed: e.speed,
+    health: e.health,
+    maxHealth: e.maxHealth,
+    alive: e.alive,
+    appearance: e.appearance,
+    observers: new IdSet(),
+    observerList: null,
+    cell: -1,
+    slot: -1,
+    sessionId,
+    characterId: s.characterId,
+    mana: s.mana,
+    maxMana: s.maxMana,
+    kills: s.kills,
+    spells: [...s.spells],
+    visible: new IdMap(),
+    viewCells: new CellSet(w.playerGrid.cells.length),
+    viewX: e.x,
+    viewY: e.y,
+    lastSeq: s.lastSeq,
+    lastMoveAt: s.lastMoveAt,
+    lastClientTime: s.lastClientTime,
+    timeBank: s.timeBank,
+    moving: s.moving,
+    moveSpeed: s.moveSpeed,
+    sent: { ...sent },
+    clockOffset: s.clockOffset,
+    inputAt: s.inputAt,
+    sentInputAt: s.sentInputAt,
+    cast: spell && s.cast ? { spell, targetId: s.cast.targetId, endsAt: s.cast.endsAt } : null,
+    cooldowns: new Map(s.cooldowns),
+    logoutAt: s.logoutAt,
+    lastCombatAt: s.lastCombatAt,
+    respawnAt: s.respawnAt,
+    nextManaRegenAt: s.nextManaRegenAt,
+    chatTokens: s.chatTokens,
+    chatRefilledAt: s.chatRefilledAt,
+  };
+  const ghost = w.ghosts.get(p.id);
+  if (ghost) {
+    // The ghost's observers see the player from now on: the same entity to them.
+    w.ghosts.delete(p.id);
+    w.ghostGrid.remove(ghost.entity);
+    p.observers = ghost.entity.observers;
+    for (const oid of p.observers) w.players.get(oid)?.visible.set(p.id, p);
+  }
+  w.players.set(p.id, p);
+  w.playerGrid.insert(p);
+  activate(w, p.cell, 1);
+  showInCell(w, p);
+  w.viewDirty.add(p);
+  if (p.moving) w.walking.add(p);
+  if (p.cast) w.casting.add(p);
+  if (p.logoutAt !== null) w.loggingOut.add(p);
+  if (!p.alive) w.deadPlayers.add(p);
+  emit(w, { type: 'joined', sessionId, playerId: p.id });
+  emit(w, { type: 'arrived', player: p });
+  return p;
+}

@@ -1,0 +1,107 @@
+/**
+ * Two zones on two zone-host processes over a real nats-server (`ZONES=Westmark` on one,
+ * `ZONES=Eastmark` on the other) and one gateway: the hosts share their border strips over
+ * NATS, and a walker crossing the line is handed from one host to the other while a player
+ * on each side watches it without a break; the walker is never corrected, and is heard on
+ * the far side.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { ChatMessage, PositionCorrection, ZoneChanged } from '../../shared/protocol/index.js';
+import { breaks, stride, twoZoneData, watch } from '../helpers/border.js';
+import { sleep, startGameClient, walkTo, type GameClient } from '../helpers/game-client.js';
+import { startRole, type RoleProcess } from '../helpers/roles.js';
+import { describeWithNats } from './with-nats.js';
+
+describeWithNats('a walk across the border between two zone hosts over NATS', (nats) => {
+  let dir: string;
+  let dataDir: string;
+  const roles: RoleProcess[] = [];
+  let walker: GameClient;
+  let west: GameClient;
+  let east: GameClient;
+
+  beforeAll(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'wyvern-border-cluster-'));
+    dataDir = twoZoneData();
+    const common = {
+      HOST: '127.0.0.1',
+      HTTP_PORT: '0',
+      TCP_PORT: '0',
+      DATABASE_URL: `sqlite:${join(dir, 'w.db')}`,
+      DATA_DIR: dataDir,
+      LOG_LEVEL: 'warn',
+      SRP_WORKERS: '1',
+      SHUTDOWN_TIMEOUT_MS: '2000',
+      WYVERN_SECRET: '00112233445566778899aabbccddeeff',
+      NATS_URL: nats().url,
+    };
+    // One after the other: the first makes the database.
+    roles.push(
+      await startRole(
+        { ...common, ROLE: 'zone-host', NODE_ID: 'zh-w', ZONES: 'Westmark' },
+        /zone host zh-w is running/,
+      ),
+    );
+    roles.push(
+      await startRole(
+        { ...common, ROLE: 'zone-host', NODE_ID: 'zh-e', ZONES: 'Eastmark' },
+        /zone host zh-e is running/,
+      ),
+    );
+    const gw = await startRole(
+      { ...common, ROLE: 'gateway', GATEWAY_ID: 'gw' },
+      /open https?:\/\/localhost:(\d+)\/ in a browser; native clients connect to TCP port (\d+)\./,
+    );
+    roles.push(gw);
+    const ports = { httpPort: Number(gw.up[1]), tcpPort: Number(gw.up[2]) };
+    east = await startGameClient(ports, { transport: 'tcp', name: 'Eastward' });
+    west = await startGameClient(ports, { transport: 'ws', name: 'Westward' });
+    walker = await startGameClient(ports, { transport: 'tcp', name: 'Strider' });
+  }, 120_000);
+
+  afterAll(async () => {
+    walker?.close();
+    west?.close();
+    east?.close();
+    // The gateway first, then the zone hosts (which save everyone).
+    for (const r of [...roles].reverse()) await r.stop();
+    if (dir) rmSync(dir, { recursive: true, force: true });
+    if (dataDir) rmSync(dataDir, { recursive: true, force: true });
+  }, 60_000);
+
+  it('hands the walker from one host to the other, watched without a break from both sides', async () => {
+    // The east observer walks over first (handed to the other host), the walker to its start.
+    await walkTo(east, { x: 660, y: 300 });
+    await east.log.expect(ZoneChanged, { predicate: (z) => z.zone === 'Eastmark' });
+    await walkTo(walker, { x: 540, y: 330 });
+    await walkTo(west, { x: 520, y: 280 });
+    await sleep(300);
+    expect(west.client.world.get(walker.entityId)).toBeDefined();
+    // Across the border: the west zone's walker is a ghost on the east host.
+    expect(east.client.world.get(walker.entityId)).toBeDefined();
+    expect(west.client.world.get(east.entityId)).toBeDefined();
+
+    const since = { west: west.log.mark(), east: east.log.mark(), walker: walker.log.mark() };
+    const seen = { west: watch(west, walker.entityId), east: watch(east, walker.entityId) };
+    await stride(walker, 690);
+    await sleep(200);
+    const samples = { west: seen.west.stop(), east: seen.east.stop() };
+
+    await walker.log.expect(ZoneChanged, { predicate: (z) => z.zone === 'Eastmark', since: since.walker });
+    expect(walker.log.all(PositionCorrection, () => true, since.walker)).toEqual([]);
+    for (const side of ['west', 'east'] as const) {
+      const log = side === 'west' ? west.log : east.log;
+      expect(
+        log.records('despawn', (r) => r.id === walker.entityId, since[side]),
+        side,
+      ).toEqual([]);
+      expect(breaks(samples[side], 541, 689, 100), side).toEqual([]);
+    }
+
+    walker.client.say('over the line');
+    await east.log.expect(ChatMessage, { predicate: (m) => m.text === 'over the line' });
+  });
+});

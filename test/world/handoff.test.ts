@@ -1,0 +1,146 @@
+/**
+ * Hand-off on the world level: two zones side by side exchanging strips and hand-offs as
+ * their host does (no sockets). A walker crosses from Greenvale into Ashmoor while a player
+ * on each side watches: neither loses it, it keeps its id and its walk, and no move of it is
+ * refused.
+ */
+import { describe, expect, it } from 'vitest';
+import { blocked } from '../../shared/game/movement.js';
+import { decodeStrip, encodeStrip } from '../../server/cluster/border-wire.js';
+import { stripStates } from '../../server/world/ghosts.js';
+import { HANDOFF_MARGIN } from '../../server/world/handoff.js';
+import {
+  createWorld,
+  loadWorldData,
+  mulberry32,
+  step,
+  type World,
+  type WorldEvent,
+  type WorldInput,
+} from '../../server/world/index.js';
+import { join, player, walker } from './builders.js';
+
+const data = loadWorldData('data');
+const [GREENVALE, ASHMOOR] = data.zones as [(typeof data.zones)[0], (typeof data.zones)[0]];
+
+function clearRow(): number {
+  const walls = [...GREENVALE.obstacles, ...ASHMOOR.obstacles];
+  for (let y = 300; y < 1700; y += 10) {
+    let clear = true;
+    for (let x = 1500; x <= 2500 && clear; x += 4) clear = !blocked({ x, y }, walls, 40);
+    if (clear) return y;
+  }
+  throw new Error('no clear row');
+}
+
+/** Both zones as one host runs them: strips and hand-offs cross after each tick, taken at the next. */
+class TwoZones {
+  readonly gv: World;
+  readonly am: World;
+  private pending: { gv: WorldInput[]; am: WorldInput[] } = { gv: [], am: [] };
+
+  constructor() {
+    const open = ['Greenvale', 'Ashmoor'];
+    this.gv = createWorld(data, { zone: 'Greenvale', rng: mulberry32(1), now: 0, openBorders: open });
+    this.am = createWorld(data, { zone: 'Ashmoor', rng: mulberry32(2), now: 0, openBorders: open });
+  }
+
+  tick(t: number, inputs: { gv?: WorldInput[]; am?: WorldInput[] }): { gv: WorldEvent[]; am: WorldEvent[] } {
+    const gvIn = [...this.pending.gv, ...(inputs.gv ?? [])];
+    const amIn = [...this.pending.am, ...(inputs.am ?? [])];
+    const gv = step(this.gv, gvIn, t, mulberry32(t)).events;
+    const am = step(this.am, amIn, t, mulberry32(t + 1)).events;
+    this.pending = { gv: [], am: [] };
+    const cross = (
+      from: World,
+      events: WorldEvent[],
+      to: WorldInput[],
+      name: string,
+      beside: typeof ASHMOOR,
+    ) => {
+      for (const e of events) {
+        if (e.type === 'handedOff') to.push({ type: 'arrive', sessionId: e.sessionId, state: e.state });
+      }
+      const s = decodeStrip(encodeStrip(name, stripStates(from, beside)));
+      to.push({ type: 'strip', from: s.from, entities: s.entities });
+    };
+    cross(this.gv, gv, this.pending.am, 'Greenvale', ASHMOOR);
+    cross(this.am, am, this.pending.gv, 'Ashmoor', GREENVALE);
+    return { gv, am };
+  }
+}
+
+describe('hand-off at the border', () => {
+  it('hands a walker across to the next zone under the same id, watched without a break from both sides, with no move refused', () => {
+    const zones = new TwoZones();
+    const y = clearRow();
+    const w = join(zones.gv, player({ zone: 'Greenvale', x: 1940, y }));
+    const west = join(zones.gv, player({ zone: 'Greenvale', x: 1860, y: y + 30 }));
+    const east = join(zones.am, player({ zone: 'Ashmoor', x: 2140, y: y + 30 }));
+    zones.tick(50, {});
+    zones.tick(100, {});
+    expect(west.visible.has(w.id)).toBe(true);
+    expect(east.visible.has(w.id)).toBe(true);
+
+    const walk = walker(w, 0, 100);
+    const lost: string[] = [];
+    const refused: WorldEvent[] = [];
+    let handedAt = 0;
+    for (let t = 150; t <= 1500; t += 50) {
+      // The walker's inputs go to whichever zone holds it now.
+      const input = walk.at(t);
+      const here = zones.gv.players.has(w.id) ? 'gv' : 'am';
+      const ev = zones.tick(t, { [here]: [input] });
+      for (const e of [...ev.gv, ...ev.am]) {
+        if (e.type === 'moveRefused' && e.player.id === w.id) refused.push(e);
+        if (e.type === 'handedOff') handedAt = t;
+        if ((e.type === 'unseen' && e.entityId === w.id) || (e.type === 'removed' && e.entity.id === w.id)) {
+          lost.push(`${e.type} at ${t}`);
+        }
+      }
+      expect(west.visible.has(w.id)).toBe(true);
+      expect(east.visible.has(w.id)).toBe(true);
+    }
+    expect(lost).toEqual([]);
+    expect(refused.map((e) => e.type === 'moveRefused' && [e.reason, e.x, e.y])).toEqual([]);
+    expect(handedAt).toBeGreaterThan(0);
+    const now = zones.am.players.get(w.id)!;
+    expect(now).toBeDefined();
+    expect(zones.gv.players.has(w.id)).toBe(false);
+    expect(now.x).toBeGreaterThan(2000 + HANDOFF_MARGIN);
+    expect(now.moving).toBe(true);
+    // Greenvale keeps it as Ashmoor's ghost, moving with it (a tick behind: the strip comes after the tick).
+    expect(zones.gv.ghosts.get(w.id)?.from).toBe('Ashmoor');
+    expect(Math.abs(zones.gv.ghosts.get(w.id)!.entity.x - now.x)).toBeLessThanOrEqual(
+      (now.speed * 50) / 1000 + 1,
+    );
+  });
+
+  it('does not hand back a player standing on the line: it must walk the margin past it the other way', () => {
+    const zones = new TwoZones();
+    const y = clearRow();
+    const w = join(zones.gv, player({ zone: 'Greenvale', x: 1990, y }));
+    zones.tick(50, {});
+    const walk = walker(w, 0, 50, 60);
+    let t = 100;
+    for (; zones.gv.players.has(w.id); t += 50) zones.tick(t, { gv: [walk.at(t)] });
+    zones.tick((t += 50), {});
+    const p = zones.am.players.get(w.id)!;
+    // Back over the line, but less than the margin: it stays Ashmoor's.
+    const back = walker(p, Math.PI, t, 60);
+    const until = t + ((p.x - (2000 - HANDOFF_MARGIN / 2)) / 60) * 1000;
+    for (t += 50; t <= until; t += 50) zones.tick(t, { am: [back.at(t)] });
+    zones.tick(t, { am: [back.at(t - 50, false)] });
+    expect(zones.am.players.get(w.id)!.x).toBeLessThan(2000);
+    expect(zones.am.players.has(w.id)).toBe(true);
+    expect(zones.gv.players.has(w.id)).toBe(false);
+  });
+
+  it('keeps the border closed where no hand-off can go: a move past the line is refused', () => {
+    const gv = createWorld(data, { zone: 'Greenvale', rng: mulberry32(1), now: 0 });
+    const y = clearRow();
+    const w = join(gv, player({ zone: 'Greenvale', x: 1985, y }));
+    const events = step(gv, [walker(w, 0, 0).at(200)], 200, mulberry32(3)).events;
+    expect(events.some((e) => e.type === 'moveRefused' && e.reason === 'bounds')).toBe(true);
+  });
+});
