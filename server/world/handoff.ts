@@ -14,7 +14,7 @@ import { grown, pointInArea, stripDepth } from './border.js';
 import { ghostState } from './ghosts.js';
 import { IdMap, IdSet } from './id-table.js';
 import type { HandoffState, Player, ZoneData } from './types.js';
-import { activate, emit, showInCell, type World } from './world.js';
+import { activate, emit, savedCharacter, showInCell, type World } from './world.js';
 
 /** How far past the line a player must stand to be handed to the zone beyond it. */
 export const HANDOFF_MARGIN = 16;
@@ -181,5 +181,8 @@ export function arrivePlayer(w: World, sessionId: number, s: HandoffState): Play
   if (!p.alive) w.deadPlayers.add(p);
   emit(w, { type: 'joined', sessionId, playerId: p.id });
   emit(w, { type: 'arrived', player: p });
+  // Saved at once with its new zone: a login or resume elsewhere reads the row's zone to find
+  // which host holds the character, and must not enter it again where it was before the line.
+  emit(w, { type: 'save', sessionId, playerId: p.id, character: savedCharacter(w, p) });
   return p;
 }

@@ -148,5 +148,9 @@ describe('a hand-off between two zone hosts', () => {
     expect(frames('zh-e')).toContain(MoveAck.opcode);
     expect([...frames('zh-w'), ...frames('zh-e')]).not.toContain(PositionCorrection.opcode);
     expect(batches.flatMap((b) => b.records).some((r) => r.kind === GatewayRecord.Left)).toBe(false);
+    // Saved with its new zone at once (not at the next autosave, a minute away): a login or a
+    // resume on another gateway reads the row's zone to find the host that holds it.
+    for (let i = 0; i < 10 && (await store.getCharacter(c.id))?.zone !== 'Ashmoor'; i++) await tick();
+    expect((await store.getCharacter(c.id))?.zone).toBe('Ashmoor');
   });
 });
