@@ -125,6 +125,15 @@ export const moveInputDelaySeconds = new Histogram({
   registers: [registry],
 });
 
+export const handoffs = new Counter({
+  name: 'wyvern_handoffs_total',
+  help:
+    'Players handed across a zone border: to a zone of the same host (local), sent to another host (sent), ' +
+    'taken from one (received), or refused (a broken state, or a session already here).',
+  labelNames: ['kind'],
+  registers: [registry],
+});
+
 export const tickSeconds = new Histogram({
   name: 'wyvern_tick_seconds',
   help: "Duration of one world tick on a zone host (simulation, outbox, the gateways' messages).",

@@ -39,7 +39,7 @@ import {
   type ZoneInputRecord,
 } from '../cluster/wire.js';
 import type { Logger } from '../log.js';
-import { storeSaveSeconds, tickSeconds } from '../metrics/index.js';
+import { handoffs, storeSaveSeconds, tickSeconds } from '../metrics/index.js';
 import type { CharacterRecord, CharacterSave, CharacterSaver, Store } from '../store/index.js';
 import {
   createWorld,
@@ -270,13 +270,16 @@ export class Realm {
         try {
           state = decodeHandoff(record.state);
         } catch (err) {
+          handoffs.inc({ kind: 'refused' });
           this.opts.log.warn({ err, gateway, session: record.session }, 'hand-off refused');
           return;
         }
         if (seat) {
+          handoffs.inc({ kind: 'refused' });
           this.opts.log.warn({ gateway, session: record.session }, 'hand-off for a session already here');
           return;
         }
+        handoffs.inc({ kind: 'received' });
         this.forwards.delete(`${gateway}\n${record.session}`);
         const arriving = this.newSeat(host, link, record.session, record.account, state.characterId);
         arriving.spells = state.spells;
@@ -593,6 +596,7 @@ export class Realm {
       seat.host = to;
       seat.arriving = true;
     }
+    handoffs.inc({ kind: 'local' });
     to.queue({ type: 'arrive', sessionId: e.sessionId, state: e.state });
   }
 
@@ -608,6 +612,7 @@ export class Realm {
     writeHandoffRecord(w, seat.session, seat.accountId, encodeHandoff(state));
     const subject = Subjects.zoneInput(zoneId(zone));
     this.opts.bus.publish(subject, w.finish());
+    handoffs.inc({ kind: 'sent' });
     this.forwards.set(`${seat.link.gateway}\n${seat.session}`, { zone, until: this.clock() + FORWARD_MS });
     if (seat.output) seat.output.closed = true;
     seat.output = undefined;

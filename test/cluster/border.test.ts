@@ -12,7 +12,7 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import { ChatMessage, PositionCorrection, ZoneChanged } from '../../shared/protocol/index.js';
 import { breaks, stride, twoZoneData, watch } from '../helpers/border.js';
 import { sleep, startGameClient, walkTo, type GameClient } from '../helpers/game-client.js';
-import { startRole, type RoleProcess } from '../helpers/roles.js';
+import { GATEWAY_UP, startRole, zoneHostUp, type RoleProcess } from './roles.js';
 import { describeWithNats } from './with-nats.js';
 
 describeWithNats('a walk across the border between two zone hosts over NATS', (nats) => {
@@ -22,6 +22,8 @@ describeWithNats('a walk across the border between two zone hosts over NATS', (n
   let walker: GameClient;
   let west: GameClient;
   let east: GameClient;
+  /** The zone hosts' /metrics ports. */
+  let hostHttp: { west: number; east: number };
 
   beforeAll(async () => {
     dir = mkdtempSync(join(tmpdir(), 'wyvern-border-cluster-'));
@@ -39,24 +41,21 @@ describeWithNats('a walk across the border between two zone hosts over NATS', (n
       NATS_URL: nats().url,
     };
     // One after the other: the first makes the database.
-    roles.push(
-      await startRole(
-        { ...common, ROLE: 'zone-host', NODE_ID: 'zh-w', ZONES: 'Westmark' },
-        /zone host zh-w is running/,
-      ),
+    const hostUp = (id: string) => new RegExp(`${zoneHostUp(id).source} .*HTTP port (\\d+)\\.`);
+    const zhW = await startRole(
+      { ...common, ROLE: 'zone-host', NODE_ID: 'zh-w', ZONES: 'Westmark' },
+      hostUp('zh-w'),
     );
-    roles.push(
-      await startRole(
-        { ...common, ROLE: 'zone-host', NODE_ID: 'zh-e', ZONES: 'Eastmark' },
-        /zone host zh-e is running/,
-      ),
+    roles.push(zhW);
+    const zhE = await startRole(
+      { ...common, ROLE: 'zone-host', NODE_ID: 'zh-e', ZONES: 'Eastmark' },
+      hostUp('zh-e'),
     );
-    const gw = await startRole(
-      { ...common, ROLE: 'gateway', GATEWAY_ID: 'gw' },
-      /open https?:\/\/localhost:(\d+)\/ in a browser; native clients connect to TCP port (\d+)\./,
-    );
+    roles.push(zhE);
+    hostHttp = { west: Number(zhW.ready[1]), east: Number(zhE.ready[1]) };
+    const gw = await startRole({ ...common, ROLE: 'gateway', GATEWAY_ID: 'gw' }, GATEWAY_UP);
     roles.push(gw);
-    const ports = { httpPort: Number(gw.up[1]), tcpPort: Number(gw.up[2]) };
+    const ports = { httpPort: Number(gw.ready[1]), tcpPort: Number(gw.ready[2]) };
     east = await startGameClient(ports, { transport: 'tcp', name: 'Eastward' });
     west = await startGameClient(ports, { transport: 'ws', name: 'Westward' });
     walker = await startGameClient(ports, { transport: 'tcp', name: 'Strider' });
@@ -103,5 +102,15 @@ describeWithNats('a walk across the border between two zone hosts over NATS', (n
 
     walker.client.say('over the line');
     await east.log.expect(ChatMessage, { predicate: (m) => m.text === 'over the line' });
+
+    // Each host counts its side of the two hand-offs (the east observer's, then the walker's).
+    const handoffs = async (port: number, kind: string): Promise<number> => {
+      const text = await (await fetch(`http://127.0.0.1:${port}/metrics`)).text();
+      const line = text.split('\n').find((l) => l.startsWith(`wyvern_handoffs_total{kind="${kind}"}`));
+      return line ? Number(line.split(' ').at(-1)) : 0;
+    };
+    expect(await handoffs(hostHttp.west, 'sent')).toBe(2);
+    expect(await handoffs(hostHttp.east, 'received')).toBe(2);
+    expect(await handoffs(hostHttp.east, 'refused')).toBe(0);
   });
 });
