@@ -13,10 +13,12 @@ import { ChatMessage, PositionCorrection, ZoneChanged } from '../../shared/proto
 import { breaks, stride, twoZoneData, watch } from '../helpers/border.js';
 import { sleep, startGameClient, walkTo, type GameClient } from '../helpers/game-client.js';
 import { GATEWAY_UP, startRole, zoneHostUp, type RoleProcess } from './roles.js';
+import { clusterDatabase, type ClusterDatabase } from './database.js';
 import { describeWithNats } from './with-nats.js';
 
 describeWithNats('a walk across the border between two zone hosts over NATS', (nats) => {
   let dir: string;
+  let database: ClusterDatabase | undefined;
   let dataDir: string;
   const roles: RoleProcess[] = [];
   let walker: GameClient;
@@ -27,12 +29,13 @@ describeWithNats('a walk across the border between two zone hosts over NATS', (n
 
   beforeAll(async () => {
     dir = mkdtempSync(join(tmpdir(), 'wyvern-border-cluster-'));
+    database = await clusterDatabase(dir);
     dataDir = twoZoneData();
     const common = {
       HOST: '127.0.0.1',
       HTTP_PORT: '0',
       TCP_PORT: '0',
-      DATABASE_URL: `sqlite:${join(dir, 'w.db')}`,
+      DATABASE_URL: database.url,
       DATA_DIR: dataDir,
       LOG_LEVEL: 'warn',
       SRP_WORKERS: '1',
@@ -67,6 +70,7 @@ describeWithNats('a walk across the border between two zone hosts over NATS', (n
     east?.close();
     // The gateway first, then the zone hosts (which save everyone).
     for (const r of [...roles].reverse()) await r.stop();
+    await database?.drop();
     if (dir) rmSync(dir, { recursive: true, force: true });
     if (dataDir) rmSync(dataDir, { recursive: true, force: true });
   }, 60_000);

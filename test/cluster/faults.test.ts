@@ -25,6 +25,7 @@ import { connectAny } from '../../tools/net/connect.js';
 import { PacketLog, sleep, startGameClient, walkTo, type GameClient } from '../helpers/game-client.js';
 import { GATEWAY_UP, spawnRole, startRole, TEST_DATA, zoneHostUp, type RoleProcess } from './roles.js';
 import { until } from './until.js';
+import { clusterDatabase, type ClusterDatabase } from './database.js';
 import { describeWithNats } from './with-nats.js';
 
 /** Short enough for a test of seconds, long enough that a NATS restart does not look like a death. */
@@ -39,6 +40,7 @@ const since = (t: number): number => Math.round(performance.now() - t);
 
 describeWithNats('faults: a zone host or a gateway killed, NATS restarted, with the game running', (nats) => {
   let dir: string;
+  let database: ClusterDatabase | undefined;
   let common: Record<string, string>;
   const roles: RoleProcess[] = [];
   let gateways: { tcpPort: number; httpPort: number }[];
@@ -61,11 +63,12 @@ describeWithNats('faults: a zone host or a gateway killed, NATS restarted, with 
 
   beforeAll(async () => {
     dir = mkdtempSync(join(tmpdir(), 'wyvern-faults-'));
+    database = await clusterDatabase(dir);
     common = {
       HOST: '127.0.0.1',
       HTTP_PORT: '0',
       TCP_PORT: '0',
-      DATABASE_URL: `sqlite:${join(dir, 'w.db')}`,
+      DATABASE_URL: database.url,
       DATA_DIR: TEST_DATA,
       LOG_LEVEL: process.env['FAULTS_DEBUG'] ? 'info' : 'warn',
       SRP_WORKERS: '1',
@@ -95,6 +98,7 @@ describeWithNats('faults: a zone host or a gateway killed, NATS restarted, with 
     if (process.env['FAULTS_DEBUG']) for (const r of roles) console.log(r.lines.join('\n'));
     for (const c of [p, q, s, t]) c?.close();
     await Promise.all(roles.map((r) => r.stop()));
+    await database?.drop();
     if (dir) rmSync(dir, { recursive: true, force: true });
     console.log(`faults: recovery times (ms) ${JSON.stringify(figures)}`);
   }, 60_000);

@@ -1,7 +1,7 @@
 /**
  * World requests and resumes routed by the registry, over a real nats-server: two zone hosts
  * (zh-a runs Testvale, zh-b runs Testwold, a copy of it under another name) and two gateways
- * (a and b), each its own `tsx server/main.ts`, sharing one SQLite database. Ana plays on
+ * (a and b), each its own `tsx server/main.ts`, sharing one database (PostgreSQL in CI). Ana plays on
  * gateway a (TCP) in Testvale, Bob on gateway b (WebSocket) in Testwold, and Cara on gateway
  * b in Testvale watches Ana. Whispers cross both gateways and both hosts, zone chat stays in
  * its zone (through its own host) on both gateways, who lists everyone
@@ -26,6 +26,7 @@ import {
 } from '../helpers/game-client.js';
 import { startRole, type RoleProcess } from './roles.js';
 import { until } from './until.js';
+import { clusterDatabase, type ClusterDatabase } from './database.js';
 import { describeWithNats } from './with-nats.js';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
@@ -46,6 +47,7 @@ describeWithNats(
   'whisper, who and resume routed by the registry over two zone hosts and two gateways',
   (nats) => {
     let dir: string;
+    let database: ClusterDatabase | undefined;
     const roles: RoleProcess[] = [];
     const open: { close(): void }[] = [];
     let gw: Ports[];
@@ -69,6 +71,7 @@ describeWithNats(
 
     beforeAll(async () => {
       dir = mkdtempSync(join(tmpdir(), 'wyvern-routing-'));
+      database = await clusterDatabase(dir);
       // The test world with a second zone: Testvale again, under another name, WOLD_DY further
       // down the world plane, with a gap between them (no border: that is border.test.ts's).
       const data = join(dir, 'data');
@@ -90,12 +93,11 @@ describeWithNats(
         spawns: (vale['spawns'] as { y: number }[]).map(down),
       };
       writeFileSync(join(data, 'zones/testwold.json'), JSON.stringify(wold));
-      const db = join(dir, 'w.db');
       const common = {
         HOST: '127.0.0.1',
         HTTP_PORT: '0',
         TCP_PORT: '0',
-        DATABASE_URL: `sqlite:${db}`,
+        DATABASE_URL: database.url,
         DATA_DIR: data,
         LOG_LEVEL: 'warn',
         SRP_WORKERS: '1',
@@ -123,7 +125,7 @@ describeWithNats(
       bus = await NatsBus.connect({ servers: nats().url });
       registry = await jetStreamRegistry(bus.connection);
       // Every new character starts in Testvale: Bob's row is moved to Testwold before he enters.
-      const store = await openStore(`sqlite:${db}`);
+      const store = await openStore(database.url);
       try {
         ana = await startGameClient(gw[0]!, { transport: 'tcp', name: 'Nodeana' });
         open.push(ana);
@@ -151,6 +153,7 @@ describeWithNats(
       // Gateways first, then the zone hosts (they save everyone).
       await Promise.all(roles.slice(2).map((r) => r.stop()));
       await Promise.all(roles.slice(0, 2).map((r) => r.stop()));
+      await database?.drop();
       if (dir) rmSync(dir, { recursive: true, force: true });
     }, 60_000);
 

@@ -1,7 +1,7 @@
 /**
  * One world on three processes over a real nats-server: a zone host (`--role zone-host`) and
  * two gateways (`--role gateway`, ids a and b), each `tsx server/main.ts` with its own
- * settings, sharing one SQLite database. A player on gateway a (TCP) and a player on gateway
+ * settings, sharing one database (PostgreSQL in CI). A player on gateway a (TCP) and a player on gateway
  * b (WebSocket) enter the same zone, see each other, see each other move, and hear each
  * other say, shout and whisper; the registry says which process runs what and holds whom.
  */
@@ -13,12 +13,14 @@ import { ChatMessage, MoveAck } from '../../shared/protocol/index.js';
 import { jetStreamRegistry, NatsBus, zoneId } from '../../server/cluster/index.js';
 import { startGameClient, walkTo, type GameClient } from '../helpers/game-client.js';
 import { GATEWAY_UP, startRole, TEST_DATA, zoneHostUp, type RoleProcess } from './roles.js';
+import { clusterDatabase, type ClusterDatabase } from './database.js';
 import { describeWithNats } from './with-nats.js';
 
 const near = (a: number, b: number): boolean => Math.abs(a - b) < 0.5;
 
 describeWithNats('one world on a zone host and two gateways over NATS', (nats) => {
   let dir: string;
+  let database: ClusterDatabase | undefined;
   const roles: RoleProcess[] = [];
   let gateways: { tcpPort: number; httpPort: number }[];
   let a: GameClient;
@@ -26,11 +28,12 @@ describeWithNats('one world on a zone host and two gateways over NATS', (nats) =
 
   beforeAll(async () => {
     dir = mkdtempSync(join(tmpdir(), 'wyvern-cluster-'));
+    database = await clusterDatabase(dir);
     const common = {
       HOST: '127.0.0.1',
       HTTP_PORT: '0',
       TCP_PORT: '0',
-      DATABASE_URL: `sqlite:${join(dir, 'w.db')}`,
+      DATABASE_URL: database.url,
       DATA_DIR: TEST_DATA,
       LOG_LEVEL: 'warn',
       SRP_WORKERS: '1',
@@ -53,6 +56,7 @@ describeWithNats('one world on a zone host and two gateways over NATS', (nats) =
     a?.close();
     b?.close();
     await Promise.all(roles.map((r) => r.stop()));
+    await database?.drop();
     if (dir) rmSync(dir, { recursive: true, force: true });
   }, 60_000);
 
