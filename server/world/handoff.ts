@@ -14,7 +14,7 @@ import { grown, pointInArea, stripDepth } from './border.js';
 import { ghostState } from './ghosts.js';
 import { IdMap, IdSet } from './id-table.js';
 import type { HandoffState, Player, ZoneData } from './types.js';
-import { activate, emit, savedCharacter, showInCell, type World } from './world.js';
+import { activate, emit, forgetPlayer, savedCharacter, showInCell, type World } from './world.js';
 
 /** How far past the line a player must stand to be handed to the zone beyond it. */
 export const HANDOFF_MARGIN = 16;
@@ -56,22 +56,9 @@ function handOff(w: World, p: Player, to: string): void {
   const state = handoffState(p);
   // Its own view goes with it (the next zone sends its client the view there); those who see
   // it keep it, as a ghost of the next zone, in the same cell.
-  for (const e of p.visible.values()) {
-    e.observers.delete(p.id);
-    e.observerList = null;
-  }
-  p.visible.clear();
-  for (const cell of p.viewCells) w.cellObservers[cell]!.delete(p);
-  p.viewCells.clear();
+  forgetPlayer(w, p);
   activate(w, p.cell, -1);
   w.playerGrid.remove(p);
-  w.players.delete(p.id);
-  w.walking.delete(p);
-  w.acks.delete(p);
-  w.viewDirty.delete(p);
-  w.casting.delete(p);
-  w.deadPlayers.delete(p);
-  w.loggingOut.delete(p);
   p.cast = null;
   p.logoutAt = null;
   w.ghostGrid.insert(p);

@@ -519,6 +519,17 @@ export function savedCharacter(w: World, p: Player): SavedCharacter {
 export function removePlayer(w: World, p: Player, reason: LeaveReason | 'logout'): void {
   emit(w, { type: 'save', sessionId: p.sessionId, playerId: p.id, character: savedCharacter(w, p) });
   unplacePlayer(w, p);
+  forgetPlayer(w, p);
+  w.moved.delete(p);
+  emit(w, { type: 'leftWorld', sessionId: p.sessionId, playerId: p.id, reason });
+}
+
+/**
+ * Drops a player from the zone's own tables: its view (what it saw forgets it) and the
+ * per-tick sets. Whether others still see it (its cell, the grids) is the caller's: a
+ * removal takes it out of sight, a hand-off leaves it there as a ghost.
+ */
+export function forgetPlayer(w: World, p: Player): void {
   for (const e of p.visible.values()) {
     e.observers.delete(p.id);
     e.observerList = null;
@@ -527,12 +538,10 @@ export function removePlayer(w: World, p: Player, reason: LeaveReason | 'logout'
   for (const cell of p.viewCells) w.cellObservers[cell]!.delete(p);
   p.viewCells.clear();
   w.players.delete(p.id);
-  w.moved.delete(p);
   w.walking.delete(p);
   w.acks.delete(p);
   w.viewDirty.delete(p);
   w.casting.delete(p);
   w.deadPlayers.delete(p);
   w.loggingOut.delete(p);
-  emit(w, { type: 'leftWorld', sessionId: p.sessionId, playerId: p.id, reason });
 }
