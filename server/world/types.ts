@@ -260,30 +260,32 @@ export type Entity = Player | Mob;
  * and what only its own zone keeps (mana, spells, the move checks' clock and bank, the cast,
  * cooldowns, timers), so the next zone takes its inputs on without a correction.
  */
-export interface HandoffState {
+export interface HandoffState extends Pick<
+  Player,
+  | 'characterId'
+  | 'mana'
+  | 'maxMana'
+  | 'kills'
+  | 'spells'
+  | 'lastSeq'
+  | 'lastMoveAt'
+  | 'lastClientTime'
+  | 'timeBank'
+  | 'moving'
+  | 'moveSpeed'
+  | 'clockOffset'
+  | 'inputAt'
+  | 'sentInputAt'
+  | 'logoutAt'
+  | 'lastCombatAt'
+  | 'respawnAt'
+  | 'nextManaRegenAt'
+  | 'chatTokens'
+  | 'chatRefilledAt'
+> {
   entity: GhostState;
-  characterId: number;
-  mana: number;
-  maxMana: number;
-  kills: number;
-  spells: number[];
-  lastSeq: number;
-  lastMoveAt: number;
-  lastClientTime: number | undefined;
-  timeBank: number;
-  moving: boolean;
-  moveSpeed: number;
-  clockOffset: number;
-  inputAt: number;
-  sentInputAt: number;
   cast: { spellId: number; targetId: number; endsAt: number } | null;
   cooldowns: [spellId: number, readyAt: number][];
-  logoutAt: number | null;
-  lastCombatAt: number;
-  respawnAt: number | null;
-  nextManaRegenAt: number;
-  chatTokens: number;
-  chatRefilledAt: number;
 }
 
 /**
