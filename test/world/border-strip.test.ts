@@ -4,7 +4,6 @@
  * player sees the neighbour's entities as ghosts: spawned, moving, gone once out of reach.
  */
 import { describe, expect, it } from 'vitest';
-import { blocked } from '../../shared/game/movement.js';
 import { decodeStrip, encodeStrip } from '../../server/cluster/border-wire.js';
 import { stripDepth } from '../../server/world/border.js';
 import { ghostState, stripStates } from '../../server/world/ghosts.js';
@@ -17,21 +16,13 @@ import {
   type WorldEvent,
   type WorldInput,
 } from '../../server/world/index.js';
-import { join, player, walker } from './builders.js';
+import { clearRow, join, player, walker } from './builders.js';
 
 const data = loadWorldData('data');
 const [GREENVALE, ASHMOOR] = data.zones as [(typeof data.zones)[0], (typeof data.zones)[0]];
 
 /** A row y where a walker and an observer can stand on both sides of x = 2000, clear of walls. */
-function clearRow(): number {
-  for (let y = 300; y < 1700; y += 10) {
-    let clear = true;
-    for (let x = 1500; x <= 2300 && clear; x += 4)
-      clear = !blocked({ x, y }, [...GREENVALE.obstacles, ...ASHMOOR.obstacles], 12);
-    if (clear) return y;
-  }
-  throw new Error('no clear row');
-}
+const clearRowHere = (): number => clearRow([...GREENVALE.obstacles, ...ASHMOOR.obstacles], 1500, 2300, 12);
 
 function pair(): { gv: World; am: World } {
   return {
@@ -50,7 +41,7 @@ function tickBoth(gv: World, am: World, t: number, gvInputs: WorldInput[]): Worl
 describe('the border strip', () => {
   it("shows a player across the border the neighbour's walker and mobs near the line, moving, and drops them once out of reach", () => {
     const { gv, am } = pair();
-    const y = clearRow();
+    const y = clearRowHere();
     const w = join(gv, player({ zone: 'Greenvale', x: 1900, y }));
     const o = join(am, player({ zone: 'Ashmoor', x: 2100, y }));
     let events = tickBoth(gv, am, 50, []);
@@ -92,7 +83,7 @@ describe('the border strip', () => {
 
   it('carries a strip through its bus encoding intact, and refuses bytes that are not one', () => {
     const { gv } = pair();
-    const y = clearRow();
+    const y = clearRowHere();
     join(gv, player({ zone: 'Greenvale', x: 1900, y }));
     const states = stripStates(gv, ASHMOOR);
     const bytes = encodeStrip('Greenvale', states);

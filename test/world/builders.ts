@@ -3,6 +3,7 @@
  * mobs that stay put unless a test lets them wander, movement states as an honest client
  * sends them, and helpers to read events: messages by recipient, domain events by type.
  */
+import { blocked, type Rect } from '../../shared/game/movement.js';
 import { MOB_ID_BASE } from '../../shared/protocol/index.js';
 import {
   createWorld,
@@ -339,4 +340,14 @@ export function unseenBy(events: WorldEvent[], observerId: number): number[] {
  */
 export function runEach(w: World, until: number, each: (events: WorldEvent[]) => void, dt = 50): void {
   for (let t = w.now + dt; t <= until; t += dt) each(tick(w, [], t));
+}
+
+/** A row y (from 300 down, every 10) clear of `walls` by `radius` all along x in [x0, x1]. */
+export function clearRow(walls: readonly Rect[], x0: number, x1: number, radius: number): number {
+  for (let y = 300; y < 1700; y += 10) {
+    let clear = true;
+    for (let x = x0; x <= x1 && clear; x += 4) clear = !blocked({ x, y }, walls, radius);
+    if (clear) return y;
+  }
+  throw new Error('no clear row');
 }

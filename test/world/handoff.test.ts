@@ -5,7 +5,6 @@
  * refused.
  */
 import { describe, expect, it } from 'vitest';
-import { blocked } from '../../shared/game/movement.js';
 import { decodeStrip, encodeStrip } from '../../server/cluster/border-wire.js';
 import { stripStates } from '../../server/world/ghosts.js';
 import { HANDOFF_MARGIN } from '../../server/world/handoff.js';
@@ -18,20 +17,13 @@ import {
   type WorldEvent,
   type WorldInput,
 } from '../../server/world/index.js';
-import { join, player, walker } from './builders.js';
+import { clearRow, join, player, walker } from './builders.js';
 
 const data = loadWorldData('data');
 const [GREENVALE, ASHMOOR] = data.zones as [(typeof data.zones)[0], (typeof data.zones)[0]];
 
-function clearRow(): number {
-  const walls = [...GREENVALE.obstacles, ...ASHMOOR.obstacles];
-  for (let y = 300; y < 1700; y += 10) {
-    let clear = true;
-    for (let x = 1500; x <= 2500 && clear; x += 4) clear = !blocked({ x, y }, walls, 40);
-    if (clear) return y;
-  }
-  throw new Error('no clear row');
-}
+/** A row y where a walker and an observer can stand on both sides of x = 2000, clear of walls. */
+const clearRowHere = (): number => clearRow([...GREENVALE.obstacles, ...ASHMOOR.obstacles], 1500, 2500, 40);
 
 /** Both zones as one host runs them: strips and hand-offs cross after each tick, taken at the next. */
 class TwoZones {
@@ -73,7 +65,7 @@ class TwoZones {
 describe('hand-off at the border', () => {
   it('hands a walker across to the next zone under the same id, watched without a break from both sides, with no move refused', () => {
     const zones = new TwoZones();
-    const y = clearRow();
+    const y = clearRowHere();
     const w = join(zones.gv, player({ zone: 'Greenvale', x: 1940, y }));
     const west = join(zones.gv, player({ zone: 'Greenvale', x: 1860, y: y + 30 }));
     const east = join(zones.am, player({ zone: 'Ashmoor', x: 2140, y: y + 30 }));
@@ -118,7 +110,7 @@ describe('hand-off at the border', () => {
 
   it('does not hand back a player standing on the line: it must walk the margin past it the other way', () => {
     const zones = new TwoZones();
-    const y = clearRow();
+    const y = clearRowHere();
     const w = join(zones.gv, player({ zone: 'Greenvale', x: 1990, y }));
     zones.tick(50, {});
     const walk = walker(w, 0, 50, 60);
@@ -138,7 +130,7 @@ describe('hand-off at the border', () => {
 
   it('keeps the border closed where no hand-off can go: a move past the line is refused', () => {
     const gv = createWorld(data, { zone: 'Greenvale', rng: mulberry32(1), now: 0 });
-    const y = clearRow();
+    const y = clearRowHere();
     const w = join(gv, player({ zone: 'Greenvale', x: 1985, y }));
     const events = step(gv, [walker(w, 0, 0).at(200)], 200, mulberry32(3)).events;
     expect(events.some((e) => e.type === 'moveRefused' && e.reason === 'bounds')).toBe(true);
