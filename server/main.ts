@@ -324,7 +324,10 @@ export async function startZoneHost(
   }
   let registry: ClusterRegistry | undefined;
   let node: Lease | undefined;
-  let leases: Lease[];
+  /** This host's zone claims, by zone name. */
+  const leases = new Map<string, Lease>();
+  /** Stops this host waiting to claim again a zone it lost, when it stops. */
+  const standing = new AbortController();
   let untrack = (): void => {};
   let status: StatusListener | undefined;
   let view: ClusterView | undefined;
@@ -342,7 +345,9 @@ export async function startZoneHost(
             status: live.stopping ? 'stopping' : live.realm ? 'ok' : 'starting',
             role: config.role,
             id: config.nodeId,
-            zones: live.realm ? [...live.realm.zones.keys()].map(zoneId) : [],
+            zones: live.realm
+              ? [...live.realm.zones.keys()].filter((z) => live.realm!.running(z)).map(zoneId)
+              : [],
             players: live.realm?.playerCount ?? 0,
             cluster: view?.summary(),
           }),
@@ -358,7 +363,29 @@ export async function startZoneHost(
       startedAt: Date.now(),
     });
     if (!options.registry) untrack = trackCluster(bus, registry);
-    leases = await claimZones(registry, holder, zones, log, { standby: config.zoneStandby });
+    /**
+     * A zone this host ran was taken by another host while its claim had lapsed (a stall or a
+     * partition): the realm drops it, and this host stands by to claim it again once that
+     * host's claim lapses in turn.
+     */
+    const lost = (zone: string): void => {
+      leases.delete(zone);
+      live.realm?.loseZone(zone);
+      if (standing.signal.aborted) return;
+      claimZones(registry!, holder, [zone], log, {
+        standby: true,
+        onLost: lost,
+        signal: standing.signal,
+      }).then(
+        ([lease]) => leases.set(zone, lease!),
+        () => {},
+      );
+    };
+    const claimed = await claimZones(registry, holder, zones, log, {
+      standby: config.zoneStandby,
+      onLost: (zone) => lost(zone),
+    });
+    zones.forEach((zone, i) => leases.set(zone, claimed[i]!));
     if (status) view = await ClusterView.open(registry);
   } catch (e) {
     await status?.close();
@@ -387,6 +414,7 @@ export async function startZoneHost(
     combatLingerMs: config.combatLingerMs,
     seed: options.seed,
     afterTick: options.afterTick,
+    holds: (zone) => leases.get(zone)?.held() ?? false,
   });
   live.realm = realm;
   realm.start();
@@ -405,12 +433,13 @@ export async function startZoneHost(
   let stopping: Promise<void> | undefined;
   const stop = async (): Promise<void> => {
     live.stopping = true;
+    standing.abort();
     gatewaysWatch?.stop();
     view?.stop();
     await status?.close();
     // Everyone's final state is written before the store closes.
     await realm.stop();
-    await releaseAll([...leases, node], log, bus);
+    await releaseAll([...leases.values(), node], log, bus);
     untrack();
     if (!options.registry) await quietly(log, 'registry', () => registry.close());
     if (!options.bus) await quietly(log, 'bus', () => bus.drain());

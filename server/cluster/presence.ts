@@ -65,18 +65,28 @@ export function registryDirectory(
   };
 }
 
+export interface ClaimOptions {
+  /** Wait for a zone another host holds, and take it once that host's claim lapses. */
+  standby?: boolean;
+  /** Called when a claim made here is found taken by another host (this one had lapsed). */
+  onLost?: (zone: string) => void;
+  /** Gives up waiting (for a standby): resolves with the leases taken so far, released. */
+  signal?: AbortSignal;
+}
+
 /**
  * Claims every zone for `host`. A zone another host holds is refused (two hosts must never run
  * one zone) unless `standby`: then it is waited for, and taken once that host's claim lapses
  * (the host died; a clean stop releases it at once). One still held by this node's previous
- * run (a restart within the lease's TTL) is waited for until that lease runs out.
+ * run (a restart within the lease's TTL) is waited for until that lease runs out. The leases
+ * come in the order of `zones`.
  */
 export async function claimZones(
   registry: ClusterRegistry,
   host: Holder,
   zones: readonly string[],
   log: Logger,
-  options: { standby?: boolean } = {},
+  options: ClaimOptions = {},
 ): Promise<Lease[]> {
   const leases: Lease[] = [];
   try {
@@ -85,8 +95,12 @@ export async function claimZones(
       const deadline = Date.now() + registry.ttlMs * 2;
       let told = false;
       for (;;) {
+        if (options.signal?.aborted) throw new Error('claiming zones: stopped');
         const lease = await registry.claimZone(zone, host, {
-          onLost: () => log.error({ zone }, 'another zone host took this zone over'),
+          onLost: () => {
+            log.error({ zone }, 'another zone host took this zone over');
+            options.onLost?.(name);
+          },
         });
         if (lease) {
           leases.push(lease);

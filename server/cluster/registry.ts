@@ -28,6 +28,12 @@ import { checkToken } from './subjects.js';
 
 /** How long a dead process's node entry and zone claims outlive it, by default. */
 export const DEFAULT_LEASE_TTL_MS = 10_000;
+/**
+ * A lease counts as held for this part of the TTL after its last refresh. The store's TTL runs
+ * from when the write reached it, which is before its answer reached us: a holder stops a little
+ * early rather than run on for a moment beside the node that takes the entry at its expiry.
+ */
+export const HELD_FRACTION = 0.9;
 
 export const Role = { Gateway: 'gateway', ZoneHost: 'zoneHost' } as const;
 export type Role = (typeof Role)[keyof typeof Role];
@@ -87,9 +93,9 @@ export type RegistryEvent =
 export interface Lease {
   readonly key: string;
   /**
-   * True while the entry is ours and was refreshed within the TTL. False once another node
-   * took it, or after a whole TTL without a successful refresh (the store may have let it
-   * expire and given it to another): a zone host stops running the zone then.
+   * True while the entry is ours and was refreshed within HELD_FRACTION of the TTL. False once
+   * another node took it, or after most of a TTL without a successful refresh (the store may
+   * let it expire and give it to another): a zone host stops running the zone then.
    */
   held(): boolean;
   /** Deletes the entry if it is still ours and stops refreshing it. */
@@ -512,7 +518,8 @@ export class KvRegistry implements ClusterRegistry {
     this.leases.set(key, state);
     return {
       key,
-      held: () => !state.lost && !state.released && this.now() - state.refreshedAt < this.kv.ttlMs,
+      held: () =>
+        !state.lost && !state.released && this.now() - state.refreshedAt < this.kv.ttlMs * HELD_FRACTION,
       release: () => this.releaseLease(state),
     };
   }

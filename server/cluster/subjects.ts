@@ -17,6 +17,8 @@
  *                              (request/reply; a gateway asks every live host)
  *   wyvern.zone.<zone>.border  the host of a neighbour zone -> the zone's host: the
  *                              neighbour's border strip, one message per tick
+ *   wyvern.zone.<zone>.handoff the host of a neighbour zone -> the zone's host: a player
+ *                              walked across (request/reply: taken or refused)
  */
 
 declare const routeOf: unique symbol;
@@ -29,6 +31,7 @@ export const Route = {
   GatewayWhisper: 'gatewayWhisper',
   HostWho: 'hostWho',
   ZoneBorder: 'zoneBorder',
+  ZoneHandoff: 'zoneHandoff',
 } as const;
 export type Route = (typeof Route)[keyof typeof Route];
 
@@ -72,6 +75,7 @@ export function zoneId(name: string): string {
 export const Subjects = {
   zoneInput: (zone: string) => `${ROOT}.zone.${checkToken('zone', zone)}.in` as Subject<'zoneInput'>,
   zoneBorder: (zone: string) => `${ROOT}.zone.${checkToken('zone', zone)}.border` as Subject<'zoneBorder'>,
+  zoneHandoff: (zone: string) => `${ROOT}.zone.${checkToken('zone', zone)}.handoff` as Subject<'zoneHandoff'>,
   world: (kind: WorldKind) => `${ROOT}.world.${kind}` as Subject<'world'>,
   gatewayTick: (gateway: string) =>
     `${ROOT}.gw.${checkToken('gateway', gateway)}.tick` as Subject<'gatewayTick'>,

@@ -16,9 +16,10 @@
  *     BEHIND 4  behind u8 (1: over the soft send limit, skip droppable sections)
  *     RESYNC 5                          (a tick's message to this gateway was lost: send the
  *                                        session its whole state and view anew)
- *     HANDOFF 6 account · length · state (from the host of the zone beside, with the session's
- *                                        gateway as sender: the character walked in; the state
- *                                        as server/cluster/border-wire.ts encodes it)
+ *     HANDOFF 6 account · sentAt f64 (the sender's ms) · length · state (the character
+ *               walked in from the zone beside; the state as server/cluster/border-wire.ts
+ *               encodes it). Only in a request on wyvern.zone.<zone>.handoff, from the host of
+ *               the zone beside, with the session's gateway as sender.
  *
  * Gateway batch, zone host -> one gateway, one message per tick (`.tick`) or for one delivery
  * outside a tick (`.direct`):
@@ -38,12 +39,18 @@
  *   wyvern.gw.<gateway>.whisper  to str8 · frames (the ChatMessage frame)  ->  status u8
  *   wyvern.host.<host>.who       (empty)  ->  a WhoList payload (no frame header) of the
  *                                              host's own zones: total, then at most 200 players
+ *   wyvern.zone.<zone>.handoff   a zone-input message of one HANDOFF record  ->  answer u8
+ *                                              (HandoffAnswer: 1 taken, 2 refused)
  */
 import { Reader } from '../../shared/codec/reader.js';
 import { Writer } from '../../shared/codec/writer.js';
 
 export const ZoneRecord = { Packet: 1, Join: 2, Detach: 3, Behind: 4, Resync: 5, Handoff: 6 } as const;
 export type ZoneRecord = (typeof ZoneRecord)[keyof typeof ZoneRecord];
+
+/** The answer to a HANDOFF request. */
+export const HandoffAnswer = { Taken: 1, Refused: 2 } as const;
+export type HandoffAnswer = (typeof HandoffAnswer)[keyof typeof HandoffAnswer];
 
 export const GatewayRecord = { Joined: 1, Bytes: 2, Left: 3, Moved: 4 } as const;
 export type GatewayRecord = (typeof GatewayRecord)[keyof typeof GatewayRecord];
@@ -72,7 +79,7 @@ export type ZoneInputRecord =
   | { kind: typeof ZoneRecord.Detach; session: number }
   | { kind: typeof ZoneRecord.Behind; session: number; behind: boolean }
   | { kind: typeof ZoneRecord.Resync; session: number }
-  | { kind: typeof ZoneRecord.Handoff; session: number; account: number; state: Uint8Array };
+  | { kind: typeof ZoneRecord.Handoff; session: number; account: number; sentAt: number; state: Uint8Array };
 
 /** Starts a zone-input message from `gateway`. */
 export function beginZoneInputs(w: Writer, gateway: string): void {
@@ -118,11 +125,21 @@ export function writeResyncRecord(w: Writer, session: number): void {
   w.varint(session);
 }
 
-/** HANDOFF: the session's character walked into this zone from the host of the zone beside. */
-export function writeHandoffRecord(w: Writer, session: number, account: number, state: Uint8Array): void {
+/**
+ * HANDOFF: the session's character walked into this zone from the host of the zone beside,
+ * which sent it at `sentAt` (its clock, ms).
+ */
+export function writeHandoffRecord(
+  w: Writer,
+  session: number,
+  account: number,
+  sentAt: number,
+  state: Uint8Array,
+): void {
   w.u8(ZoneRecord.Handoff);
   w.varint(session);
   w.varint(account);
+  w.f64(sentAt);
   w.varint(state.length);
   w.raw(state);
 }
@@ -163,7 +180,8 @@ export function readZoneInputs(
         break;
       case ZoneRecord.Handoff: {
         const account = r.varint();
-        each(gateway, { kind, session, account, state: r.raw(r.varint()) });
+        const sentAt = r.f64();
+        each(gateway, { kind, session, account, sentAt, state: r.raw(r.varint()) });
         break;
       }
       default:

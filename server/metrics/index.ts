@@ -129,7 +129,8 @@ export const handoffs = new Counter({
   name: 'wyvern_handoffs_total',
   help:
     'Players handed across a zone border: to a zone of the same host (local), sent to another host (sent), ' +
-    'taken from one (received), or refused (a broken state, or a session already here).',
+    'taken from one (received), refused (a broken or stale request, a zone not run here, a session already ' +
+    'here), or given back to their zone (returned: refused or unanswered).',
   labelNames: ['kind'],
   registers: [registry],
 });

@@ -8,13 +8,21 @@
  * keep it, and its own client is told the zone changed and sent its view anew. Walking back
  * needs HANDOFF_MARGIN past the line the other way, so a player on the line does not bounce.
  */
-import { insideZone, type Vec2 } from '../../shared/game/movement.js';
+import { blocked, clampToZone, insideZone, type Vec2 } from '../../shared/game/movement.js';
 import { CellSet } from './cell-set.js';
 import { grown, pointInArea, stripDepth } from './border.js';
 import { ghostState } from './ghosts.js';
 import { IdMap, IdSet } from './id-table.js';
 import type { HandoffState, Player, ZoneData } from './types.js';
-import { activate, emit, forgetPlayer, savedCharacter, showInCell, type World } from './world.js';
+import {
+  activate,
+  emit,
+  forgetPlayer,
+  playerMoved,
+  savedCharacter,
+  showInCell,
+  type World,
+} from './world.js';
 
 /** How far past the line a player must stand to be handed to the zone beyond it. */
 export const HANDOFF_MARGIN = 16;
@@ -95,6 +103,31 @@ export function handoffState(p: Player): HandoffState {
 }
 
 /**
+ * A player given back to this zone (the zone beside did not take it) stands past the line:
+ * it steps back onto this zone's ground, and its client snaps there, so it is not left on
+ * ground it may not walk once the border closes.
+ */
+function stepBack(w: World, p: Player): void {
+  const back = clampToZone(p, w.zone);
+  if (blocked(back, w.walls)) return;
+  p.x = back.x;
+  p.y = back.y;
+  p.moving = false;
+  p.moveSpeed = 0;
+  w.walking.delete(p);
+  playerMoved(w, p);
+  emit(w, {
+    type: 'moveRefused',
+    player: p,
+    seq: p.lastSeq,
+    x: p.x,
+    y: p.y,
+    facing: p.facing,
+    reason: 'bounds',
+  });
+}
+
+/**
  * A player handed over from the zone beside this one becomes this zone's, under its id. The
  * ghost this zone held of it gives way to it in place: its observers keep seeing it.
  */
@@ -168,6 +201,7 @@ export function arrivePlayer(w: World, sessionId: number, s: HandoffState): Play
   if (!p.alive) w.deadPlayers.add(p);
   emit(w, { type: 'joined', sessionId, playerId: p.id });
   emit(w, { type: 'arrived', player: p });
+  if (!insideZone(p, w.zone, 0)) stepBack(w, p);
   // Saved at once with its new zone: a login or resume elsewhere reads the row's zone to find
   // which host holds the character, and must not enter it again where it was before the line.
   emit(w, { type: 'save', sessionId, playerId: p.id, character: savedCharacter(w, p) });

@@ -29,12 +29,16 @@ export class BorderLink {
   constructor(
     private readonly bus: Bus,
     private readonly hosts: ReadonlyMap<string, ZoneHost>,
+    /** Whether this process runs the zone right now (it holds its claim). */
+    private readonly running: (zone: string) => boolean,
     private readonly log: Logger,
     private readonly clock: () => number,
   ) {
-    for (const host of hosts.values()) {
+    for (const name of hosts.keys()) {
       this.subscriptions.push(
-        bus.subscribe(Subjects.zoneBorder(zoneId(host.name)), (m) => {
+        bus.subscribe(Subjects.zoneBorder(zoneId(name)), (m) => {
+          const host = this.hosts.get(name);
+          if (!host || !this.running(name)) return;
           let strip;
           try {
             strip = decodeStrip(m.data);
@@ -58,7 +62,7 @@ export class BorderLink {
     for (const host of this.hosts.values()) {
       const w = host.world;
       w.openBorders = neighbours(w.data.zones, w.zone).filter(
-        (n) => this.hosts.has(n.name) || now - (this.heard.get(n.name) ?? -Infinity) <= OPEN_MS,
+        (n) => this.running(n.name) || now - (this.heard.get(n.name) ?? -Infinity) <= OPEN_MS,
       );
     }
   }
@@ -67,6 +71,7 @@ export class BorderLink {
   publish(): void {
     const now = this.clock();
     for (const host of this.hosts.values()) {
+      if (!this.running(host.name)) continue;
       const w = host.world;
       for (const n of neighbours(w.data.zones, w.zone)) {
         const states = stripStates(w, n);

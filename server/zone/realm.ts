@@ -23,7 +23,7 @@ import { Reader } from '../../shared/codec/reader.js';
 import { Writer } from '../../shared/codec/writer.js';
 import { WhoList } from '../../shared/protocol/index.js';
 import { byOpcode, type AnyClientPacket } from '../../shared/protocol/registry.js';
-import type { Bus, BusMessage, BusSubscription } from '../cluster/bus.js';
+import { BusError, BusErrorCode, type Bus, type BusMessage, type BusSubscription } from '../cluster/bus.js';
 import { Subjects, zoneId } from '../cluster/subjects.js';
 import { decodeHandoff, encodeHandoff } from '../cluster/border-wire.js';
 import {
@@ -32,6 +32,7 @@ import {
   readZoneInputs,
   writeBehindRecord,
   writeDetachRecord,
+  HandoffAnswer,
   writeHandoffRecord,
   writePacketRecord,
   writeResyncRecord,
@@ -78,6 +79,11 @@ export interface RealmOptions {
   readonly lingerMs?: number;
   /** ...and at least this long after its last combat action (ms). Default 0. */
   readonly combatLingerMs?: number;
+  /**
+   * Whether this host holds the zone's claim right now (its registry lease). A zone it does
+   * not hold is not run (see Realm.runs). Default: always (one process, nobody to share with).
+   */
+  readonly holds?: (zone: string) => boolean;
 }
 
 /** A character in (or on its way into) one of this host's zones, for one gateway session. */
@@ -105,6 +111,8 @@ interface Seat {
   attaching: boolean;
   /** Handed to the zone beside, waiting for that zone to take it (see Realm.onHandedOff). */
   arriving: boolean;
+  /** Handed to another host's zone, waiting for its answer (see Realm.handOver). */
+  handing: boolean;
   /** Resolves once the seat is gone (its entity left, or it never got one). */
   readonly gone: Promise<void>;
   readonly markGone: () => void;
@@ -113,6 +121,15 @@ interface Seat {
 const WHO_LIST_MAX = 200;
 /** How long inputs for a session handed to another host are sent on after it. */
 const FORWARD_MS = 10_000;
+/** How long a HANDOFF request waits for its answer, and how many times it is asked. */
+const HANDOFF_ANSWER_MS = 1_000;
+const HANDOFF_TRIES = 3;
+/**
+ * A HANDOFF request older than this (by the receiver's clock) is refused: its sender gives the
+ * player back once HANDOFF_ANSWER_MS has passed without an answer. The difference allows for
+ * the hosts' clocks being that far apart.
+ */
+const HANDOFF_FRESH_MS = 750;
 /** A zone-input PACKET must name a client packet whose target is 'zone'. */
 type ZonePacket = Extract<AnyClientPacket, { target: 'zone' }>;
 
@@ -143,6 +160,10 @@ export class Realm {
   private saveRequested = false;
   /** Characters that left since the last flush: they may not re-enter before it is written. */
   private leavingIds: number[] = [];
+  /** Zones whose claim this host does not hold right now: not stepped, saved or sent. */
+  private readonly fenced = new Set<string>();
+  private readonly hooks: ZoneHostHooks;
+  private seed: number;
   /** Ticks started late by more than a whole interval (the loop was blocked). */
   lateTicks = 0;
 
@@ -151,35 +172,46 @@ export class Realm {
     this.hostId = opts.hostId ?? 'zone-host';
     this.lingerMs = opts.lingerMs ?? 0;
     this.combatLingerMs = opts.combatLingerMs ?? 0;
-    const hooks: ZoneHostHooks = {
+    this.hooks = {
       joined: (host, sessionId, playerId) => this.onJoined(host, sessionId, playerId),
       save: (host, e) => this.onSave(host, e),
       leftWorld: (host, e) => this.onLeftWorld(host, e),
       handedOff: (host, e) => this.onHandedOff(host, e),
     };
-    let seed = opts.seed ?? this.clock() & 0x7fffffff;
-    const hosted = opts.zones ?? opts.data.zones.map((z) => z.name);
+    this.seed = opts.seed ?? this.clock() & 0x7fffffff;
     for (const zone of opts.data.zones) {
-      if (!hosted.includes(zone.name)) continue;
-      const rng = mulberry32(seed++);
-      // Players walk across a border to a zone this host runs too (handed over in process).
-      const world = createWorld(opts.data, {
-        zone: zone.name,
-        rules: opts.rules,
-        now: this.clock(),
-        rng,
-        openBorders: hosted,
-      });
-      const host = new ZoneHost(world, rng, hooks);
-      this.zones.set(zone.name, host);
+      if (!this.hosted.includes(zone.name)) continue;
+      this.zones.set(zone.name, this.createZone(zone.name));
       this.subscriptions.push(
-        opts.bus.subscribe(Subjects.zoneInput(zoneId(zone.name)), (m) => this.onZoneInputs(host, m)),
+        opts.bus.subscribe(Subjects.zoneInput(zoneId(zone.name)), (m) => {
+          const host = this.zones.get(zone.name)!;
+          this.onZoneInputs(host, m);
+        }),
+        opts.bus.subscribe(Subjects.zoneHandoff(zoneId(zone.name)), (m) => this.onHandoff(zone.name, m)),
       );
     }
     if (this.zones.size === 0) throw new Error('the world data has no zone');
-    this.border = new BorderLink(opts.bus, this.zones, opts.log, this.clock);
+    this.border = new BorderLink(opts.bus, this.zones, (zone) => this.running(zone), opts.log, this.clock);
     // Whispers never come here: gateways find their targets in the registry and deliver them.
     this.subscriptions.push(opts.bus.subscribe(Subjects.hostWho(this.hostId), (m) => this.who(m)));
+  }
+
+  private get hosted(): readonly string[] {
+    return this.opts.zones ?? this.opts.data.zones.map((z) => z.name);
+  }
+
+  /** A zone as its data makes it: its mobs at home, nobody in it. */
+  private createZone(name: string): ZoneHost {
+    const rng = mulberry32(this.seed++);
+    // Players walk across a border to a zone this host runs too (handed over in process).
+    const world = createWorld(this.opts.data, {
+      zone: name,
+      rules: this.opts.rules,
+      now: this.clock(),
+      rng,
+      openBorders: this.hosted,
+    });
+    return new ZoneHost(world, rng, this.hooks);
   }
 
   // ------------------------------------------------------------------ lifecycle
@@ -210,8 +242,9 @@ export class Realm {
     // Before the step: a leave queued here is applied in this very tick, so no resume can
     // come between the decision and the departure.
     if (this.lingering.size > 0) this.expireLingering(now);
+    for (const host of this.zones.values()) this.runs(host);
     this.border.open(now);
-    for (const host of this.zones.values()) host.tick(now);
+    for (const host of this.zones.values()) if (!this.fenced.has(host.name)) host.tick(now);
     this.border.publish();
     if (this.saveRequested) {
       this.saveRequested = false;
@@ -233,6 +266,52 @@ export class Realm {
     await this.opts.saver.stop();
   }
 
+  /**
+   * Whether the zone is this host's to run at this tick, checked before each: a host whose
+   * claim lapsed (a stall or a partition longer than the lease) steps, saves and sends nothing
+   * for it, since another host may run it now. If the claim comes back to this host unbroken,
+   * the zone carries on where it stopped (its gateways resync their sessions); if another
+   * host took it, loseZone drops what is left here.
+   */
+  private runs(host: ZoneHost): boolean {
+    const held = this.opts.holds?.(host.name) ?? true;
+    const wasHeld = !this.fenced.has(host.name);
+    if (held === wasHeld) return held;
+    if (held) {
+      this.fenced.delete(host.name);
+      this.opts.log.warn({ zone: host.name }, 'zone claim held again: running the zone');
+    } else {
+      this.fenced.add(host.name);
+      this.opts.log.error({ zone: host.name }, 'zone claim not held: the zone stops until it is');
+    }
+    return held;
+  }
+
+  /** Whether this host runs the zone now (it holds its claim). */
+  running(zone: string): boolean {
+    return this.zones.has(zone) && !this.fenced.has(zone);
+  }
+
+  /**
+   * Another host runs the zone now: it took the claim while this host's had lapsed, and
+   * entered the zone's players again from their last saves. Everything of the zone here goes,
+   * unsaved and untold (the gateways route those sessions to the other host already), and the
+   * zone starts afresh, stopped until this host holds its claim again.
+   */
+  loseZone(zone: string): void {
+    const old = this.zones.get(zone);
+    if (!old) return;
+    this.fenced.add(zone);
+    let dropped = 0;
+    for (const seat of [...this.seats.values()]) {
+      if (seat.host !== old) continue;
+      dropped++;
+      this.forgetSeat(seat);
+    }
+    this.zones.set(zone, this.createZone(zone));
+    this.opts.log.error({ zone, players: dropped }, 'zone lost to another host: its state here is dropped');
+  }
+
   /** Marks everyone in the world dirty and writes them in one batch. */
   saveEveryone(): Promise<unknown> {
     this.markEveryoneDirty();
@@ -241,7 +320,7 @@ export class Realm {
 
   get playerCount(): number {
     let n = 0;
-    for (const host of this.zones.values()) n += host.world.players.size;
+    for (const host of this.zones.values()) if (!this.fenced.has(host.name)) n += host.world.players.size;
     return n;
   }
 
@@ -260,35 +339,62 @@ export class Realm {
     readZoneInputs(message.data, (gateway, record) => this.onZoneInput(host, gateway, record));
   }
 
+  /**
+   * A HANDOFF request from the host of the zone beside (see handOver): the character walked
+   * into this zone. Answered TAKEN once it is on its way in (again for a repeated request: an
+   * answer may have been lost), REFUSED otherwise. A request older than HANDOFF_FRESH_MS is
+   * refused: by then its sender may have given the player back to its own zone.
+   */
+  private onHandoff(zone: string, message: BusMessage): void {
+    const answer = (a: HandoffAnswer, why?: string, detail?: object): void => {
+      handoffs.inc({ kind: a === HandoffAnswer.Taken ? 'received' : 'refused' });
+      if (why) this.opts.log.warn({ zone, ...detail }, `hand-off refused: ${why}`);
+      message.respond(Uint8Array.of(a));
+    };
+    const host = this.zones.get(zone);
+    let got:
+      { gateway: string; record: Extract<ZoneInputRecord, { kind: typeof ZoneRecord.Handoff }> } | undefined;
+    let state: HandoffState;
+    try {
+      readZoneInputs(message.data, (gateway, record) => {
+        if (record.kind === ZoneRecord.Handoff) got = { gateway, record };
+      });
+      if (!got) throw new Error('no HANDOFF record');
+      state = decodeHandoff(got.record.state);
+    } catch (err) {
+      return answer(HandoffAnswer.Refused, 'unreadable', { err });
+    }
+    const { gateway, record } = got;
+    const detail = { gateway, session: record.session };
+    if (!host || !this.running(zone))
+      return answer(HandoffAnswer.Refused, 'the zone is not run here', detail);
+    const age = this.clock() - record.sentAt;
+    if (age > HANDOFF_FRESH_MS) return answer(HandoffAnswer.Refused, 'too old', { ...detail, age });
+    const { link, seats } = this.linkOf(gateway);
+    const seat = seats.get(record.session);
+    if (seat) {
+      const same = seat.characterId === state.characterId && seat.playerId === state.entity.id;
+      if (same && (seat.arriving || seat.host === host)) return answer(HandoffAnswer.Taken);
+      return answer(HandoffAnswer.Refused, 'the session is here already', detail);
+    }
+    this.forwards.delete(`${gateway}\n${record.session}`);
+    const arriving = this.newSeat(host, link, record.session, record.account, state.characterId);
+    arriving.spells = state.spells;
+    arriving.arriving = true;
+    arriving.playerId = state.entity.id;
+    arriving.output = link.output(record.session);
+    host.queue({ type: 'arrive', sessionId: arriving.worldSession, state });
+    answer(HandoffAnswer.Taken);
+  }
+
   private onZoneInput(host: ZoneHost, gateway: string, record: ZoneInputRecord): void {
     const { link, seats } = this.linkOf(gateway);
     const seat = seats.get(record.session);
     if (!seat && this.forwards.size > 0 && this.forward(gateway, record)) return;
     switch (record.kind) {
-      case ZoneRecord.Handoff: {
-        let state: HandoffState;
-        try {
-          state = decodeHandoff(record.state);
-        } catch (err) {
-          handoffs.inc({ kind: 'refused' });
-          this.opts.log.warn({ err, gateway, session: record.session }, 'hand-off refused');
-          return;
-        }
-        if (seat) {
-          handoffs.inc({ kind: 'refused' });
-          this.opts.log.warn({ gateway, session: record.session }, 'hand-off for a session already here');
-          return;
-        }
-        handoffs.inc({ kind: 'received' });
-        this.forwards.delete(`${gateway}\n${record.session}`);
-        const arriving = this.newSeat(host, link, record.session, record.account, state.characterId);
-        arriving.spells = state.spells;
-        arriving.arriving = true;
-        arriving.playerId = state.entity.id;
-        arriving.output = link.output(record.session);
-        host.queue({ type: 'arrive', sessionId: arriving.worldSession, state });
+      case ZoneRecord.Handoff:
+        // Taken only as a request on the zone's handoff subject, which is answered (onHandoff).
         return;
-      }
       case ZoneRecord.Packet: {
         // A player handed to another zone of this host: its inputs follow it there.
         if (!seat || seat.playerId === undefined) return;
@@ -304,6 +410,9 @@ export class Realm {
           this.opts.log.warn({ err, gateway, opcode: record.opcode }, 'zone input refused');
           return;
         }
+        // A zone stopped for its claim takes no game inputs: they would pile up to no end. A
+        // player out to another host has no entity here to apply them to.
+        if (this.fenced.has(seat.host.name) || seat.handing) return;
         seat.host.queue(zoneInput(def as ZonePacket, seat.playerId, payload, record.receivedAt));
         return;
       }
@@ -353,6 +462,8 @@ export class Realm {
 
   /** The connection is gone: the character stays, standing, with nobody to write to. */
   private detach(seat: Seat): void {
+    // Out to another host: its answer decides where the character lingers (askHandoff).
+    if (seat.handing) return;
     const playerId = seat.playerId!;
     seat.host.unbind(playerId);
     if (seat.output) seat.output.closed = true;
@@ -500,12 +611,25 @@ export class Realm {
       lingerSince: undefined,
       attaching: false,
       arriving: false,
+      handing: false,
       gone,
       markGone,
     };
     this.seats.set(seat.worldSession, seat);
     this.linkOf(link.gateway).seats.set(session, seat);
     return seat;
+  }
+
+  /** The seat goes without a word to its gateway and without a save (see loseZone). */
+  private forgetSeat(seat: Seat): void {
+    seat.closed = true;
+    if (seat.output) seat.output.closed = true;
+    seat.output = undefined;
+    this.seats.delete(seat.worldSession);
+    this.lingering.delete(seat);
+    const seats = this.links.get(seat.link.gateway)?.seats;
+    if (seats?.get(seat.session) === seat) seats.delete(seat.session);
+    seat.markGone();
   }
 
   /** The seat is gone: its gateway hears so after this tick's bytes. */
@@ -535,11 +659,19 @@ export class Realm {
     if (seat?.arriving) {
       // Handed over: the same session and output, now written by this zone; its gateway
       // sends the session's inputs here from now on.
+      // Given back (still handing): its gateway never heard it left this zone.
+      const givenBack = seat.handing;
       seat.arriving = false;
+      seat.handing = false;
       seat.host = host;
       seat.playerId = playerId;
+      if (seat.closed) {
+        // Its connection dropped on the way: it lingers here.
+        this.detach(seat);
+        return;
+      }
       if (seat.output) host.bind(playerId, seat.output);
-      seat.link.moved(seat.session, host.name);
+      if (!givenBack) seat.link.moved(seat.session, host.name);
       return;
     }
     // An attach whose new session closed before the world applied it lingers again.
@@ -589,7 +721,7 @@ export class Realm {
     const seat = this.seatOf(e.sessionId, e.playerId);
     const to = this.zones.get(e.to);
     if (!to) {
-      if (seat) this.handOver(seat, e.to, e.state);
+      if (seat) this.handOver(seat, from, e.to, e.state);
       return;
     }
     if (seat) {
@@ -601,26 +733,86 @@ export class Realm {
   }
 
   /**
-   * Hands a seat to the host of `zone` (another process): a HANDOFF record on the zone's
-   * input subject, sent as from the session's gateway, carries the player's state; the seat
-   * leaves this host without a LEFT (the next host tells the gateway MOVED), and inputs that
-   * still come here for the session are sent on after it for a while.
+   * Hands a seat to the host of `zone` (another process): a HANDOFF request on the zone's
+   * handoff subject, sent as from the session's gateway, carries the player's state. Until
+   * the answer, the seat stays here without an output (its inputs are dropped) and the player
+   * stands here as a ghost. TAKEN: the seat leaves this host without a LEFT (the next host
+   * tells the gateway MOVED), and inputs that still come here for the session are sent on
+   * after it for a while. REFUSED, nobody running the zone, or no answer HANDOFF_TRIES times
+   * over a live connection: the player is given back to its zone (giveBack). While this
+   * host's connection is down the request is asked again, never given up: an answer lost on
+   * the way may have been TAKEN, and the player must not be in two zones.
    */
-  private handOver(seat: Seat, zone: string, state: HandoffState): void {
-    const w = new Writer(256);
-    beginZoneInputs(w, seat.link.gateway);
-    writeHandoffRecord(w, seat.session, seat.accountId, encodeHandoff(state));
-    const subject = Subjects.zoneInput(zoneId(zone));
-    this.opts.bus.publish(subject, w.finish());
+  private handOver(seat: Seat, from: ZoneHost, zone: string, state: HandoffState): void {
     handoffs.inc({ kind: 'sent' });
-    this.forwards.set(`${seat.link.gateway}\n${seat.session}`, { zone, until: this.clock() + FORWARD_MS });
     if (seat.output) seat.output.closed = true;
     seat.output = undefined;
+    seat.handing = true;
+    void this.askHandoff(seat, from, zone, state);
+  }
+
+  private async askHandoff(seat: Seat, from: ZoneHost, zone: string, state: HandoffState): Promise<void> {
+    const bytes = encodeHandoff(state);
+    const subject = Subjects.zoneHandoff(zoneId(zone));
+    let unanswered = 0;
+    for (;;) {
+      // The seat went with its zone (lost to another host) or the host is stopping.
+      if (this.seats.get(seat.worldSession) !== seat || this.zones.get(from.name) !== from) return;
+      const w = new Writer(64 + bytes.length);
+      beginZoneInputs(w, seat.link.gateway);
+      writeHandoffRecord(w, seat.session, seat.accountId, this.clock(), bytes);
+      let answer: number | undefined;
+      try {
+        answer = (await this.opts.bus.request(subject, w.finish(), { timeoutMs: HANDOFF_ANSWER_MS }))[0];
+      } catch (err) {
+        const code = err instanceof BusError ? err.code : undefined;
+        if (code === BusErrorCode.Closed) return;
+        const down = code === BusErrorCode.Disconnected || !this.opts.bus.stats().connected;
+        if (down || (code === BusErrorCode.Timeout && ++unanswered < HANDOFF_TRIES)) {
+          if (down) await new Promise((resolve) => setTimeout(resolve, HANDOFF_ANSWER_MS / 4));
+          continue;
+        }
+        this.opts.log.warn(
+          { err, zone, session: seat.session },
+          'hand-off unanswered: the player is given back',
+        );
+      }
+      if (this.seats.get(seat.worldSession) !== seat || this.zones.get(from.name) !== from) return;
+      if (answer === HandoffAnswer.Taken) this.handedOver(seat, zone);
+      else this.giveBack(seat, from, state);
+      return;
+    }
+  }
+
+  /** The next host took the seat's player: the seat leaves this host (see handOver). */
+  private handedOver(seat: Seat, zone: string): void {
+    seat.handing = false;
+    const key = `${seat.link.gateway}\n${seat.session}`;
+    this.forwards.set(key, { zone, until: this.clock() + FORWARD_MS });
     this.seats.delete(seat.worldSession);
     this.lingering.delete(seat);
     const seats = this.links.get(seat.link.gateway)?.seats;
     if (seats?.get(seat.session) === seat) seats.delete(seat.session);
     seat.markGone();
+    if (seat.closed) {
+      // Its connection dropped while the request was out: the next host lets it linger.
+      const w = new Writer(64);
+      beginZoneInputs(w, seat.link.gateway);
+      writeDetachRecord(w, seat.session);
+      this.opts.bus.publish(Subjects.zoneInput(zoneId(zone)), w.finish());
+    }
+  }
+
+  /**
+   * The next zone did not take the player: it is this zone's again, where it stands (its
+   * ghost gives way to it in place), and its client is sent its zone and view anew.
+   */
+  private giveBack(seat: Seat, from: ZoneHost, state: HandoffState): void {
+    handoffs.inc({ kind: 'returned' });
+    // Still handing (inputs dropped, a drop deferred) until its entity is back (onJoined).
+    seat.arriving = true;
+    if (!seat.closed) seat.output = seat.link.output(seat.session);
+    from.queue({ type: 'arrive', sessionId: seat.worldSession, state });
   }
 
   /** An input for a session handed to another host: on to that host, as its gateway sent it. */
@@ -686,8 +878,10 @@ export class Realm {
   }
 
   private markEveryoneDirty(): void {
+    // Asked afresh: a process just woken from a stall may autosave before its next tick.
+    for (const host of this.zones.values()) this.runs(host);
     for (const seat of this.seats.values()) {
-      if (seat.playerId === undefined) continue;
+      if (seat.playerId === undefined || this.fenced.has(seat.host.name)) continue;
       const p = seat.host.world.players.get(seat.playerId);
       if (!p) continue;
       const saved = savedCharacter(seat.host.world, p);
@@ -702,6 +896,7 @@ export class Realm {
     const players: { name: string; level: number; zone: string }[] = [];
     let total = 0;
     for (const host of this.zones.values()) {
+      if (this.fenced.has(host.name)) continue;
       for (const p of host.world.players.values()) {
         total++;
         if (players.length < WHO_LIST_MAX) players.push({ name: p.name, level: p.level, zone: host.name });

@@ -139,7 +139,7 @@ export const ZoneChanged = definePacket({
   name: 'ZoneChanged',
   dir: 's2c',
   delivery: 'reliable',
-  doc: "The client's own entity walked into the zone named here, now kept by that zone's host (after a ZoneInfo for it). The client keeps its view and its prediction; WorldUpdate ticks and times count on from tick and serverTime, motion references start afresh, and the next WorldUpdate spawns everything in view again (a spawn of an entity the client holds replaces its state).",
+  doc: "The client's own entity walked into the zone named here, now kept by that zone's host (after a ZoneInfo for it), or was given back to the zone it walked from (named here) when the zone beyond did not take it. The client keeps its view and its prediction; WorldUpdate ticks and times count on from tick and serverTime, motion references start afresh, and the next WorldUpdate spawns everything in view again (a spawn of an entity the client holds replaces its state).",
   fields: {
     zone: zoneName,
     tick: t.u32,

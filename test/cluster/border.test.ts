@@ -15,6 +15,7 @@ import { sleep, startGameClient, walkTo, type GameClient } from '../helpers/game
 import { GATEWAY_UP, startRole, zoneHostUp, type RoleProcess } from './roles.js';
 import { clusterDatabase, type ClusterDatabase } from './database.js';
 import { describeWithNats } from './with-nats.js';
+import { until } from './until.js';
 
 describeWithNats('a walk across the border between two zone hosts over NATS', (nats) => {
   let dir: string;
@@ -75,6 +76,12 @@ describeWithNats('a walk across the border between two zone hosts over NATS', (n
     if (dataDir) rmSync(dataDir, { recursive: true, force: true });
   }, 60_000);
 
+  const handoffs = async (port: number, kind: string): Promise<number> => {
+    const text = await (await fetch(`http://127.0.0.1:${port}/metrics`)).text();
+    const line = text.split('\n').find((l) => l.startsWith(`wyvern_handoffs_total{kind="${kind}"}`));
+    return line ? Number(line.split(' ').at(-1)) : 0;
+  };
+
   it('hands the walker from one host to the other, watched without a break from both sides', async () => {
     // The east observer walks over first (handed to the other host), the walker to its start.
     await walkTo(east, { x: 660, y: 300 });
@@ -108,13 +115,42 @@ describeWithNats('a walk across the border between two zone hosts over NATS', (n
     await east.log.expect(ChatMessage, { predicate: (m) => m.text === 'over the line' });
 
     // Each host counts its side of the two hand-offs (the east observer's, then the walker's).
-    const handoffs = async (port: number, kind: string): Promise<number> => {
-      const text = await (await fetch(`http://127.0.0.1:${port}/metrics`)).text();
-      const line = text.split('\n').find((l) => l.startsWith(`wyvern_handoffs_total{kind="${kind}"}`));
-      return line ? Number(line.split(' ').at(-1)) : 0;
-    };
     expect(await handoffs(hostHttp.west, 'sent')).toBe(2);
     expect(await handoffs(hostHttp.east, 'received')).toBe(2);
     expect(await handoffs(hostHttp.east, 'refused')).toBe(0);
+  });
+
+  it('gives the walker back to its zone when the host beyond stalls as it crosses, and that host refuses the late requests', async () => {
+    await walkTo(walker, { x: 625, y: 330 });
+    const since = { walker: walker.log.mark(), east: east.log.mark() };
+    const zhW = roles[0]!;
+    // Its last strip is recent: the east host still hands players across for a moment.
+    zhW.proc.kill('SIGSTOP');
+    let corrected;
+    try {
+      await stride(walker, 575);
+      // Three requests go unanswered (a second each); the walker steps back into Eastmark.
+      corrected = await walker.log.expect(PositionCorrection, { since: since.walker, timeoutMs: 10_000 });
+    } finally {
+      zhW.proc.kill('SIGCONT');
+    }
+    expect(corrected.x).toBeGreaterThanOrEqual(600);
+    // Its own zone sends it its view anew (ZoneChanged names that zone), and nothing else.
+    expect(walker.log.all(ZoneChanged, () => true, since.walker).map((z) => z.zone)).toEqual(['Eastmark']);
+    expect(east.log.records('despawn', (r) => r.id === walker.entityId, since.east)).toEqual([]);
+    expect(await handoffs(hostHttp.east, 'returned')).toBe(1);
+    // It plays on in Eastmark.
+    await walkTo(walker, { x: 650, y: 330 });
+    // The woken host refuses the requests it finds waiting (too old), so the walker is not in
+    // its zone too.
+    await until(
+      async () => (await handoffs(hostHttp.west, 'refused')) >= 1,
+      10_000,
+      'the late requests refused',
+    );
+    const health = (await (await fetch(`http://127.0.0.1:${hostHttp.west}/healthz`)).json()) as {
+      players: number;
+    };
+    expect(health.players).toBe(1);
   });
 });

@@ -98,26 +98,28 @@ export function breaks(samples: readonly Sample[], x0: number, x1: number, maxSt
 }
 
 /**
- * Walks `game` east to x = `toX` as a browser does: its position advanced every frame at
- * walking speed, movement states sent through MoveSender (start, heartbeats, stop), never
+ * Walks `game` east or west to x = `toX` as a browser does: its position advanced every frame
+ * at walking speed, movement states sent through MoveSender (start, heartbeats, stop), never
  * waiting for an ack.
  */
 export async function stride(game: GameClient, toX: number, speed = 120): Promise<void> {
   const client = game.client;
   const self = client.world.self!;
   const sender = new MoveSender();
-  sender.reset(performance.now(), self.x, self.y, 0);
+  const dir = toX < self.x ? -1 : 1;
+  const facing = dir < 0 ? Math.PI : 0;
+  sender.reset(performance.now(), self.x, self.y, facing);
   let x = self.x;
   const y = self.y;
   let last = performance.now();
   for (;;) {
     await new Promise((resolve) => setTimeout(resolve, 50));
     const now = performance.now();
-    const step = Math.min(toX - x, (speed * (now - last)) / 1000);
+    const step = Math.min(Math.abs(toX - x), (speed * (now - last)) / 1000);
     last = now;
-    x += step;
-    const arrived = x >= toX;
-    const state = sender.update(now, x, y, 0, !arrived, speed);
+    x += dir * step;
+    const arrived = x === toX || Math.abs(toX - x) < 1e-9;
+    const state = sender.update(now, x, y, facing, !arrived, speed);
     if (state) client.sendMove(state.x, state.y, state.facing, state.moving, state.speed);
     if (arrived) return;
   }

@@ -3,13 +3,22 @@
  * running Greenvale and the other Ashmoor, spoken to as a gateway would (no sockets, ticks
  * run by hand). A player walking east is handed from one host to the other: the second host
  * tells the gateway MOVED, sends the session ZoneInfo and ZoneChanged, and acks its moves.
+ * A hand-off that is not taken (nobody runs Ashmoor, the request came too late) gives the
+ * player back to Greenvale; one whose answer was lost is asked again and taken once.
  */
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { Writer } from '../../shared/codec/writer.js';
 import { blocked } from '../../shared/game/movement.js';
 import { MoveAck, MoveInput, PositionCorrection, ZoneChanged } from '../../shared/protocol/index.js';
-import { InProcessBus, Subjects, zoneId } from '../../server/cluster/index.js';
+import {
+  BusError,
+  BusErrorCode,
+  InProcessBus,
+  Subjects,
+  zoneId,
+  type Bus,
+} from '../../server/cluster/index.js';
 import {
   beginZoneInputs,
   GatewayRecord,
@@ -50,20 +59,6 @@ describe('a hand-off between two zone hosts', () => {
     bus = new InProcessBus();
     now = 1_700_000_000_000;
     batches.length = 0;
-    const realm = (hostId: string, zone: string) =>
-      new Realm({
-        data,
-        zones: [zone],
-        store,
-        saver: new CharacterSaver(store),
-        bus,
-        hostId,
-        log: silentLogger,
-        tickRate: 20,
-        autosaveMs: 60_000,
-        clock: () => now,
-        seed: 1,
-      });
     west = realm('zh-w', 'Greenvale');
     east = realm('zh-e', 'Ashmoor');
     bus.subscribe(Subjects.gatewayTick('a'), (m) => {
@@ -75,6 +70,22 @@ describe('a hand-off between two zone hosts', () => {
       batches.push({ host, records });
     });
   });
+
+  function realm(hostId: string, zone: string, options: { bus?: Bus; skewMs?: number } = {}): Realm {
+    return new Realm({
+      data,
+      zones: [zone],
+      store,
+      saver: new CharacterSaver(store),
+      bus: options.bus ?? bus,
+      hostId,
+      log: silentLogger,
+      tickRate: 20,
+      autosaveMs: 60_000,
+      clock: () => now + (options.skewMs ?? 0),
+      seed: 1,
+    });
+  }
 
   afterEach(async () => {
     await west.stop();
@@ -98,7 +109,8 @@ describe('a hand-off between two zone hosts', () => {
     bus.publish(Subjects.zoneInput(zoneId(zone)), w.finish());
   }
 
-  it('hands the walker over: MOVED from the new host, ZoneChanged to the client, its moves acked there, none refused', async () => {
+  /** The crosser's character, in the world on Greenvale near the border, as session 1 of gateway a. */
+  async function enterCrosser(): Promise<{ id: number; y: number }> {
     let y = 300;
     while (blocked({ x: 1990, y }, [...data.zones[0]!.obstacles, ...data.zones[1]!.obstacles], 40)) y += 10;
     const acct = await store.createAccount(account());
@@ -115,9 +127,17 @@ describe('a hand-off between two zone hosts', () => {
     }
     // Both hosts hear each other's strips: the border opens.
     for (let i = 0; i < 4; i++) await tick();
+    return { id: c.id, y };
+  }
+
+  /**
+   * Walks the crosser east from x 1980 (6 units a tick, as its gateway would send the moves
+   * to the zone it last heard of) for `steps` steps, or until `stop` says so; the zone it is in.
+   */
+  async function walkEast(y: number, steps: number, stop = () => false): Promise<string> {
     let zone = 'Greenvale';
     let x = 1980;
-    for (let seq = 1; seq <= 20; seq++) {
+    for (let seq = 1; seq <= steps && !stop(); seq++) {
       x += 6;
       const at = x;
       send(zone, (w) =>
@@ -137,13 +157,21 @@ describe('a hand-off between two zone hosts', () => {
       const moved = batches.flatMap((b) => b.records).find((r) => r.kind === GatewayRecord.Moved);
       if (moved && moved.kind === GatewayRecord.Moved) zone = moved.zone;
     }
+    return zone;
+  }
+
+  const frames = (host: string) =>
+    batches
+      .filter((b) => b.host === host)
+      .flatMap((b) => b.records.flatMap((r) => (r.kind === GatewayRecord.Bytes ? opcodes(r.bytes) : [])));
+  const records = (kind: GatewayRecord) => batches.flatMap((b) => b.records).filter((r) => r.kind === kind);
+
+  it('hands the walker over: MOVED from the new host, ZoneChanged to the client, its moves acked there, none refused', async () => {
+    const c = await enterCrosser();
+    const zone = await walkEast(c.y, 20);
     expect(zone).toBe('Ashmoor');
     const movedBatch = batches.find((b) => b.records.some((r) => r.kind === GatewayRecord.Moved))!;
     expect(movedBatch.host).toBe('zh-e');
-    const frames = (host: string) =>
-      batches
-        .filter((b) => b.host === host)
-        .flatMap((b) => b.records.flatMap((r) => (r.kind === GatewayRecord.Bytes ? opcodes(r.bytes) : [])));
     expect(frames('zh-e')).toContain(ZoneChanged.opcode);
     expect(frames('zh-e')).toContain(MoveAck.opcode);
     expect([...frames('zh-w'), ...frames('zh-e')]).not.toContain(PositionCorrection.opcode);
@@ -152,5 +180,82 @@ describe('a hand-off between two zone hosts', () => {
     // resume on another gateway reads the row's zone to find the host that holds it.
     for (let i = 0; i < 10 && (await store.getCharacter(c.id))?.zone !== 'Ashmoor'; i++) await tick();
     expect((await store.getCharacter(c.id))?.zone).toBe('Ashmoor');
+  });
+
+  /** The crosser walks east until Greenvale corrects it; it must be Greenvale's again, on its ground. */
+  async function expectGivenBack(c: { id: number; y: number }): Promise<void> {
+    const corrected = () => frames('zh-w').includes(PositionCorrection.opcode);
+    expect(await walkEast(c.y, 40, corrected)).toBe('Greenvale');
+    for (let i = 0; i < 4; i++) await tick();
+    expect(corrected()).toBe(true);
+    expect(records(GatewayRecord.Moved)).toEqual([]);
+    expect(records(GatewayRecord.Left)).toEqual([]);
+    const greenvale = west.zones.get('Greenvale')!.world;
+    const p = [...greenvale.players.values()].find((q) => q.characterId === c.id);
+    expect(p?.x).toBeLessThanOrEqual(2000 - 8);
+    expect(east.playerCount).toBe(0);
+    // It walks on in Greenvale: its next move (from where it was put) is acked there.
+    const acks = frames('zh-w').filter((o) => o === MoveAck.opcode).length;
+    send('Greenvale', (w) =>
+      writePacketRecord(w, 1, now, MoveInput.opcode, (out) =>
+        MoveInput.payload.write(out, {
+          seq: 1000,
+          x: p!.x - 6,
+          y: p!.y,
+          facing: Math.PI,
+          moving: false,
+          speed: 120,
+          clientTime: 100_000,
+        }),
+      ),
+    );
+    // Delivered after this tick ran: applied and acked at the next.
+    await tick();
+    await tick();
+    expect(frames('zh-w').filter((o) => o === MoveAck.opcode).length).toBe(acks + 1);
+  }
+
+  it('gives the walker back to its zone, on its own ground, when nobody runs the zone beyond', async () => {
+    const c = await enterCrosser();
+    // Ashmoor's host is gone, though Greenvale's border to it is still open (its last strip
+    // is recent): the hand-off finds nobody to take it.
+    await east.stop();
+    await expectGivenBack(c);
+  });
+
+  it('gives the walker back when its hand-off reaches the next host too late', async () => {
+    await east.stop();
+    // Ashmoor's host runs a second ahead: every request is older than it accepts.
+    east = realm('zh-e', 'Ashmoor', { skewMs: 1000 });
+    const c = await enterCrosser();
+    await expectGivenBack(c);
+  });
+
+  it('asks again when the answer is lost, and the walker is taken once', async () => {
+    await west.stop();
+    // West's bus loses the first answer to a hand-off (taken on the other side).
+    let lose = 1;
+    const lossy: Bus = {
+      publish: (subject, data) => bus.publish(subject, data),
+      subscribe: (subject, handler, options) => bus.subscribe(subject, handler, options),
+      request: async (subject, data, options) => {
+        const answer = await bus.request(subject, data, options);
+        if (subject.endsWith('.handoff') && lose-- > 0)
+          throw new BusError(BusErrorCode.Timeout, 'answer lost');
+        return answer;
+      },
+      flush: () => bus.flush(),
+      stats: () => bus.stats(),
+      drain: () => bus.drain(),
+      close: () => bus.close(),
+    };
+    west = realm('zh-w', 'Greenvale', { bus: lossy });
+    const c = await enterCrosser();
+    expect(await walkEast(c.y, 20)).toBe('Ashmoor');
+    expect(lose).toBe(-1);
+    expect(records(GatewayRecord.Moved)).toHaveLength(1);
+    expect(records(GatewayRecord.Left)).toEqual([]);
+    expect([west.playerCount, east.playerCount]).toEqual([0, 1]);
+    expect(frames('zh-w')).not.toContain(PositionCorrection.opcode);
   });
 });

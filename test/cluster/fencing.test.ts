@@ -1,0 +1,141 @@
+/**
+ * A zone host that stalls past its claim (SIGSTOP, as a long pause or a partition would) while
+ * a standby takes its zone, over a real nats-server: when it wakes it must not run the zone
+ * beside the standby. It stops the zone at once (its claim is no longer held), drops what it
+ * had of it when it finds the claim taken, saves nothing of its stale players, and stands by
+ * to claim the zone again, which it does when the other host dies.
+ *
+ * What a player would lose without this: the woken host goes on autosaving the character
+ * where it stood before the stall, over the saves of the host it now plays on.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { EnterWorld, ErrorPacket } from '../../shared/protocol/index.js';
+import { sleep, startGameClient, walkTo, type GameClient } from '../helpers/game-client.js';
+import { clusterDatabase, type ClusterDatabase } from './database.js';
+import { GATEWAY_UP, spawnRole, startRole, TEST_DATA, type RoleProcess } from './roles.js';
+import { describeWithNats } from './with-nats.js';
+
+const LEASE_TTL_MS = 3000;
+const AUTOSAVE_MS = 300;
+const LINGER_MS = 300;
+
+const near = (a: number, b: number): boolean => Math.abs(a - b) < 0.5;
+const zoneDown = (e: { code: string }) => e.code === 'ERR_ZONE_DOWN';
+
+describeWithNats('fencing: a zone host woken after its zone was taken does not run it too', (nats) => {
+  let dir: string;
+  let database: ClusterDatabase | undefined;
+  let common: Record<string, string>;
+  const roles: RoleProcess[] = [];
+  let gateway: { tcpPort: number; httpPort: number };
+  const clients: GameClient[] = [];
+
+  const zoneHost = (id: string, env: Record<string, string> = {}): RoleProcess => {
+    const up = new RegExp(`zone host ${id} is running .*HTTP port (\\d+)\\.`);
+    const role = spawnRole({ ...common, ROLE: 'zone-host', NODE_ID: id, ...env }, up);
+    roles.push(role);
+    return role;
+  };
+
+  beforeAll(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'wyvern-fencing-'));
+    database = await clusterDatabase(dir);
+    common = {
+      HOST: '127.0.0.1',
+      HTTP_PORT: '0',
+      TCP_PORT: '0',
+      DATABASE_URL: database.url,
+      DATA_DIR: TEST_DATA,
+      LOG_LEVEL: 'warn',
+      SRP_WORKERS: '1',
+      SHUTDOWN_TIMEOUT_MS: '2000',
+      WYVERN_SECRET: '00112233445566778899aabbccddeeff',
+      NATS_URL: nats().url,
+      LEASE_TTL_MS: String(LEASE_TTL_MS),
+      LINGER_MS: String(LINGER_MS),
+      COMBAT_LINGER_MS: '0',
+      AUTOSAVE_INTERVAL_MS: String(AUTOSAVE_MS),
+    };
+  }, 60_000);
+
+  afterAll(async () => {
+    for (const c of clients) c.close();
+    for (const r of roles) if (r.proc.signalCode === null) r.proc.kill('SIGCONT');
+    await Promise.all(roles.map((r) => r.stop()));
+    await database?.drop();
+    if (dir) rmSync(dir, { recursive: true, force: true });
+  }, 60_000);
+
+  it('stops the zone on waking, keeps the other host’s saves, and takes the zone back when that host dies', async () => {
+    const first = zoneHost('zh-a');
+    const firstHttp = Number((await first.up)[1]);
+    const health = async () =>
+      (await (await fetch(`http://127.0.0.1:${firstHttp}/healthz`)).json()) as {
+        zones: string[];
+        players: number;
+      };
+    const standby = zoneHost('zh-b', { ZONE_STANDBY: 'on', LOG_LEVEL: 'info' });
+    await standby.waitFor(/standing by/);
+    const gw = await startRole({ ...common, ROLE: 'gateway', GATEWAY_ID: 'a' }, GATEWAY_UP);
+    roles.push(gw);
+    gateway = { httpPort: Number(gw.ready[1]), tcpPort: Number(gw.ready[2]) };
+
+    const p = await startGameClient(gateway, { transport: 'tcp', name: 'Fencepia' });
+    clients.push(p);
+    const before = { x: p.client.world.self!.x + 12, y: p.client.world.self!.y };
+    await walkTo(p, before);
+    await sleep(AUTOSAVE_MS * 4);
+
+    // zh-a stalls past its claim; the standby takes the zone and P enters there from its save.
+    let since = p.log.mark();
+    first.proc.kill('SIGSTOP');
+    // P walks on before the gateway knows: its inputs wait in NATS for the stalled host, which
+    // would apply them when it wakes, though the standby enters P where it was last saved.
+    for (let i = 1; i <= 10; i++) {
+      p.client.sendMove(before.x + 12 * i, before.y, 0, i < 10, 120);
+      await sleep(100);
+    }
+    await p.log.expect(ErrorPacket, { since, predicate: zoneDown, timeoutMs: LEASE_TTL_MS * 4 });
+    await standby.up;
+    const entered = await p.log.expect(EnterWorld, { since, timeoutMs: 20_000 });
+    expect(near(entered.x, before.x) && near(entered.y, before.y)).toBe(true);
+
+    // zh-a wakes: it finds its zone taken and drops it.
+    const woke = first.lines.length;
+    since = p.log.mark();
+    first.proc.kill('SIGCONT');
+    await first.waitFor(/zone lost to another host/, { since: woke, timeoutMs: LEASE_TTL_MS * 3 });
+    expect(first.lines.slice(woke).some((l) => /zone claim not held/.test(l))).toBe(true);
+    expect(await health()).toMatchObject({ zones: [], players: 0 });
+
+    // P walks on the standby; long enough after for several of zh-a's autosaves, were it
+    // still saving its copy of P where P stood before the stall.
+    const after = { x: p.client.world.self!.x, y: p.client.world.self!.y + 12 };
+    await walkTo(p, after);
+    await sleep(AUTOSAVE_MS * 6);
+    expect(p.log.all(ErrorPacket, () => true, since)).toEqual([]);
+    expect(p.log.all(EnterWorld, () => true, since)).toEqual([]);
+    p.close();
+    // Its character lingers, leaves and is saved by the standby; a new login reads that save.
+    await sleep(LINGER_MS + AUTOSAVE_MS * 4);
+    const again = await startGameClient(gateway, { transport: 'ws', name: 'Fencepia', existing: true });
+    clients.push(again);
+    expect(near(again.entered.enter.x, after.x) && near(again.entered.enter.y, after.y)).toBe(true);
+
+    // The standby dies: zh-a, standing by for the zone it lost, takes it and runs it again.
+    since = again.log.mark();
+    const taken = first.lines.length;
+    await standby.kill();
+    await again.log.expect(ErrorPacket, { since, predicate: zoneDown, timeoutMs: LEASE_TTL_MS * 4 });
+    const back = await again.log.expect(EnterWorld, { since, timeoutMs: LEASE_TTL_MS * 6 });
+    expect(near(back.x, after.x) && near(back.y, after.y)).toBe(true);
+    expect(first.lines.slice(taken).some((l) => /zone claim held again/.test(l))).toBe(true);
+    expect(await health()).toMatchObject({ zones: ['testvale'], players: 1 });
+    const moved = { x: again.client.world.self!.x - 6, y: again.client.world.self!.y };
+    await walkTo(again, moved);
+    expect(first.proc.exitCode ?? first.proc.signalCode).toBeNull();
+  }, 90_000);
+});
