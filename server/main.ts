@@ -452,6 +452,9 @@ export async function startZoneHost(
  * The gateway role: storage for accounts, the SRP pool, and the network front (startServer)
  * with the account and character handlers and the Gateway as router.
  */
+/** About how often a gateway sweeps the registry's stale session entries (ms). */
+const SESSION_SWEEP_MS = 10 * 60_000;
+
 export async function startGateway(
   config: Config,
   options: RoleOptions & { labFeed?: LabFeed; onStop?: () => Promise<void> } = {},
@@ -569,7 +572,23 @@ export async function startGateway(
       log.warn({ err, accountId: s.accountId }, 'resume token not renewed: it lapses at its first expiry');
     });
   });
+  // Dead gateways' session entries and lapsed resume records stay in the registry until their
+  // keys are written again. Every gateway sweeps them now and then (deletes are checked by
+  // revision, so two sweeps may overlap), each at its own jittered interval.
+  const sweep = setInterval(
+    () => {
+      registry.sweepSessions().then(
+        (removed) => {
+          if (removed > 0) log.info({ removed }, 'registry: stale session entries removed');
+        },
+        (err: unknown) => log.warn({ err }, 'registry sweep failed (will retry)'),
+      );
+    },
+    SESSION_SWEEP_MS * (0.8 + Math.random() * 0.4),
+  );
+  sweep.unref();
   server.onShutdown('gateway', async () => {
+    clearInterval(sweep);
     // No more inputs; then the zone host of this same process, whose final saves need the store.
     gateway.close();
     view.stop();
