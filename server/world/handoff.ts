@@ -26,8 +26,12 @@ import {
 
 /** How far past the line a player must stand to be handed to the zone beyond it. */
 export const HANDOFF_MARGIN = 16;
-/** How long a player just handed on stays here as a ghost without the next zone's strip showing it. */
-export const HANDOFF_HOLD_MS = 2000;
+/**
+ * How long a player just handed on stays here as a ghost without the next zone's strip showing
+ * it: longer than a hand-off to another host may wait for its answer (three requests of a
+ * second, Realm.askHandoff), so a player given back was never seen to leave.
+ */
+export const HANDOFF_HOLD_MS = 4000;
 
 /**
  * Whether a player may stand at `to`: on the zone's ground, or an open neighbour's near the
