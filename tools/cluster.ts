@@ -216,8 +216,9 @@ async function main(): Promise<void> {
     console.log(`[cluster] ${role.id}: ${shown} npx tsx server/main.ts`);
     // Zone hosts first, each with its zones claimed, before the gateways route to them.
     // A standby runs nothing until a host dies: it is not waited for.
+    // Its start line, written whatever LOG_LEVEL says (the "world running" log line is info).
     if (role.id.startsWith('zh-') && role.env['ZONE_STANDBY'] === undefined)
-      await untilLine(proc, /world running/);
+      await untilLine(proc, /zone host \S+ is running/);
   }
   console.log(
     `[cluster] up: ${gateways} gateway${gateways === 1 ? '' : 's'} (browser on ` +
