@@ -5,8 +5,6 @@
  *
  *   wyvern.zone.<zone>.in      gateway -> the zone's host: the zone's inputs (MoveInput, casts,
  *                              say; joins and leaves), one subscriber: the host holding the zone
- *   wyvern.world.<kind>        anyone -> one of a queue group "world" (request/reply); no role
- *                              uses it now that whisper and who are routed by the registry
  *   wyvern.gw.<gateway>.tick   zone host -> gateway: one message per tick carrying every
  *                              session's bytes for that gateway
  *   wyvern.gw.<gateway>.direct anyone -> one gateway: messages for one of its sessions
@@ -25,7 +23,6 @@ declare const routeOf: unique symbol;
 
 export const Route = {
   ZoneInput: 'zoneInput',
-  World: 'world',
   GatewayTick: 'gatewayTick',
   GatewayDirect: 'gatewayDirect',
   GatewayWhisper: 'gatewayWhisper',
@@ -42,12 +39,6 @@ export type SubjectPattern<R extends Route = Route> = string & {
   readonly [routeOf]: R;
   readonly pattern: true;
 };
-
-export const WorldKind = { Whisper: 'whisper', Who: 'who', ZoneChat: 'zone-chat' } as const;
-export type WorldKind = (typeof WorldKind)[keyof typeof WorldKind];
-
-/** The queue group of world handlers: each world request is handled by one of them. */
-export const WORLD_QUEUE = 'world';
 
 const ROOT = 'wyvern';
 /** One subject token: no dots, spaces or wildcards, short enough to read in a log. */
@@ -76,7 +67,6 @@ export const Subjects = {
   zoneInput: (zone: string) => `${ROOT}.zone.${checkToken('zone', zone)}.in` as Subject<'zoneInput'>,
   zoneBorder: (zone: string) => `${ROOT}.zone.${checkToken('zone', zone)}.border` as Subject<'zoneBorder'>,
   zoneHandoff: (zone: string) => `${ROOT}.zone.${checkToken('zone', zone)}.handoff` as Subject<'zoneHandoff'>,
-  world: (kind: WorldKind) => `${ROOT}.world.${kind}` as Subject<'world'>,
   gatewayTick: (gateway: string) =>
     `${ROOT}.gw.${checkToken('gateway', gateway)}.tick` as Subject<'gatewayTick'>,
   gatewayDirect: (gateway: string) =>
@@ -87,6 +77,4 @@ export const Subjects = {
 
   /** Every zone's inputs (a monitor, or a host that runs every zone). */
   everyZoneInput: `${ROOT}.zone.*.in` as SubjectPattern<'zoneInput'>,
-  /** Every world request. */
-  everyWorld: `${ROOT}.world.*` as SubjectPattern<'world'>,
 } as const;

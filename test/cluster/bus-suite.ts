@@ -5,8 +5,8 @@
  */
 import { Registry } from 'prom-client';
 import { afterEach, describe, expect, it } from 'vitest';
-import { BusError, BusErrorCode, busMetrics, type Bus, type BusMessage } from '../../server/cluster/bus.js';
-import { Subjects, WORLD_QUEUE, WorldKind } from '../../server/cluster/subjects.js';
+import { BusError, BusErrorCode, busMetrics, type Bus } from '../../server/cluster/bus.js';
+import { Subjects } from '../../server/cluster/subjects.js';
 import { until } from './until.js';
 
 export interface BusHarness {
@@ -100,22 +100,18 @@ export function busSuite(name: string, harness: BusHarness): void {
 
     it('a queue group gets each message once while plain subscribers get them all', async () => {
       const { a, b } = await pair();
-      // The world subjects are shared by every test on a server: count only this test's bytes.
+      // A subject of this test's own (the server is shared by every test).
       const tag = fresh('q');
-      const mine = (m: BusMessage) => read(m.data).startsWith(tag + ':');
+      const subject = Subjects.hostWho(tag);
       const first: string[] = [];
       const second: string[] = [];
       const watcher: string[] = [];
-      b.subscribe(Subjects.world(WorldKind.Who), (m) => mine(m) && first.push(read(m.data)), {
-        queue: WORLD_QUEUE,
-      });
-      b.subscribe(Subjects.world(WorldKind.Who), (m) => mine(m) && second.push(read(m.data)), {
-        queue: WORLD_QUEUE,
-      });
-      b.subscribe(Subjects.world(WorldKind.Who), (m) => mine(m) && watcher.push(read(m.data)));
+      b.subscribe(subject, (m) => first.push(read(m.data)), { queue: 'handlers' });
+      b.subscribe(subject, (m) => second.push(read(m.data)), { queue: 'handlers' });
+      b.subscribe(subject, (m) => watcher.push(read(m.data)));
       await b.flush();
       const sent = [...Array(40).keys()].map((i) => `${tag}:${i}`);
-      for (const s of sent) a.publish(Subjects.world(WorldKind.Who), text(s));
+      for (const s of sent) a.publish(subject, text(s));
       await until(() => watcher.length === 40 && first.length + second.length === 40);
       expect([...first, ...second].sort()).toEqual([...sent].sort());
       expect(first.length).toBeGreaterThan(0);

@@ -1,11 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import { InProcessBus } from '../../server/cluster/in-process-bus.js';
-import { SubjectError, Subjects, WorldKind, zoneId } from '../../server/cluster/subjects.js';
+import { SubjectError, Subjects, zoneId } from '../../server/cluster/subjects.js';
 
 describe('subjects', () => {
   it('names each route under wyvern.', () => {
     expect(Subjects.zoneInput('greenvale')).toBe('wyvern.zone.greenvale.in');
-    expect(Subjects.world(WorldKind.Whisper)).toBe('wyvern.world.whisper');
+    expect(Subjects.zoneHandoff('ashmoor')).toBe('wyvern.zone.ashmoor.handoff');
+    expect(Subjects.hostWho('zh-0')).toBe('wyvern.host.zh-0.who');
     expect(Subjects.gatewayTick('gw-0')).toBe('wyvern.gw.gw-0.tick');
     expect(Subjects.gatewayDirect('gw-0')).toBe('wyvern.gw.gw-0.direct');
   });
