@@ -22,6 +22,7 @@ import {
 import {
   beginZoneInputs,
   GatewayRecord,
+  HandoffAnswer,
   readGatewayBatch,
   writeJoinRecord,
   writePacketRecord,
@@ -257,5 +258,19 @@ describe('a hand-off between two zone hosts', () => {
     expect(records(GatewayRecord.Left)).toEqual([]);
     expect([west.playerCount, east.playerCount]).toEqual([0, 1]);
     expect(frames('zh-w')).not.toContain(PositionCorrection.opcode);
+  });
+
+  it('refuses a hand-off request it cannot read, and goes on', async () => {
+    const subject = Subjects.zoneHandoff(zoneId('Ashmoor'));
+    for (const bytes of [new Uint8Array(0), Uint8Array.of(1, 97, 6), Uint8Array.of(200, 1, 2, 3, 4)]) {
+      expect([...(await bus.request(subject, bytes))]).toEqual([HandoffAnswer.Refused]);
+    }
+    // A request without its HANDOFF record is refused too.
+    const w = new Writer(16);
+    beginZoneInputs(w, 'a');
+    expect([...(await bus.request(subject, w.finish()))]).toEqual([HandoffAnswer.Refused]);
+    // And a real crossing still works after them.
+    const c = await enterCrosser();
+    expect(await walkEast(c.y, 20)).toBe('Ashmoor');
   });
 });
