@@ -12,10 +12,20 @@
  *     player: sent x f64 · sent y f64 · sent t f64 (server ms) · angle f32 · speed f32
  *     mob with a route: start x f32 · start y f32 · startTime f64 · speed f32 · n u8
  *                       · n × (x f32 · y f32)
+ *   then news for the receiving zone (combat.ts: applyBorderNews):
+ *     hits count, each  sourceId · targetId · spellId u16 · flags u8 (1 heal, 2 crit) · amount
+ *     kills count, each killerId · victimId
  */
 import { Reader } from '../../shared/codec/reader.js';
 import { Writer } from '../../shared/codec/writer.js';
-import type { GhostState, HandoffState, MobRoute } from '../world/types.js';
+import type {
+  BorderHit,
+  BorderKill,
+  BorderNews,
+  GhostState,
+  HandoffState,
+  MobRoute,
+} from '../world/types.js';
 
 const NAME_MAX = 255;
 const ALIVE = 1;
@@ -24,16 +34,38 @@ const ROUTE = 4;
 /** Waypoints in one route: mobs walk a few (rules.wanderWaypoints, chase paths round walls). */
 const WAYPOINTS_MAX = 255;
 
+const HEAL = 1;
+const CRIT = 2;
+
 export interface BorderStrip {
   from: string;
   entities: GhostState[];
+  hits: BorderHit[];
+  kills: BorderKill[];
 }
 
-export function encodeStrip(from: string, entities: readonly GhostState[]): Uint8Array {
-  const w = new Writer(64 + entities.length * 64);
+export function encodeStrip(
+  from: string,
+  entities: readonly GhostState[],
+  news: BorderNews = { hits: [], kills: [] },
+): Uint8Array {
+  const w = new Writer(64 + entities.length * 64 + news.hits.length * 16 + news.kills.length * 8);
   w.string(from, NAME_MAX, 1);
   w.varint(entities.length);
   for (const e of entities) writeGhost(w, e);
+  w.varint(news.hits.length);
+  for (const h of news.hits) {
+    w.varint(h.sourceId);
+    w.varint(h.targetId);
+    w.u16(h.spellId);
+    w.u8((h.effect === 'heal' ? HEAL : 0) | (h.crit ? CRIT : 0));
+    w.varint(Math.max(0, Math.round(h.amount)));
+  }
+  w.varint(news.kills.length);
+  for (const k of news.kills) {
+    w.varint(k.killerId);
+    w.varint(k.victimId);
+  }
   return w.finish();
 }
 
@@ -44,8 +76,25 @@ export function decodeStrip(bytes: Uint8Array): BorderStrip {
   const count = r.varint();
   const entities: GhostState[] = [];
   for (let i = 0; i < count; i++) entities.push(readGhost(r));
+  const hits: BorderHit[] = [];
+  for (let i = r.varint(); i > 0; i--) {
+    const sourceId = r.varint();
+    const targetId = r.varint();
+    const spellId = r.u16();
+    const flags = r.u8();
+    hits.push({
+      sourceId,
+      targetId,
+      spellId,
+      effect: flags & HEAL ? 'heal' : 'damage',
+      crit: (flags & CRIT) !== 0,
+      amount: r.varint(),
+    });
+  }
+  const kills: BorderKill[] = [];
+  for (let i = r.varint(); i > 0; i--) kills.push({ killerId: r.varint(), victimId: r.varint() });
   if (r.remaining !== 0) throw new Error(`border strip from ${from}: ${r.remaining} bytes past its end`);
-  return { from, entities };
+  return { from, entities, hits, kills };
 }
 
 /**

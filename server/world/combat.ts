@@ -6,30 +6,47 @@
  * SpellFailed to the caster alone. castTime > 0 shows a cast bar (SpellStart) that moving or
  * CancelCast breaks; at completion mana is spent, the cooldown starts and SpellGo launches a
  * projectile that lands travelTime ms later with CombatEvent and a health change.
+ *
+ * Across a border: a spell may target a ghost (a neighbour zone's entity in the strip, in
+ * range and sight). It is rolled and shown here when it lands, and the entity's own zone
+ * applies it when the next strip brings it there (ghosts.ts: applyBorderNews); a kill made
+ * that way comes back to be credited to the caster.
  */
 import { distance, segmentBlocked, type Vec2 } from '../../shared/game/movement.js';
 import { randomInt } from '../../shared/game/rng.js';
-import type { CastFailure, Entity, Player, SpellData } from './types.js';
-import { emit, entityById, observerList, refilePlayer, statsChanged, type World } from './world.js';
+import type { BorderHit, BorderKill, CastFailure, Entity, Player, SpellData } from './types.js';
+import {
+  borderNews,
+  emit,
+  entityById,
+  observerList,
+  refilePlayer,
+  statsChanged,
+  type World,
+} from './world.js';
 
-/** Whether nothing in the zone stands between `a` and `b`: a thin sight line, not a body's path. */
+/**
+ * Whether no wall stands between `a` and `b` (the zone's, and its neighbours' near the line):
+ * a thin sight line, not a body's path.
+ */
 export function inSight(w: World, a: Vec2, b: Vec2): boolean {
-  return !segmentBlocked(a, b, w.zone.obstacles, 0);
+  return !segmentBlocked(a, b, w.walls, 0);
 }
 
 function refuse(w: World, p: Player, spellId: number, reason: CastFailure): void {
   emit(w, { type: 'castRefused', player: p, spellId, reason });
 }
 
-/** The entity a spell may land on, or undefined: damage at living mobs, heals at self or living players. */
+/**
+ * The entity a spell may land on, or undefined: damage at living mobs, heals at self or living
+ * players, this zone's or ghosts of the zone beside.
+ */
 function validTarget(w: World, p: Player, spell: SpellData, targetId: number): Entity | undefined {
-  if (spell.kind === 'heal') {
-    if (targetId === 0 || targetId === p.id) return p;
-    const t = w.players.get(targetId);
-    return t && t.alive ? t : undefined;
-  }
-  const t = w.mobs.get(targetId);
-  return t && t.alive ? t : undefined;
+  if (spell.kind === 'heal' && (targetId === 0 || targetId === p.id)) return p;
+  const kind = spell.kind === 'heal' ? 'player' : 'mob';
+  const t =
+    (kind === 'player' ? w.players.get(targetId) : w.mobs.get(targetId)) ?? w.ghosts.get(targetId)?.entity;
+  return t && t.kind === kind && t.alive ? t : undefined;
 }
 
 export function startCast(w: World, p: Player, spellId: number, targetId: number): void {
@@ -134,18 +151,52 @@ export function landProjectiles(w: World): void {
       flying[keep++] = pr;
       continue;
     }
-    const target = entityById(w, pr.targetId);
+    const ghost = w.ghosts.get(pr.targetId);
+    const target = entityById(w, pr.targetId) ?? ghost?.entity;
     if (!target || !target.alive) continue;
     const s = pr.spell;
     let amount = randomInt(w.rng, s.min, s.max);
     const crit = w.rng() < w.rules.critChance;
     if (crit) amount = Math.round(amount * w.rules.critMultiplier);
     const caster = entityById(w, pr.casterId);
+    if (ghost) {
+      hitAcross(w, ghost.from, caster, target, s, amount, crit);
+      continue;
+    }
     if (s.kind === 'heal') heal(w, pr.casterId, target, s.id, amount, crit);
     else if (caster) applyDamage(w, caster, target, s.id, amount, crit);
     else applyDamage(w, null, target, s.id, amount, crit);
   }
   flying.length = keep;
+}
+
+/**
+ * A spell landed on a ghost: those here who see it are shown the hit, and its own zone is
+ * sent it to apply (its health comes back with the next strip).
+ */
+function hitAcross(
+  w: World,
+  zone: string,
+  caster: Entity | undefined,
+  target: Entity,
+  s: SpellData,
+  amount: number,
+  crit: boolean,
+): void {
+  const sourceId = caster?.id ?? 0;
+  if (caster?.kind === 'player') caster.lastCombatAt = w.now;
+  const effect = s.kind === 'heal' ? 'heal' : 'damage';
+  emit(w, {
+    type: 'spellHit',
+    sourceId,
+    target,
+    spellId: s.id,
+    effect,
+    amount,
+    crit,
+    witnesses: observerList(target),
+  });
+  borderNews(w, zone).hits.push({ sourceId, targetId: target.id, spellId: s.id, effect, amount, crit });
 }
 
 function heal(
@@ -182,8 +233,8 @@ export function applyDamage(
   spellId: number,
   amount: number,
   crit: boolean,
+  sourceId = source ? source.id : 0,
 ): void {
-  const sourceId = source ? source.id : 0;
   if (target.kind === 'player') target.lastCombatAt = w.now;
   if (source?.kind === 'player') source.lastCombatAt = w.now;
   emit(w, {
@@ -205,6 +256,37 @@ export function applyDamage(
     return;
   }
   if (target.kind === 'mob' && source?.kind === 'player') w.provoked.push({ mob: target, by: source });
+}
+
+/**
+ * What the zone `from` sent beside its strip: hits its players landed on this zone's entities,
+ * applied as if cast here (by the caster's id; a mob hit from across the line does not give
+ * chase, since it cannot follow over it), and kills that this zone's players made there.
+ */
+export function applyBorderNews(
+  w: World,
+  from: string,
+  hits: readonly BorderHit[],
+  kills: readonly BorderKill[],
+): void {
+  for (const h of hits) {
+    const target = entityById(w, h.targetId);
+    if (!target || !target.alive) continue;
+    if (h.effect === 'heal') {
+      if (target.kind === 'player') heal(w, h.sourceId, target, h.spellId, h.amount, h.crit);
+      continue;
+    }
+    if (target.kind !== 'mob') continue;
+    applyDamage(w, null, target, h.spellId, h.amount, h.crit, h.sourceId);
+    if (!target.alive && h.sourceId !== 0)
+      borderNews(w, from).kills.push({ killerId: h.sourceId, victimId: target.id });
+  }
+  for (const k of kills) {
+    const p = w.players.get(k.killerId);
+    if (!p) continue;
+    p.kills++;
+    statsChanged(w, p);
+  }
 }
 
 /** A player fell: its cast breaks and it waits to respawn at the graveyard. */

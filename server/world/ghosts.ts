@@ -4,8 +4,9 @@
  * there, a `strip` input here); `applyStrip` brings the ghosts up to it with the same events
  * the world's own entities raise (seen, motion, path, health, died, respawned, removed), so
  * observers get them in their ordinary replication frames. Ghosts live in their own grid
- * (mobs never aggro on them, nothing here simulates them) and in no player or mob table, so
- * nothing on this side can target them: combat across the border is not routed.
+ * (mobs never aggro on them, nothing here simulates them) and in no player or mob table. A
+ * player's spell may target one: it is sent to the ghost's own zone with the next strip and
+ * applied there (combat.ts: hitAcross, applyBorderNews).
  */
 import { CellSet } from './cell-set.js';
 import { grown, pointInArea, stripDepth } from './border.js';

@@ -3,7 +3,8 @@
  *
  * Order within a step (the order things happen in):
  *   1. inputs, in arrival order, none skipped (join, leave, detach, attach, move, cast,
- *      cancelCast, chat, logout, logoutCancel)
+ *      cancelCast, chat, logout, logoutCancel; a neighbour's strip, with the hits its
+ *      players landed here and the kills ours made there)
  *   2. cast bars that ran out; projectiles that arrive (hits, health, deaths)
  *   3. combat settles: the fallen become corpses or wait to respawn, hit mobs turn on
  *      their attackers
@@ -35,6 +36,7 @@ import {
 import { quantizeAngle, quantizeSpeed } from '../../shared/protocol/records.js';
 import { MAX_CHAT_BYTES } from '../../shared/protocol/index.js';
 import {
+  applyBorderNews,
   breakCast,
   finishCasts,
   landProjectiles,
@@ -113,6 +115,8 @@ function applyInput(w: World, input: WorldInput): void {
   }
   if (input.type === 'strip') {
     applyStrip(w, input.from, input.entities);
+    if (input.hits?.length || input.kills?.length)
+      applyBorderNews(w, input.from, input.hits ?? [], input.kills ?? []);
     return;
   }
   if (input.type === 'arrive') {

@@ -314,6 +314,32 @@ export interface GhostState {
   route: MobRoute | null;
 }
 
+/**
+ * A spell that landed here on a ghost: it is applied by the entity's own zone, to which the
+ * next strip carries it (ghosts.ts). The caster's zone rolled it and showed the hit to its
+ * own players.
+ */
+export interface BorderHit {
+  sourceId: number;
+  targetId: number;
+  spellId: number;
+  effect: 'damage' | 'heal';
+  amount: number;
+  crit: boolean;
+}
+
+/** A neighbour's player killed one of this zone's mobs from across the line: credited there. */
+export interface BorderKill {
+  killerId: number;
+  victimId: number;
+}
+
+/** What a zone sends a neighbour beside its strip, once. */
+export interface BorderNews {
+  hits: BorderHit[];
+  kills: BorderKill[];
+}
+
 // ---------------------------------------------------------------- inputs
 
 export type LeaveReason = 'disconnected' | 'kicked' | 'takenOver' | 'shutdown';
@@ -341,8 +367,17 @@ export type WorldInput =
   | { type: 'cast'; entityId: number; spellId: number; targetId: number }
   /** A player handed over from the zone beside this one walks in (handoff.ts). */
   | { type: 'arrive'; sessionId: number; state: HandoffState }
-  /** The neighbour zone `from`'s border strip as of its last tick: the ghosts to show here. */
-  | { type: 'strip'; from: string; entities: readonly GhostState[] }
+  /**
+   * The neighbour zone `from`'s border strip as of its last tick: the ghosts to show here, the
+   * hits its players landed on this zone's entities, and the kills of theirs made here.
+   */
+  | {
+      type: 'strip';
+      from: string;
+      entities: readonly GhostState[];
+      hits?: readonly BorderHit[];
+      kills?: readonly BorderKill[];
+    }
   | { type: 'cancelCast'; entityId: number }
   | { type: 'chat'; entityId: number; channel: 'say' | 'zone'; text: string }
   | { type: 'logout'; entityId: number }

@@ -10,6 +10,7 @@ import { Grid } from './grid.js';
 import { EntitySet, IdMap, IdSet } from './id-table.js';
 import { randomInt, type Rng } from '../../shared/game/rng.js';
 import type {
+  BorderNews,
   Entity,
   LeaveReason,
   Mob,
@@ -55,6 +56,8 @@ export interface World {
   readonly walls: Rect[];
   /** Neighbours a player may walk into (handoff.ts); the host opens a border it can hand across. */
   openBorders: ZoneData[];
+  /** Per neighbour: hits and kills to send it with this zone's next strip (ghosts.ts). */
+  readonly borderNews: Map<string, BorderNews>;
   /** Per cell: how many players are within activation range; mobs in cells at 0 sleep. */
   readonly activation: Int32Array;
   /** Cells whose activation count is above zero. */
@@ -132,6 +135,7 @@ export function createWorld(
     mobGrid: new Grid<Mob>(area, rules.cellSize),
     ghostGrid: new Grid<Entity>(area, rules.cellSize),
     ghosts: new Map(),
+    borderNews: new Map(),
     walls: [
       ...zone.obstacles,
       ...neighbours(data.zones, zone).flatMap((n) =>
@@ -200,6 +204,16 @@ export function createWorld(
 }
 
 const FIRST_MOB_ID = MOB_ID_BASE;
+
+/** What goes to neighbour `zone` with this zone's next strip. */
+export function borderNews(w: World, zone: string): BorderNews {
+  let news = w.borderNews.get(zone);
+  if (!news) {
+    news = { hits: [], kills: [] };
+    w.borderNews.set(zone, news);
+  }
+  return news;
+}
 
 export function entityById(w: World, id: number): Entity | undefined {
   return id >= FIRST_MOB_ID ? w.mobs.get(id) : w.players.get(id);

@@ -47,7 +47,7 @@ export class BorderLink {
             return;
           }
           this.heard.set(strip.from, this.clock());
-          host.queue({ type: 'strip', from: strip.from, entities: strip.entities });
+          host.queue({ type: 'strip', ...strip });
         }),
       );
     }
@@ -75,12 +75,15 @@ export class BorderLink {
       const w = host.world;
       for (const n of neighbours(w.data.zones, w.zone)) {
         const states = stripStates(w, n);
+        // Hits and kills for that zone go once, with this strip (lost with it, as a tick is).
+        const news = w.borderNews.get(n.name);
+        w.borderNews.delete(n.name);
         const key = `${w.zone.name}>${n.name}`;
-        if (states.length === 0) {
+        if (states.length === 0 && !news) {
           if (now - (this.quiet.get(key) ?? -Infinity) < HEARTBEAT_MS) continue;
           this.quiet.set(key, now);
         } else this.quiet.delete(key);
-        this.bus.publish(Subjects.zoneBorder(zoneId(n.name)), encodeStrip(w.zone.name, states));
+        this.bus.publish(Subjects.zoneBorder(zoneId(n.name)), encodeStrip(w.zone.name, states, news));
       }
     }
   }

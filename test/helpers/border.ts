@@ -14,9 +14,10 @@ const TEST_DATA = fileURLToPath(new URL('../../data/test', import.meta.url));
 
 /**
  * A copy of the short-timer test data with two 600 × 600 zones meeting at x = 600, Westmark
- * (number 1: players start there, near the line) and Eastmark, mobs far from the line.
+ * (number 1: players start there, near the line) and Eastmark, mobs far from the line
+ * (`eastMob`: Eastmark's where told).
  */
-export function twoZoneData(): string {
+export function twoZoneData(options: { eastMob?: { x: number; y: number } } = {}): string {
   const dir = mkdtempSync(join(tmpdir(), 'wyvern-border-'));
   cpSync(TEST_DATA, dir, { recursive: true });
   rmSync(join(dir, 'zones'), { recursive: true });
@@ -31,7 +32,11 @@ export function twoZoneData(): string {
     playerSpawn: spawn,
     graveyard: { x: x + 300, y: 560 },
     obstacles: [{ x: x + 100, y: 500, w: 40, h: 40 }],
-    spawns: [{ template: 1, x: x === 0 ? 60 : 1140, y: 560, count: 1 }],
+    spawns: [
+      x === 0
+        ? { template: 1, x: 60, y: 560, count: 1 }
+        : { template: 1, ...(options.eastMob ?? { x: 1140, y: 560 }), count: 1 },
+    ],
   });
   writeFileSync(
     join(dir, 'zones', 'westmark.json'),

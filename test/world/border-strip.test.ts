@@ -99,5 +99,16 @@ describe('the border strip', () => {
     expect(() => decodeStrip(bytes.subarray(0, bytes.length - 1))).toThrow();
     expect(() => decodeStrip(Uint8Array.of(...bytes, 0))).toThrow(/past its end/);
     expect(ghostState(gv.players.values().next().value!).sent).not.toBeNull();
+    // With news for the zone beside: hits and kills come through as they went.
+    const news = {
+      hits: [
+        { sourceId: 7, targetId: 0x80001, spellId: 3, effect: 'damage' as const, amount: 21, crit: true },
+        { sourceId: 7, targetId: 9, spellId: 5, effect: 'heal' as const, amount: 30, crit: false },
+      ],
+      kills: [{ killerId: 7, victimId: 0x80001 }],
+    };
+    const withNews = decodeStrip(encodeStrip('Greenvale', states, news));
+    expect({ hits: withNews.hits, kills: withNews.kills }).toEqual(news);
+    expect(withNews.entities).toHaveLength(states.length);
   });
 });
