@@ -160,7 +160,7 @@ export function landProjectiles(w: World): void {
     if (crit) amount = Math.round(amount * w.rules.critMultiplier);
     const caster = entityById(w, pr.casterId);
     if (ghost) {
-      hitAcross(w, ghost.from, caster, target, s, amount, crit);
+      hitAcross(w, ghost.from, caster, target, s.id, s.kind, amount, crit);
       continue;
     }
     if (s.kind === 'heal') heal(w, pr.casterId, target, s.id, amount, crit);
@@ -171,32 +171,33 @@ export function landProjectiles(w: World): void {
 }
 
 /**
- * A spell landed on a ghost: those here who see it are shown the hit, and its own zone is
- * sent it to apply (its health comes back with the next strip).
+ * A spell (or a mob's swing, spellId 0) landed on a ghost of zone `zone`: those here who see
+ * it are shown the hit, and its own zone is sent it to apply (the health comes back with the
+ * next strip).
  */
-function hitAcross(
+export function hitAcross(
   w: World,
   zone: string,
-  caster: Entity | undefined,
+  source: Entity | undefined,
   target: Entity,
-  s: SpellData,
+  spellId: number,
+  effect: 'damage' | 'heal',
   amount: number,
   crit: boolean,
 ): void {
-  const sourceId = caster?.id ?? 0;
-  if (caster?.kind === 'player') caster.lastCombatAt = w.now;
-  const effect = s.kind === 'heal' ? 'heal' : 'damage';
+  const sourceId = source?.id ?? 0;
+  if (source?.kind === 'player') source.lastCombatAt = w.now;
   emit(w, {
     type: 'spellHit',
     sourceId,
     target,
-    spellId: s.id,
+    spellId,
     effect,
     amount,
     crit,
     witnesses: observerList(target),
   });
-  borderNews(w, zone).hits.push({ sourceId, targetId: target.id, spellId: s.id, effect, amount, crit });
+  borderNews(w, zone).hits.push({ sourceId, targetId: target.id, spellId, effect, amount, crit });
 }
 
 function heal(
@@ -259,9 +260,10 @@ export function applyDamage(
 }
 
 /**
- * What the zone `from` sent beside its strip: hits its players landed on this zone's entities,
- * applied as if cast here (by the caster's id; a mob hit from across the line does not give
- * chase, since it cannot follow over it), and kills that this zone's players made there.
+ * What the zone `from` sent beside its strip: hits landed there on this zone's entities,
+ * applied as if made here, by the source's id (a player's spells; a mob's swings at a player
+ * of ours standing by the line), and kills that this zone's players made there. A mob hit
+ * by a player across the line turns on it: it comes to the line and strikes if it can reach.
  */
 export function applyBorderNews(
   w: World,
@@ -276,10 +278,14 @@ export function applyBorderNews(
       if (target.kind === 'player') heal(w, h.sourceId, target, h.spellId, h.amount, h.crit);
       continue;
     }
-    if (target.kind !== 'mob') continue;
     applyDamage(w, null, target, h.spellId, h.amount, h.crit, h.sourceId);
-    if (!target.alive && h.sourceId !== 0)
-      borderNews(w, from).kills.push({ killerId: h.sourceId, victimId: target.id });
+    if (target.kind !== 'mob') continue;
+    if (!target.alive) {
+      if (h.sourceId !== 0) borderNews(w, from).kills.push({ killerId: h.sourceId, victimId: target.id });
+      continue;
+    }
+    const by = w.ghosts.get(h.sourceId)?.entity;
+    if (by?.kind === 'player') w.provoked.push({ mob: target, by });
   }
   for (const k of kills) {
     const p = w.players.get(k.killerId);

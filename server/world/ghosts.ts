@@ -4,15 +4,16 @@
  * there, a `strip` input here); `applyStrip` brings the ghosts up to it with the same events
  * the world's own entities raise (seen, motion, path, health, died, respawned, removed), so
  * observers get them in their ordinary replication frames. Ghosts live in their own grid
- * (mobs never aggro on them, nothing here simulates them) and in no player or mob table. A
- * player's spell may target one: it is sent to the ghost's own zone with the next strip and
- * applied there (combat.ts: hitAcross, applyBorderNews).
+ * (nothing here simulates them; a ghost player wakes the mobs near it, but they turn on it
+ * only when it hits them) and in no player or mob table. A spell or a mob's swing may target
+ * one: it is sent to the ghost's own zone with the next strip and applied there (combat.ts:
+ * hitAcross, applyBorderNews).
  */
 import { CellSet } from './cell-set.js';
 import { grown, pointInArea, stripDepth } from './border.js';
 import { IdMap, IdSet } from './id-table.js';
 import type { Entity, GhostState, Mob, MobRoute, Player, ZoneData } from './types.js';
-import { crossed, emit, removeFromCell, showInCell, type World } from './world.js';
+import { activate, crossed, emit, removeFromCell, showInCell, type World } from './world.js';
 
 /** This zone's entities that `neighbour`'s players may see: those within the strip depth of it. */
 export function stripStates(w: World, neighbour: ZoneData): GhostState[] {
@@ -83,6 +84,7 @@ export function removeGhost(w: World, id: number, reason?: 'left' | 'corpse'): v
   if (!g) return;
   w.ghosts.delete(id);
   removeFromCell(w, g.entity, reason ?? (g.entity.alive ? 'left' : 'corpse'));
+  if (g.entity.kind === 'player') activate(w, g.entity.cell, -1);
   w.ghostGrid.remove(g.entity);
 }
 
@@ -93,6 +95,8 @@ function addGhost(w: World, from: string, s: GhostState): void {
   const e = s.kind === 'mob' ? ghostMob(w, s, template!) : ghostPlayer(w, s);
   w.ghosts.set(e.id, { entity: e, from });
   w.ghostGrid.insert(e);
+  // A player across the line wakes the mobs near it here, as one of ours would.
+  if (e.kind === 'player') activate(w, e.cell, 1);
   showInCell(w, e);
 }
 
@@ -108,7 +112,13 @@ function updateGhost(w: World, e: Entity, s: GhostState): void {
   e.maxHealth = s.maxHealth;
   e.alive = s.alive;
   const old = e.cell;
-  if (w.ghostGrid.update(e)) crossed(w, e, old);
+  if (w.ghostGrid.update(e)) {
+    crossed(w, e, old);
+    if (e.kind === 'player') {
+      activate(w, old, -1);
+      activate(w, e.cell, 1);
+    }
+  }
   if (wasAlive && !s.alive) emit(w, { type: 'died', entity: e, killerId: 0 });
   else if (!wasAlive && s.alive && e.kind === 'player') emit(w, { type: 'respawned', entity: e });
   else if (healthChanged) emit(w, { type: 'health', entity: e });

@@ -74,6 +74,7 @@ function handOff(w: World, p: Player, to: string): void {
   p.cast = null;
   p.logoutAt = null;
   w.ghostGrid.insert(p);
+  activate(w, p.cell, 1);
   w.ghosts.set(p.id, { entity: p, from: to, heldUntil: w.now + HANDOFF_HOLD_MS });
   emit(w, { type: 'handedOff', sessionId: p.sessionId, playerId: p.id, to, state });
 }
@@ -190,6 +191,7 @@ export function arrivePlayer(w: World, sessionId: number, s: HandoffState): Play
   if (ghost) {
     // The ghost's observers see the player from now on: the same entity to them.
     w.ghosts.delete(p.id);
+    activate(w, ghost.entity.cell, -1);
     w.ghostGrid.remove(ghost.entity);
     p.observers = ghost.entity.observers;
     for (const oid of p.observers) w.players.get(oid)?.visible.set(p.id, p);

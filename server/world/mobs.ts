@@ -15,6 +15,7 @@
 import { deadReckon, type MotionState } from '../../shared/game/motion.js';
 import {
   blocked,
+  clampToZone,
   distance,
   ENTITY_RADIUS,
   insideZone,
@@ -22,7 +23,7 @@ import {
   segmentBlocked,
   type Vec2,
 } from '../../shared/game/movement.js';
-import { applyDamage, inSight } from './combat.js';
+import { applyDamage, hitAcross, inSight } from './combat.js';
 import { randomInt, randomRange, type Rng } from '../../shared/game/rng.js';
 import type { Mob, MobRoute, Player } from './types.js';
 import { MAX_PATH_POINTS } from '../../shared/protocol/records.js';
@@ -194,8 +195,16 @@ function goHome(w: World, m: Mob): void {
   startRoute(w, m, planRoute(w, { x: m.x, y: m.y }, m.home) ?? [m.home]);
 }
 
+/** The player a mob fights: one of this zone's, or one across the line (its ghost here). */
+function targetOf(w: World, m: Mob): Player | undefined {
+  const p = w.players.get(m.targetId);
+  if (p) return p;
+  const ghost = w.ghosts.get(m.targetId)?.entity;
+  return ghost?.kind === 'player' ? ghost : undefined;
+}
+
 function chase(w: World, m: Mob): void {
-  const t = w.players.get(m.targetId);
+  const t = targetOf(w, m);
   if (!t || !t.alive || distance(m, m.home) > w.rules.leashDistance) {
     goHome(w, m);
     return;
@@ -208,7 +217,9 @@ function chase(w: World, m: Mob): void {
     if (w.now >= m.nextSwingAt) {
       m.nextSwingAt = w.now + m.template.swingTime;
       const amount = randomInt(w.rng, m.template.meleeMin, m.template.meleeMax);
-      applyDamage(w, m, t, 0, amount, false);
+      const across = w.ghosts.get(t.id);
+      if (across) hitAcross(w, across.from, m, t, 0, 'damage', amount, false);
+      else applyDamage(w, m, t, 0, amount, false);
     }
     return;
   }
@@ -226,7 +237,10 @@ function chase(w: World, m: Mob): void {
   const lead = t.sent.moving ? Math.min(CHASE_LEAD_MS, (d / m.speed) * 1000) : 0;
   let aim = along(t.sent, w.now + lead);
   if (!walkable(w, aim) || segmentBlocked(t, aim, w.zone.obstacles, 0)) aim = { x: t.x, y: t.y };
-  const goal = meleeSpot(w, m, aim, distance(m, aim));
+  // A target across the line: as near to it as this zone's ground goes.
+  const across = !insideZone(aim, w.zone);
+  if (across) aim = clampToZone(aim, w.zone);
+  const goal = across ? aim : meleeSpot(w, m, aim, distance(m, aim));
   const route = planRoute(w, { x: m.x, y: m.y }, walkable(w, goal) ? goal : aim);
   if (route) {
     startRoute(w, m, route);

@@ -67,8 +67,8 @@ describe('spells across a border', () => {
     caster = join(gv, player({ zone: 'Greenvale', x: 1960, y }));
     // An Ashmoor mob, put just past the line in the caster's sight (nobody in Ashmoor wakes it).
     mob = [...am.mobs.values()].find((m) => m.alive)!;
-    mob.x = 2060;
-    mob.y = y;
+    mob.x = mob.home.x = 2060;
+    mob.y = mob.home.y = y;
     am.mobGrid.update(mob);
     for (let i = 0; i < 3; i++) tickBoth();
     expect(gv.ghosts.get(mob.id)?.entity.kind).toBe('mob');
@@ -95,8 +95,28 @@ describe('spells across a border', () => {
     expect(ofType(there, 'spellHit').map((e) => [e.sourceId, e.amount])).toEqual([[caster.id, hit.amount]]);
     // Its health comes back across with the strip.
     expect(gv.ghosts.get(mob.id)?.entity.health).toBe(mob.health);
-    // The mob does not chase over the line.
-    expect(mob.state).not.toBe('chase');
+    // The mob turns on the caster, on its own ground.
+    expect([mob.state, mob.targetId]).toEqual(['chase', caster.id]);
+    expect(mob.x).toBeGreaterThanOrEqual(2000);
+  });
+
+  it('comes to the line when hit from across it, and its blows land on the caster in its own zone', () => {
+    const near = join(gv, player({ zone: 'Greenvale', x: 1992, y: caster.y + 30 }));
+    tickBoth();
+    tickBoth([cast(near.id, SHOT, mob.id)]);
+    // (Greenvale's own mobs may join in: only the Ashmoor mob's blows are counted.)
+    const fromMob = (events: WorldEvent[]) =>
+      ofType(events, 'spellHit').filter((e) => e.target.id === near.id && e.sourceId === mob.id);
+    let blow;
+    for (let i = 0; i < 80 && !blow; i++) {
+      const health = near.health;
+      const hits = ofType(tickBoth().gv, 'spellHit').filter((e) => e.target.id === near.id);
+      blow = fromMob(hits)[0];
+      if (blow) expect(near.health).toBe(health - hits.reduce((sum, b) => sum + b.amount, 0));
+    }
+    expect(blow).toMatchObject({ sourceId: mob.id, spellId: 0, effect: 'damage' });
+    // It never left its zone.
+    expect(mob.x).toBeGreaterThanOrEqual(2000);
   });
 
   it('credits the caster with a kill made across the line', () => {
