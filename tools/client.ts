@@ -22,6 +22,7 @@ import { WyvernError } from '../shared/client/errors.js';
 import { passwordProblem } from '../shared/client/password.js';
 import { MoveSender } from '../shared/client/move-sender.js';
 import { WorldView, type ViewEntity, type WorldChange } from '../shared/client/world-view.js';
+import { walkGround } from '../shared/game/ground.js';
 import { clampToZone, distance, MOVE_SEND_HZ, PLAYER_SPEED, slide } from '../shared/game/movement.js';
 import { ErrorCode } from '../shared/protocol/errors.js';
 import { PositionCorrection } from '../shared/protocol/movement.js';
@@ -36,6 +37,7 @@ import {
   SpellFailed,
   SpellGo,
   SpellStart,
+  ZoneChanged,
   type SpellFailReason,
 } from '../shared/protocol/index.js';
 import { connectAny, parseAddressList } from './net/connect.js';
@@ -168,6 +170,8 @@ class Session {
       out(`${this.spell(c.spellId)} is ready in ${(c.remaining / 1000).toFixed(1)} s`),
     );
     client.on(LogoutCancelled, () => out('Logout cancelled.'));
+    // Walked across a border (or given back to its own zone when the next did not take it).
+    client.on(ZoneChanged, (z) => out(`You are in ${z.zone} now.`));
     client.on(Bye, (b) => {
       this.byeReceived = true;
       out(`The server says goodbye (${b.reason})${b.message ? `: ${b.message}` : ''}`);
@@ -418,7 +422,8 @@ class Session {
   /**
    * Walks toward x,y at the character's speed, predicting locally every 1/MOVE_SEND_HZ s and
    * sending movement states as MoveSender says: start, turns (sliding along a wall), a
-   * heartbeat, and a stop where it ends.
+   * heartbeat, and a stop where it ends. The walk may go on into a zone beside this one
+   * (walkGround): the server hands the character over as it crosses.
    */
   private async walkTo(x: number, y: number): Promise<void> {
     this.stopWalking();
@@ -427,7 +432,9 @@ class Session {
     if (!zone || !start) return out('Not in the world.');
     const walk = { stopped: false };
     this.walking = walk;
-    const goal = clampToZone({ x, y }, zone);
+    let info = zone;
+    let ground = walkGround(info);
+    const goal = clampToZone({ x, y }, ground.zone);
     // A little under full speed: the server's check must never see an input as too fast.
     const speed = (start.speed || PLAYER_SPEED) * 0.95;
     const interval = 1000 / MOVE_SEND_HZ;
@@ -462,7 +469,12 @@ class Session {
         x: self.x + ((goal.x - self.x) / left) * step,
         y: self.y + ((goal.y - self.y) / left) * step,
       };
-      const next = slide(self, wanted, zone.obstacles, zone);
+      // Into the zone beside: its ground and walls from now on.
+      if (this.client.zone && this.client.zone !== info) {
+        info = this.client.zone;
+        ground = walkGround(info);
+      }
+      const next = slide(self, wanted, ground.obstacles, ground.zone);
       const moved = distance(self, next);
       if (moved < 0.01) {
         if (++stuck >= 3) {

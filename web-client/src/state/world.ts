@@ -19,6 +19,7 @@ import {
   type WorldChange,
 } from '../../../shared/client/world-view.js';
 import type { Placement } from '../../../shared/game/interpolation.js';
+import { walkGround } from '../../../shared/game/ground.js';
 import type { Rect, ZoneBounds } from '../../../shared/game/movement.js';
 import type { PayloadOf } from '../../../shared/protocol/define.js';
 import type { AnyServerPacket, ServerPacketName } from '../../../shared/protocol/registry.js';
@@ -506,21 +507,7 @@ export class ClientWorld {
 
   /** The ground the own character may walk: its zone and the zones beside it (their bounding box). */
   private predictionWorld(): { zone: ZoneBounds; obstacles: Rect[] } {
-    const z = this.zone;
-    const areas = z ? [z, ...z.neighbours] : [];
-    const x0 = Math.min(...areas.map((a) => a.x));
-    const y0 = Math.min(...areas.map((a) => a.y));
-    return {
-      zone: z
-        ? {
-            x: x0,
-            y: y0,
-            width: Math.max(...areas.map((a) => a.x + a.width)) - x0,
-            height: Math.max(...areas.map((a) => a.y + a.height)) - y0,
-          }
-        : { width: 4096, height: 4096 },
-      obstacles: this.zone?.obstacles ?? [],
-    };
+    return this.zone ? walkGround(this.zone) : { zone: { width: 4096, height: 4096 }, obstacles: [] };
   }
 
   private spellColour(id: number): number {
