@@ -39,7 +39,8 @@ const HELP = `Usage: npx tsx tools/bots.ts --count N [options]
                           tcp-port + k and http-port + k (default 1); a dropped bot
                           resumes on the next gateway that answers
   --spread R              live within R of where new characters enter
-  --area x,y,w,h          live in this rectangle
+  --area x,y,w,h          live in this rectangle (world coordinates; it may reach across a
+                          border near the line, and the bots are handed back and forth)
   --dense                 everyone within one interest radius
   --in-view P             spread so each bot sees about P players (default 40)
   --step-hz H             bot simulation steps a second (default 20); movement states go

@@ -10,6 +10,7 @@ import { LatencyHistogram } from '../../tools/bots/histogram.js';
 import { NavGrid, planArea } from '../../tools/bots/nav.js';
 import { runSwarm } from '../../tools/bots/swarm.js';
 import { startWorldServer, type WorldServer } from '../helpers/game-client.js';
+import { twoZoneData } from '../helpers/border.js';
 
 describe('bot swarm against a real server', () => {
   let server: WyvernHandle;
@@ -63,6 +64,44 @@ describe('bot swarm against a real server', () => {
     expect(summary.play.updates.bad).toBe(0);
     expect(summary.play.corrections).toBe(0);
   }, 20_000);
+});
+
+describe('bots across a border', () => {
+  let world: WorldServer;
+  let dataDir: string;
+
+  beforeAll(async () => {
+    dataDir = twoZoneData();
+    world = await startWorldServer({ DATA_DIR: dataDir });
+  }, 20_000);
+
+  afterAll(async () => {
+    await world?.stop();
+    rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  it('live in an area across the line between two zones: handed back and forth, never corrected', async () => {
+    const summary = await runSwarm({
+      count: 6,
+      duration: 6,
+      transport: 'mix',
+      tcpPort: world.server.tcpPort,
+      httpPort: world.server.httpPort,
+      // Westmark is x 0-600, Eastmark 600-1200; the bots start at 560,300.
+      area: { kind: 'rect', area: { x: 480, y: 200, w: 240, h: 200 } },
+      progress: false,
+      castChance: 0,
+      chatChance: 0,
+    });
+    expect(summary.grow.inWorld).toBe(6);
+    expect(summary.play.errors).toEqual({});
+    expect(summary.play.disconnects).toBe(0);
+    expect(summary.play.corrections).toBe(0);
+    expect(summary.play.updates.bad).toBe(0);
+    const metrics = await (await fetch(`http://127.0.0.1:${world.server.httpPort}/metrics`)).text();
+    const local = /wyvern_handoffs_total\{kind="local"\} (\d+)/.exec(metrics);
+    expect(Number(local?.[1] ?? 0)).toBeGreaterThan(0);
+  }, 30_000);
 });
 
 describe('bots after a dropped connection', () => {
@@ -165,6 +204,27 @@ describe('bot helpers', () => {
     expect(nav.field(goal)[nav.cellOf(at)]).toBe(0);
     // Around the wall's end (a path of some 30 cells) in far fewer legs than cells.
     expect(legs).toBeLessThan(12);
+  });
+
+  it('finds its way on ground that does not start at 0,0', () => {
+    const nav = new NavGrid({
+      x: 2000,
+      y: 1000,
+      width: 400,
+      height: 400,
+      obstacles: [{ x: 2190, y: 1000, w: 20, h: 300 }],
+    });
+    const goal = nav.anchorFor({ x: 2300, y: 1100 });
+    expect(nav.standable(nav.center(goal))).toBe(true);
+    let at = { x: 2100, y: 1100 };
+    for (let i = 0; i < 40 && nav.field(goal)[nav.cellOf(at)] !== 0; i++) {
+      const next = nav.waypointToward(at, goal);
+      expect(next).toBeDefined();
+      expect(nav.canMove(at, next!)).toBe(true);
+      at = next!;
+    }
+    expect(nav.field(goal)[nav.cellOf(at)]).toBe(0);
+    expect(at.x).toBeGreaterThan(2210);
   });
 
   it('sizes the spread area for the wanted number in view, capped at the zone', () => {

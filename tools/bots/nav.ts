@@ -24,7 +24,10 @@ export interface Area {
   h: number;
 }
 
+/** Ground in the world plane: a zone (or a zone and those beside it) at (x, y). */
 export interface ZoneShape {
+  x?: number;
+  y?: number;
   width: number;
   height: number;
   obstacles: readonly Rect[];
@@ -42,8 +45,13 @@ export class NavGrid {
   /** 1 where a bot may stand anywhere in the cell. */
   readonly free: Uint8Array;
   private readonly fields = new Map<number, Uint16Array>();
+  /** The ground's corner: cells count from here. */
+  private readonly x0: number;
+  private readonly y0: number;
 
   constructor(readonly zone: ZoneShape) {
+    this.x0 = zone.x ?? 0;
+    this.y0 = zone.y ?? 0;
     this.cols = Math.ceil(zone.width / CELL);
     this.rows = Math.ceil(zone.height / CELL);
     this.free = new Uint8Array(this.cols * this.rows);
@@ -57,13 +65,16 @@ export class NavGrid {
   }
 
   cellOf(p: Vec2): number {
-    const cx = Math.min(this.cols - 1, Math.max(0, Math.floor(p.x / CELL)));
-    const cy = Math.min(this.rows - 1, Math.max(0, Math.floor(p.y / CELL)));
+    const cx = Math.min(this.cols - 1, Math.max(0, Math.floor((p.x - this.x0) / CELL)));
+    const cy = Math.min(this.rows - 1, Math.max(0, Math.floor((p.y - this.y0) / CELL)));
     return cy * this.cols + cx;
   }
 
   center(cell: number): Vec2 {
-    return { x: ((cell % this.cols) + 0.5) * CELL, y: (Math.floor(cell / this.cols) + 0.5) * CELL };
+    return {
+      x: this.x0 + ((cell % this.cols) + 0.5) * CELL,
+      y: this.y0 + (Math.floor(cell / this.cols) + 0.5) * CELL,
+    };
   }
 
   /** Whether a bot may stand at p (the server's own check). */
@@ -83,8 +94,8 @@ export class NavGrid {
 
   /** The free lattice anchor nearest p (the goal of a shared distance field). */
   anchorFor(p: Vec2): number {
-    const ax = Math.round(p.x / ANCHOR_SPACING) * ANCHOR_SPACING;
-    const ay = Math.round(p.y / ANCHOR_SPACING) * ANCHOR_SPACING;
+    const ax = this.x0 + Math.round((p.x - this.x0) / ANCHOR_SPACING) * ANCHOR_SPACING;
+    const ay = this.y0 + Math.round((p.y - this.y0) / ANCHOR_SPACING) * ANCHOR_SPACING;
     // The anchor point itself may sit in a wall: take the nearest free cell around it.
     const start = this.cellOf({ x: ax, y: ay });
     if (this.free[start]) return start;
@@ -220,13 +231,15 @@ export class NavGrid {
 /** Clamps an area to the zone (keeping a margin for the entity radius). */
 export function clampArea(a: Area, zone: ZoneShape): Area {
   const m = ENTITY_RADIUS + 2;
-  const x = Math.max(m, a.x);
-  const y = Math.max(m, a.y);
+  const x0 = zone.x ?? 0;
+  const y0 = zone.y ?? 0;
+  const x = Math.max(x0 + m, a.x);
+  const y = Math.max(y0 + m, a.y);
   return {
     x,
     y,
-    w: Math.max(1, Math.min(a.x + a.w, zone.width - m) - x),
-    h: Math.max(1, Math.min(a.y + a.h, zone.height - m) - y),
+    w: Math.max(1, Math.min(a.x + a.w, x0 + zone.width - m) - x),
+    h: Math.max(1, Math.min(a.y + a.h, y0 + zone.height - m) - y),
   };
 }
 
@@ -244,7 +257,7 @@ export function planArea(options: {
   dense?: boolean;
 }): Area {
   const { zone, count, interestRadius: r } = options;
-  const center = options.center ?? { x: zone.width / 2, y: zone.height / 2 };
+  const center = options.center ?? { x: (zone.x ?? 0) + zone.width / 2, y: (zone.y ?? 0) + zone.height / 2 };
   // Any two points of a square of side r/√2 are within r of each other.
   const side = options.dense
     ? (r / Math.SQRT2) * 0.95
@@ -254,10 +267,12 @@ export function planArea(options: {
 
 /** For `--dense`: the centre, of those on a coarse lattice, whose square is most open. */
 export function openestCenter(grid: NavGrid, side: number): Vec2 {
-  let best = { x: grid.zone.width / 2, y: grid.zone.height / 2 };
+  const x0 = grid.zone.x ?? 0;
+  const y0 = grid.zone.y ?? 0;
+  let best = { x: x0 + grid.zone.width / 2, y: y0 + grid.zone.height / 2 };
   let bestShare = -1;
-  for (let y = side; y <= grid.zone.height - side; y += 50) {
-    for (let x = side; x <= grid.zone.width - side; x += 50) {
+  for (let y = y0 + side; y <= y0 + grid.zone.height - side; y += 50) {
+    for (let x = x0 + side; x <= x0 + grid.zone.width - side; x += 50) {
       const share = grid.freeShare({ x: x - side / 2, y: y - side / 2, w: side, h: side });
       if (share > bestShare + 1e-9) {
         bestShare = share;

@@ -8,6 +8,7 @@ import { makeVerifier } from '../../shared/client/srp.js';
 import type { ZoneInfoPayload } from '../../shared/client/world-view.js';
 import type { Bot } from './bot.js';
 import { LatencyHistogram } from './histogram.js';
+import { walkGround } from '../../shared/game/ground.js';
 import { NavGrid, type Area } from './nav.js';
 
 export interface SwarmOptions {
@@ -210,7 +211,10 @@ export class SwarmState {
   zoneKnown(zone: ZoneInfoPayload): void {
     if (this.zone) return;
     this.zone = zone;
-    this.nav = new NavGrid(zone);
+    // Bots may walk on into the zones beside (an --area across a border): they know the walls
+    // of their own zone and the neighbours' near the line, as ZoneInfo gives them.
+    const ground = walkGround(zone);
+    this.nav = new NavGrid({ ...ground.zone, obstacles: ground.obstacles });
     this.onZone?.();
   }
 

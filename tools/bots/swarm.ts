@@ -335,9 +335,10 @@ export class Swarm {
     const spec = this.spec;
     const r = s.interestRadius;
     let area: Area;
-    if (spec.kind === 'rect') area = spec.area;
+    // An area given may reach into the zones beside; one worked out stays in the entry zone.
+    if (spec.kind === 'rect') area = clampArea(spec.area, nav.zone);
     else if (spec.kind === 'spread') {
-      const c = s.entry ?? { x: zone.width / 2, y: zone.height / 2 };
+      const c = s.entry ?? { x: zone.x + zone.width / 2, y: zone.y + zone.height / 2 };
       area = clampArea(
         { x: c.x - spec.radius, y: c.y - spec.radius, w: spec.radius * 2, h: spec.radius * 2 },
         zone,
