@@ -226,6 +226,12 @@ export async function startApp(
       saveSession({ account: back.result.account, token: tokenToHex(back.result.resumeToken) });
       if (back.result.entered) {
         showWorld();
+        // Back where it stood: the loss is over, and the page says so.
+        world.settleNotices(
+          (t) => t.startsWith('Connection lost') || t.startsWith('Reconnecting'),
+          'Reconnected.',
+          performance.now(),
+        );
       } else {
         pendingTarget = undefined;
         world.leave();

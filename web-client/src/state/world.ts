@@ -472,6 +472,13 @@ export class ClientWorld {
     if (this.notices.length > 5) this.notices.shift();
   }
 
+  /** Takes back the notices `stale` matches (a "Reconnecting…" once back) and says `text`. */
+  settleNotices(stale: (text: string) => boolean, text: string, localNow: number): void {
+    for (let i = this.notices.length - 1; i >= 0; i--)
+      if (stale(this.notices[i]!.text)) this.notices.splice(i, 1);
+    this.notice(text, localNow);
+  }
+
   /** Back to the character screen: forget the world (the view too). */
   leave(): void {
     this.view.reset();
