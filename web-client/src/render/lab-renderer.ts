@@ -156,11 +156,13 @@ export class LabRenderer {
     const g = this.ground;
     g.clear();
     if (!zone) return;
-    g.rect(0, 0, zone.width, zone.height).fill(GROUND);
+    // Zones lie side by side in one plane: the ground is drawn where the zone is.
+    const { x: x0, y: y0, width, height } = zone;
+    g.rect(x0, y0, width, height).fill(GROUND);
     // Lines every 64 units so motion reads against the ground (cheap on the canvas renderer).
     const tile = 64;
-    for (let x = 0; x <= zone.width; x += tile) g.moveTo(x, 0).lineTo(x, zone.height);
-    for (let y = 0; y <= zone.height; y += tile) g.moveTo(0, y).lineTo(zone.width, y);
+    for (let x = 0; x <= width; x += tile) g.moveTo(x0 + x, y0).lineTo(x0 + x, y0 + height);
+    for (let y = 0; y <= height; y += tile) g.moveTo(x0, y0 + y).lineTo(x0 + width, y0 + y);
     g.stroke({ width: 1, color: 0x3a4d31, alpha: 0.8 });
     for (const o of zone.obstacles) g.rect(o.x, o.y, o.w, o.h).fill(0x5a5f66);
   }

@@ -201,7 +201,13 @@ export interface SceneCorrection {
 /** What one lab pane shows, in world units; the renderer only draws it. */
 export interface PaneScene {
   zone:
-    | { width: number; height: number; obstacles: readonly { x: number; y: number; w: number; h: number }[] }
+    | {
+        x: number;
+        y: number;
+        width: number;
+        height: number;
+        obstacles: readonly { x: number; y: number; w: number; h: number }[];
+      }
     | undefined;
   /** The world point at the pane's centre. */
   center: { x: number; y: number };
