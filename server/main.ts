@@ -573,10 +573,13 @@ export async function startGateway(
     });
   });
   // Dead gateways' session entries and lapsed resume records stay in the registry until their
-  // keys are written again. Every gateway sweeps them now and then (deletes are checked by
-  // revision, so two sweeps may overlap), each at its own jittered interval.
+  // keys are written again. The live gateway with the lowest id sweeps them now and then (a
+  // sweep lists the whole bucket); should two think they are it for a moment, deletes are
+  // checked by revision, so their sweeps may overlap harmlessly.
   const sweep = setInterval(
     () => {
+      const ids = view.summary().gateways.map((g) => g.id);
+      if (ids.some((id) => id < config.gatewayId)) return;
       registry.sweepSessions().then(
         (removed) => {
           if (removed > 0) log.info({ removed }, 'registry: stale session entries removed');
