@@ -125,6 +125,15 @@ export const moveInputDelaySeconds = new Histogram({
   registers: [registry],
 });
 
+export const zoneClaimEvents = new Counter({
+  name: 'wyvern_zone_claim_events_total',
+  help:
+    "A zone host's zones and their claims: stopped (the claim not held: the zone stops), resumed (held " +
+    'again, unbroken: it carries on), lost (another host took it: dropped here, stood by for).',
+  labelNames: ['event'],
+  registers: [registry],
+});
+
 export const handoffs = new Counter({
   name: 'wyvern_handoffs_total',
   help:

@@ -40,7 +40,7 @@ import {
   type ZoneInputRecord,
 } from '../cluster/wire.js';
 import type { Logger } from '../log.js';
-import { handoffs, storeSaveSeconds, tickSeconds } from '../metrics/index.js';
+import { handoffs, storeSaveSeconds, tickSeconds, zoneClaimEvents } from '../metrics/index.js';
 import type { CharacterRecord, CharacterSave, CharacterSaver, Store } from '../store/index.js';
 import {
   createWorld,
@@ -279,9 +279,11 @@ export class Realm {
     if (held === wasHeld) return held;
     if (held) {
       this.fenced.delete(host.name);
+      zoneClaimEvents.inc({ event: 'resumed' });
       this.opts.log.warn({ zone: host.name }, 'zone claim held again: running the zone');
     } else {
       this.fenced.add(host.name);
+      zoneClaimEvents.inc({ event: 'stopped' });
       this.opts.log.error({ zone: host.name }, 'zone claim not held: the zone stops until it is');
     }
     return held;
@@ -309,6 +311,7 @@ export class Realm {
       this.forgetSeat(seat);
     }
     this.zones.set(zone, this.createZone(zone));
+    zoneClaimEvents.inc({ event: 'lost' });
     this.opts.log.error({ zone, players: dropped }, 'zone lost to another host: its state here is dropped');
   }
 

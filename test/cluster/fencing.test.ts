@@ -72,6 +72,13 @@ describeWithNats('fencing: a zone host woken after its zone was taken does not r
   it('stops the zone on waking, keeps the other host’s saves, and takes the zone back when that host dies', async () => {
     const first = zoneHost('zh-a');
     const firstHttp = Number((await first.up)[1]);
+    const claimEvents = async (): Promise<Record<string, number>> => {
+      const text = await (await fetch(`http://127.0.0.1:${firstHttp}/metrics`)).text();
+      const out: Record<string, number> = {};
+      for (const m of text.matchAll(/^wyvern_zone_claim_events_total\{event="(\w+)"\} (\d+)/gm))
+        out[m[1]!] = Number(m[2]);
+      return out;
+    };
     const health = async () =>
       (await (await fetch(`http://127.0.0.1:${firstHttp}/healthz`)).json()) as {
         zones: string[];
@@ -110,6 +117,7 @@ describeWithNats('fencing: a zone host woken after its zone was taken does not r
     await first.waitFor(/zone lost to another host/, { since: woke, timeoutMs: LEASE_TTL_MS * 3 });
     expect(first.lines.slice(woke).some((l) => /zone claim not held/.test(l))).toBe(true);
     expect(await health()).toMatchObject({ zones: [], players: 0 });
+    expect(await claimEvents()).toEqual({ stopped: 1, lost: 1 });
 
     // P walks on the standby; long enough after for several of zh-a's autosaves, were it
     // still saving its copy of P where P stood before the stall.
