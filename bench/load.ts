@@ -43,7 +43,9 @@
  * Writes bench/results/load-<date>.{json,md,svg}. Every connection is to 127.0.0.1; every
  * child is killed on exit, error or Ctrl-C. --profile runs the server with --cpu-prof and
  * prints and records its hottest functions (the profile covers the whole run, logins included);
- * WYVERN_PROFILE_BOTS=DIR writes the bot swarm's --cpu-prof profile into DIR.
+ * WYVERN_PROFILE_BOTS=DIR writes the bot swarm's --cpu-prof profile into DIR, and
+ * WYVERN_SERVER_NODE_ARGS adds flags to every server process's node (--perf-basic-prof, so that
+ * `perf record -p <pid>` names the JavaScript functions beside the kernel's and node's own).
  */
 import { spawn } from 'node:child_process';
 import {

@@ -159,6 +159,8 @@ function nodeChild(
     '--import',
     'tsx',
     ...(profileDir ? ['--cpu-prof', '--cpu-prof-dir', profileDir] : []),
+    // Extra flags for the server's node, e.g. --perf-basic-prof for `perf record`.
+    ...(process.env['WYVERN_SERVER_NODE_ARGS']?.split(' ').filter(Boolean) ?? []),
     join(settings.root, 'server/main.ts'),
   ];
   const [cmd, cmdArgs] = pinned(settings.core, nodeArgs);
