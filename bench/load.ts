@@ -614,6 +614,8 @@ async function main(): Promise<void> {
     latency: `move -> observer measured by one bot in ${DEFAULT_SWARM_OPTIONS.measureEvery} (each resolves every moveBy it receives to a position and matches it to the mover's send); the others only count records`,
     validity: `a step is invalid when the bot process used over ${BOT_CPU_LIMIT}% of its core or sent under ${MOVES_SENT_MIN * 100}% of the moves due`,
   };
+  const nodeArgs = process.env['WYVERN_SERVER_NODE_ARGS']?.trim();
+  if (nodeArgs) meta['server node flags'] = nodeArgs;
   writeFileSync(`${base}.json`, `${JSON.stringify({ meta, runs }, null, 2)}\n`);
   writeFileSync(`${base}.md`, `${markdown(meta, runs)}\n`);
   writeFileSync(`${base}.svg`, svgChart(runs, 1000 / args.tickRate));
