@@ -246,7 +246,10 @@ class Session {
         return;
       case 'death': {
         const killer = change.killerId ? `, killed by ${this.object(change.killerId)}` : '';
-        out(`${this.name(change.entity.id)} ${change.entity.self ? 'die' : 'dies'}${killer}`);
+        const line = `${this.name(change.entity.id)} ${change.entity.self ? 'die' : 'dies'}${killer}`;
+        // The tick's WorldUpdate comes before its combat events, the killing blow among them
+        // (they arrive in the same write): say the blow first, then the death.
+        queueMicrotask(() => out(line));
         return;
       }
       case 'respawn':

@@ -57,6 +57,12 @@ async function worldServer(): Promise<{ port: number; connections: FakeServer[] 
     fake.handle(CastSpell, (c) => {
       fake.send(SpellStart, { casterId: 1, spellId: c.spellId, targetId: c.targetId, castTime: 1500 });
       fake.send(SpellGo, { casterId: 1, spellId: c.spellId, targetId: c.targetId, travelTime: 100 });
+      // As the server sends a tick: one write, the WorldUpdate first, then the combat events.
+      socket.cork();
+      fake.update([
+        { kind: 'health', id: c.targetId, health: 0, maxHealth: 40 },
+        { kind: 'death', id: c.targetId, killerId: 1 },
+      ]);
       fake.send(CombatEvent, {
         sourceId: 1,
         targetId: c.targetId,
@@ -65,10 +71,7 @@ async function worldServer(): Promise<{ port: number; connections: FakeServer[] 
         amount: 42,
         crit: true,
       });
-      fake.update([
-        { kind: 'health', id: c.targetId, health: 0, maxHealth: 40 },
-        { kind: 'death', id: c.targetId, killerId: 1 },
-      ]);
+      socket.uncork();
     });
     fake.handle(ChatSend, (c) =>
       fake.send(ChatMessage, { channel: c.channel, fromId: 1, from: 'Ayla', to: '', text: c.text }),
@@ -169,6 +172,10 @@ describe('terminal client', () => {
       'Logged out.',
     ];
     for (const line of expected) expect(lines, `missing: ${line}`).toContain(line);
+    // The killing blow is told before the death it caused.
+    expect(lines.indexOf('Your Fireball hits Grey Wolf for 42 (critical)')).toBeLessThan(
+      lines.indexOf('Grey Wolf dies, killed by you'),
+    );
     expect(lines.filter((l) => l === '[whisper to Bo] psst')).toHaveLength(1);
     expect(lines).toContain(
       '  cast N [TARGET_ID]   cast spell N (1-2 in your spell book, or a spell id) at the target',
