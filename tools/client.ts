@@ -23,7 +23,14 @@ import { passwordProblem } from '../shared/client/password.js';
 import { MoveSender } from '../shared/client/move-sender.js';
 import { WorldView, type ViewEntity, type WorldChange } from '../shared/client/world-view.js';
 import { walkGround } from '../shared/game/ground.js';
-import { clampToZone, distance, MOVE_SEND_HZ, PLAYER_SPEED, slide } from '../shared/game/movement.js';
+import {
+  clampToZone,
+  distance,
+  MOVE_SEND_HZ,
+  PLAYER_SPEED,
+  segmentBlocked,
+  slide,
+} from '../shared/game/movement.js';
 import { ErrorCode } from '../shared/protocol/errors.js';
 import { PositionCorrection } from '../shared/protocol/movement.js';
 import {
@@ -387,12 +394,17 @@ class Session {
     if (arg === 'nearest') {
       if (!self) return out('Not in the world.');
       const now = this.client.serverNow();
-      const mob = world.nearest(self, now, (e) => e.kind === 'mob' && e.alive);
+      // A spell needs a clear line: the nearest mob in sight, else the nearest behind a wall.
+      const walls = this.client.zone ? walkGround(this.client.zone).obstacles : [];
+      const inSight = (e: ViewEntity): boolean => !segmentBlocked(self, world.positionAt(e, now), walls, 0);
+      const living = (e: ViewEntity): boolean => e.kind === 'mob' && e.alive;
+      const seen = world.nearest(self, now, (e) => living(e) && inSight(e));
+      const mob = seen ?? world.nearest(self, now, living);
       if (!mob) return out('No living mob in view.');
       this.target = mob.id;
       const at = world.positionAt(mob, now);
       out(
-        `Target: ${this.describe(mob)} at ${round(at.x)},${round(at.y)}, ${round(distance(self, at))} away`,
+        `Target: ${this.describe(mob)} at ${round(at.x)},${round(at.y)}, ${round(distance(self, at))} away${seen ? '' : ' (behind a wall)'}`,
       );
       return;
     }

@@ -11,7 +11,7 @@ export function commandHelp(spells?: number): string {
   /w NAME TEXT         whisper to a player
   move X Y             walk to X,Y
   cast N [TARGET_ID]   cast spell N (${range} in your spell book, or a spell id) at the target
-  target nearest       target the nearest living mob
+  target nearest       target the nearest living mob in sight (else behind a wall)
   target ID            target an entity by id
   who                  list players online
   where                your position, health and target

@@ -202,7 +202,10 @@ export class FakeServer {
   }
 
   /** A character screen and a world to enter: one zone, two spells. */
-  speakCharacters(characters: PayloadOf<typeof CharacterList>['characters'] = []): this {
+  speakCharacters(
+    characters: PayloadOf<typeof CharacterList>['characters'] = [],
+    obstacles: PayloadOf<typeof ZoneInfo>['obstacles'] = [],
+  ): this {
     this.handle(ListCharacters, () => this.send(CharacterList, { characters }));
     this.handle(CreateCharacter, (c) => {
       const character = {
@@ -224,7 +227,7 @@ export class FakeServer {
         y: 0,
         width: 1024,
         height: 1024,
-        obstacles: [],
+        obstacles,
         neighbours: [],
         cellSize: 64,
         respawnDelay: 500,

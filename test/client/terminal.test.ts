@@ -125,6 +125,26 @@ function runClient(
   });
 }
 
+/** A world with a wall just east of the player (at 100,100) and a wolf behind it, and `more`. */
+async function walledServer(more: { id: number; x: number; y: number }[]): Promise<number> {
+  const accounts: SrpAccounts = new Map();
+  const server = net.createServer((socket) => {
+    const fake = new FakeServer(new TcpTransport(socket)).speakSession();
+    fake.speakSrp({ accounts });
+    fake.speakCharacters([], [{ x: 115, y: 40, w: 10, h: 120 }]);
+    const enter = fake['handlers'].get(EnterWorldRequest.opcode)!;
+    fake.handle(EnterWorldRequest, async (r) => {
+      await enter(r);
+      const mobs = [{ id: WOLF, x: 140, y: 100 }, ...more];
+      fake.update(mobs.flatMap((m) => [spawnRecord({ id: m.id }), moveRecord(m.id, m.x, m.y)]));
+    });
+    cleanups.push(() => fake.close());
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  cleanups.push(() => new Promise<void>((resolve) => server.close(() => resolve())));
+  return (server.address() as net.AddressInfo).port;
+}
+
 describe('terminal client', () => {
   it('registers, enters the world, runs a piped script and logs out', async () => {
     const { port, connections } = await worldServer();
@@ -210,5 +230,24 @@ describe('terminal client', () => {
     );
     expect(code).toBe(1);
     expect(stderr).toMatch(/Wrong account name or password\. \(ERR_BAD_LOGIN/);
+  });
+
+  it('targets the nearest mob in sight, and says so when every mob is behind a wall', async () => {
+    const args = (port: number, user: string) => [
+      '--port',
+      String(port),
+      '--user',
+      user,
+      '--password',
+      `${user}-password`,
+    ];
+    const open = await walledServer([{ id: WOLF + 1, x: 100, y: 180 }]);
+    const a = await runClient(args(open, 'ayla'), 'wait 300\ntarget nearest\n');
+    expect(a.stdout).toContain(`Target: Grey Wolf (lvl 5, mob #${WOLF + 1}) at 100,180, 80 away\n`);
+    const walled = await walledServer([]);
+    const b = await runClient(args(walled, 'brin'), 'wait 300\ntarget nearest\n');
+    expect(b.stdout).toContain(
+      `Target: Grey Wolf (lvl 5, mob #${WOLF}) at 140,100, 40 away (behind a wall)\n`,
+    );
   });
 });
