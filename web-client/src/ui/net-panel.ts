@@ -22,6 +22,8 @@ export class NetPanel {
   readonly button: HTMLButtonElement;
   private readonly figures = h('table.figures');
   private readonly packets = h('table.packets');
+  /** The newest figures, kept while hidden so the panel opens filled, its layout settled. */
+  private last: { s: NetStatsSnapshot; extra: Record<string, string> } | undefined;
 
   constructor(
     private readonly settings: PanelSettings,
@@ -107,10 +109,15 @@ export class NetPanel {
 
   toggle(): void {
     this.root.hidden = !this.root.hidden;
+    if (!this.root.hidden && this.last) this.render(this.last.s, this.last.extra);
   }
 
   update(s: NetStatsSnapshot, extra: Record<string, string>): void {
-    if (this.root.hidden) return;
+    this.last = { s, extra };
+    if (!this.root.hidden) this.render(s, extra);
+  }
+
+  private render(s: NetStatsSnapshot, extra: Record<string, string>): void {
     const rows: [string, string][] = [
       ['rtt', s.rttMs === undefined ? '–' : `${s.rttMs.toFixed(0)} ms`],
       ['tick rate', s.tickRate === undefined ? '–' : `${s.tickRate.toFixed(1)} Hz`],
