@@ -62,12 +62,15 @@ export function stripOf(zone: Area, neighbour: Area, depth: number): Area | unde
 /**
  * How deep a strip reaches into a zone from its border: as far as a player across the line can
  * see. A view keeps a cell while any of it is within interestRadius × interestMargin, and an
- * entity may stand anywhere in that cell, so a cell's diagonal more.
+ * entity filed in that cell may stand anywhere in it or up to cellHysteresis past its edge,
+ * so that grown cell's diagonal more.
  */
 export function stripDepth(
-  rules: Pick<WorldRules, 'interestRadius' | 'interestMargin' | 'cellSize'>,
+  rules: Pick<WorldRules, 'interestRadius' | 'interestMargin' | 'cellSize' | 'cellHysteresis'>,
 ): number {
-  return rules.interestRadius * rules.interestMargin + rules.cellSize * Math.SQRT2;
+  return (
+    rules.interestRadius * rules.interestMargin + (rules.cellSize + 2 * rules.cellHysteresis) * Math.SQRT2
+  );
 }
 
 /** What a zone's grids cover: the zone, and its neighbours' strips beside it (within the plane). */

@@ -186,6 +186,7 @@ function readRules(c: Cursor): WorldRules {
     cellSize: pos('cellSize'),
     interestRadius: pos('interestRadius'),
     interestMargin: c.at('interestMargin').number({ min: 1, max: 2 }),
+    cellHysteresis: nonNeg('cellHysteresis'),
     moveBurstMs: nonNeg('moveBurstMs'),
     sayRange: pos('sayRange'),
     chatBurst: c.at('chatBurst').int(1, 1000),
@@ -204,6 +205,8 @@ function readRules(c: Cursor): WorldRules {
     wanderPauseMax: nonNeg('wanderPauseMax'),
     wanderWaypoints: c.at('wanderWaypoints').int(1, 16),
   };
+  if (rules.cellHysteresis > rules.cellSize / 2)
+    c.at('cellHysteresis').fail('expected a number <= cellSize / 2');
   if (rules.wanderPauseMax < rules.wanderPauseMin)
     c.at('wanderPauseMax').fail('expected a number >= wanderPauseMin');
   return rules;

@@ -2,6 +2,10 @@
  * Spatial hash over a zone: square cells, one list per cell, O(1) insert, move and remove
  * (swap-remove with the slot kept on the entity). Players and mobs live in separate grids so
  * a query for "players near" never walks mobs.
+ *
+ * An item that walks out of its cell stays filed there until it is `slack` units past the
+ * cell's edge, so one pacing across a border is not re-filed (and does not leave and enter
+ * views) with every step. A query by position therefore reaches `slack` further.
  */
 
 export interface GridItem {
@@ -30,6 +34,7 @@ export class Grid<T extends GridItem> {
   constructor(
     area: GridArea,
     readonly cellSize: number,
+    readonly slack = 0,
   ) {
     this.originX = area.x;
     this.originY = area.y;
@@ -75,7 +80,7 @@ export class Grid<T extends GridItem> {
   /** Re-files an item after its x/y changed; returns true when it changed cell. */
   update(item: T): boolean {
     const cell = this.cellOf(item.x, item.y);
-    if (cell === item.cell) return false;
+    if (cell === item.cell || (this.slack > 0 && this.holds(item.cell, item.x, item.y))) return false;
     this.remove(item);
     const list = this.cells[cell]!;
     item.cell = cell;
@@ -84,8 +89,19 @@ export class Grid<T extends GridItem> {
     return true;
   }
 
-  /** Calls fn for every item in the cells overlapping the square of half-side r around (x, y). */
+  /** Whether (x, y) lies within `cell` grown by the slack on every side. */
+  private holds(cell: number, x: number, y: number): boolean {
+    const cx = cell % this.cols;
+    const cy = (cell - cx) / this.cols;
+    const x0 = this.originX + cx * this.cellSize - this.slack;
+    const y0 = this.originY + cy * this.cellSize - this.slack;
+    const span = this.cellSize + 2 * this.slack;
+    return x >= x0 && x < x0 + span && y >= y0 && y < y0 + span;
+  }
+
+  /** Calls fn for every item that may lie within the square of half-side r around (x, y). */
   forEachNear(x: number, y: number, r: number, fn: (item: T) => void): void {
+    r += this.slack;
     const x0 = this.cellX(x - r);
     const x1 = this.cellX(x + r);
     const y0 = this.cellY(y - r);

@@ -1,11 +1,13 @@
 /**
  * Interest management: who sees what, by grid cell. A player's view is a set of cells: a
  * cell enters it once any point of the cell is within interestRadius of the player, and
- * leaves it only once the whole cell is beyond interestRadius × interestMargin, so an entity
- * pacing on the border does not flap between spawn and despawn. The player sees every
- * entity in its view cells (never itself). Cell granularity lets a player see somewhat
- * beyond its radius; in return, every observer of a cell receives the same replication
- * bytes for it, encoded once per tick.
+ * leaves it only once the whole cell is beyond interestRadius × interestMargin, so a player
+ * pacing at the edge of its view does not flap between spawn and despawn. The player sees
+ * every entity filed in its view cells (never itself); an entity is filed in the next cell
+ * only once it is cellHysteresis past its cell's edge (grid.ts), so an entity pacing across
+ * a cell border at the edge of a view does not flap either. Cell granularity lets a player
+ * see somewhat beyond its radius; in return, every observer of a cell receives the same
+ * replication bytes for it, encoded once per tick.
  *
  * Entities crossing cells and entities appearing or leaving update the observers of the
  * cells involved at once (world.ts). This step only moves views: a player's view is

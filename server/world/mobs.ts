@@ -158,8 +158,9 @@ function findAggroTarget(w: World, m: Mob): Player | undefined {
   let best: Player | undefined;
   let bestD2 = Infinity;
   const g = w.playerGrid;
-  for (let cy = g.cellY(m.y - r); cy <= g.cellY(m.y + r); cy++) {
-    for (let cx = g.cellX(m.x - r); cx <= g.cellX(m.x + r); cx++) {
+  const reach = r + g.slack;
+  for (let cy = g.cellY(m.y - reach); cy <= g.cellY(m.y + reach); cy++) {
+    for (let cx = g.cellX(m.x - reach); cx <= g.cellX(m.x + reach); cx++) {
       for (const p of g.cells[cy * g.cols + cx]!) {
         const dx = p.x - m.x;
         const dy = p.y - m.y;
@@ -263,7 +264,7 @@ function meleeSpot(w: World, m: Mob, t: Vec2, d: number): Vec2 {
   const taken: Vec2[] = [];
   const g = w.mobGrid;
   // Attackers nearer the target than this one; farther ones plan around it when they come.
-  const r = d + range;
+  const r = d + range + g.slack;
   for (let cy = g.cellY(t.y - r); cy <= g.cellY(t.y + r); cy++) {
     for (let cx = g.cellX(t.x - r); cx <= g.cellX(t.x + r); cx++) {
       for (const o of g.cells[cy * g.cols + cx]!) {

@@ -93,6 +93,12 @@ export interface WorldRules {
   /** ...and stops seeing a cell once all of it is beyond interestRadius × interestMargin (hysteresis). */
   interestMargin: number;
   /**
+   * How far an entity may stray past its grid cell's edge before it is filed in the next cell
+   * (hysteresis): an entity pacing across a cell border does not leave and enter the views
+   * of the players at the edge of their interest with every step. At most cellSize / 2.
+   */
+  cellHysteresis: number;
+  /**
    * A client's clock may run ahead of the server's by at most this many ms of walking
    * (inputs that bunch up after a stall spend time banked while they were on the way).
    */

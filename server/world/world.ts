@@ -122,7 +122,7 @@ export function createWorld(
   if (!zone) throw new Error(`no zone ${opts.zone ?? '(none loaded)'}`);
   const rules = { ...data.rules, ...opts.rules };
   const area = gridArea(data.zones, zone, stripDepth(rules));
-  const playerGrid = new Grid<Player>(area, rules.cellSize);
+  const playerGrid = new Grid<Player>(area, rules.cellSize, rules.cellHysteresis);
   const w: World = {
     data,
     zone,
@@ -132,8 +132,8 @@ export function createWorld(
     players: new Map(),
     mobs: new Map(),
     playerGrid,
-    mobGrid: new Grid<Mob>(area, rules.cellSize),
-    ghostGrid: new Grid<Entity>(area, rules.cellSize),
+    mobGrid: new Grid<Mob>(area, rules.cellSize, rules.cellHysteresis),
+    ghostGrid: new Grid<Entity>(area, rules.cellSize, rules.cellHysteresis),
     ghosts: new Map(),
     borderNews: new Map(),
     walls: [

@@ -42,6 +42,7 @@ export function rules(over: Partial<WorldRules> = {}): WorldRules {
     cellSize: 100,
     interestRadius: 250,
     interestMargin: 1.15,
+    cellHysteresis: 16,
     moveBurstMs: 1000,
     sayRange: 150,
     chatBurst: 3,

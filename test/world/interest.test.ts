@@ -114,8 +114,8 @@ describe('interest', () => {
     const cells = new Set<number>();
     const events: WorldEvent[] = [];
     let t = 0;
-    for (const x of [405, 395, 406, 394, 405]) {
-      t += 500;
+    for (const x of [420, 380, 421, 379, 420]) {
+      t += 1000;
       events.push(...tick(w, [move(b, x, 550, { t })], t));
       cells.add(b.cell);
     }
@@ -124,16 +124,52 @@ describe('interest', () => {
     expect(a.visible.has(b.id)).toBe(true);
   });
 
-  it('a standing player stops seeing an entity the step it walks into a cell out of view, and sees it again the step it comes back', () => {
+  it('an entity stays in its cell until it is cellHysteresis past the edge', () => {
+    const w = world({ zone: { obstacles: [] } });
+    // Cell x 300..400; the rules give 16 units of hysteresis.
+    const b = join(w, player({ x: 390, y: 550 }));
+    const home = b.cell;
+    let t = 0;
+    const at = (x: number): number => {
+      t += 1000;
+      tick(w, [move(b, x, 550, { t })], t);
+      return b.cell;
+    };
+    expect(at(410)).toBe(home);
+    expect(at(415.9)).toBe(home);
+    const next = at(416);
+    expect(next).toBe(home + 1);
+    expect(at(390)).toBe(next); // 10 units back past the edge: still filed on the far side
+    expect(at(383.9)).toBe(home);
+  });
+
+  it('a standing player at the edge of its view does not lose and regain an entity pacing across the border', () => {
     const w = world({ zone: { obstacles: [] } });
     // Cell x 300..400 is 200 from a (in view); cell x 400..500 is 300 away (never in view).
     const a = join(w, player({ x: 100, y: 550 }));
     const b = join(w, player({ x: 390, y: 550 }));
     expect(a.visible.has(b.id)).toBe(true);
-    const out = tick(w, [move(b, 410, 550, { t: 500 })], 500);
+    const flaps: number[] = [];
+    let t = 0;
+    for (const x of [405, 395, 410, 392, 414, 396]) {
+      t += 1000;
+      const events = tick(w, [move(b, x, 550, { t })], t);
+      flaps.push(...seenBy(events, a.id), ...unseenBy(events, a.id));
+    }
+    expect(flaps).toEqual([]);
+    expect(a.visible.has(b.id)).toBe(true);
+  });
+
+  it('a standing player stops seeing an entity the step it is cellHysteresis into a cell out of view, and sees it again the step it is as far back', () => {
+    const w = world({ zone: { obstacles: [] } });
+    // Cell x 300..400 is 200 from a (in view); cell x 400..500 is 300 away (never in view).
+    const a = join(w, player({ x: 100, y: 550 }));
+    const b = join(w, player({ x: 390, y: 550 }));
+    expect(a.visible.has(b.id)).toBe(true);
+    const out = tick(w, [move(b, 420, 550, { t: 1000 })], 1000);
     expect(unseenBy(out, a.id)).toEqual([b.id]);
     expect(b.observers.has(a.id)).toBe(false);
-    const back = tick(w, [move(b, 390, 550, { t: 1000 })], 1000);
+    const back = tick(w, [move(b, 380, 550, { t: 2000 })], 2000);
     expect(seenBy(back, a.id)).toEqual([b.id]);
     expect(b.observers.has(a.id)).toBe(true);
   });
@@ -152,9 +188,10 @@ describe('interest', () => {
       },
       50,
     );
-    // The mob walks 5 units a step: it had just crossed x = 400 into the cell 200 from p.
-    expect(seenAt).toBeLessThan(400);
-    expect(seenAt).toBeGreaterThanOrEqual(395);
+    // The mob walks 5 units a step: it had just gone 16 units (the hysteresis) past x = 400
+    // into the cell 200 from p.
+    expect(seenAt).toBeLessThan(384);
+    expect(seenAt).toBeGreaterThanOrEqual(379);
     expect(p.visible.has(m.id)).toBe(true);
   });
 
@@ -260,6 +297,8 @@ const configArb = fc.record({
   cellSize: fc.constantFrom(50, 64, 100, 160),
   interestRadius: fc.integer({ min: 60, max: 300 }),
   interestMargin: fc.constantFrom(1, 1.05, 1.15, 1.5),
+  /** As a share of the cell: 0 (none) up to the most allowed, half a cell. */
+  hysteresis: fc.constantFrom(0, 0.1, 0.25, 0.5),
   mobs: fc.array(fc.tuple(fc.integer({ min: 20, max: SIDE - 20 }), fc.integer({ min: 20, max: SIDE - 20 })), {
     maxLength: 8,
   }),
@@ -315,6 +354,16 @@ function sameIds(a: Iterable<number>, b: Iterable<number>): boolean {
   return x.length === y.length && x.every((v, i) => v === y[i]);
 }
 
+/** Whether (x, y) lies in `cell` grown by the world's cellHysteresis on every side. */
+function inGrownCell(w: World, cell: number, x: number, y: number): boolean {
+  const g = w.playerGrid;
+  const { cellSize, cellHysteresis } = w.rules;
+  const x0 = g.originX + (cell % g.cols) * cellSize - cellHysteresis;
+  const y0 = g.originY + Math.floor(cell / g.cols) * cellSize - cellHysteresis;
+  const span = cellSize + 2 * cellHysteresis;
+  return x >= x0 && x < x0 + span && y >= y0 && y < y0 + span;
+}
+
 /**
  * Every view, visible set, observer set and activation count against a brute-force
  * reference over all cells and entities; returns what disagrees (nothing when all is well).
@@ -337,7 +386,7 @@ function interestProblems(w: World): string[] {
       continue;
     }
     const grid = e.kind === 'player' ? w.playerGrid : w.mobGrid;
-    if (grid.cellOf(e.x, e.y) !== e.cell)
+    if (grid.cellOf(e.x, e.y) !== e.cell && !inGrownCell(w, e.cell, e.x, e.y))
       problems.push(`${e.id} at (${e.x}, ${e.y}) filed in cell ${e.cell}`);
     if (grid.cells[e.cell]![e.slot] !== e) problems.push(`${e.id} not at its slot`);
   }
@@ -474,6 +523,7 @@ describe('interest invariants', () => {
             cellSize: cfg.cellSize,
             interestRadius: cfg.interestRadius,
             interestMargin: cfg.interestMargin,
+            cellHysteresis: cfg.cellSize * cfg.hysteresis,
             wanderPauseMin: 0,
             wanderPauseMax: 300,
             corpseTime: 300,
