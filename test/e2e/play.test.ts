@@ -222,7 +222,7 @@ describe.skipIf(skip)('two players in the browser against the live server', () =
     );
     await steer(a.page, held, undefined, { x: 0, y: 0 });
 
-    // Tab cycles targets nearest first; B is a candidate too.
+    // Tab cycles the mobs in view, nearest first (B, a player, only when no mob is in view).
     await until('A targets the mob', async () => {
       if ((await view(a.page)).targetId === mobId) return true;
       await a.page.keyboard.press('Tab');

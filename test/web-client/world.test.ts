@@ -212,11 +212,26 @@ describe('client world from server packets', () => {
     expect(world.targetId).toBeUndefined();
   });
 
-  it('cycles targets with Tab from the nearest living entity', () => {
+  it('cycles targets with Tab through the living mobs, nearest first, passing over players', () => {
     const world = enteredWorld();
+    const far = (1 << 20) + 1;
+    feed(world, 20, (w) => writeUpdate(world, w, { tick: 1, time: T0 + 20, records: spawn(far, 100, 220) }));
     expect(world.cycleTarget(0)).toBe(1 << 20); // 70 units away
-    expect(world.cycleTarget(0)).toBe(2); // 100 units away
+    expect(world.cycleTarget(0)).toBe(far); // 120 units away; the player 100 away is passed over
     expect(world.cycleTarget(0)).toBe(1 << 20);
+  });
+
+  it('cycles targets with Tab through the other players while no living mob is in view', () => {
+    const world = enteredWorld();
+    feed(world, 20, (w) =>
+      writeUpdate(world, w, {
+        tick: 1,
+        time: T0 + 20,
+        records: [{ kind: 'despawn', id: 1 << 20, reason: 'outOfRange' }],
+      }),
+    );
+    expect(world.cycleTarget(0)).toBe(2);
+    expect(world.cycleTarget(0)).toBe(2);
   });
 
   it('snaps the own character on a PositionCorrection', () => {

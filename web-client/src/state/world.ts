@@ -427,13 +427,18 @@ export class ClientWorld {
     return Math.max(0, died + (this.zone?.respawnDelay ?? 0) - localNow);
   }
 
-  /** Next living entity (not self) after the current target, nearest first. */
+  /**
+   * Tab: the next living mob after the current target, nearest first, as "target nearest
+   * enemy" goes in MMOs (a damage spell on a player is refused, so a player first would make
+   * Tab then 1 fail); the other players only while no mob is in view. A click targets anyone.
+   */
   cycleTarget(localNow: number): number | undefined {
     const me = this.selfEntity();
     if (!me) return undefined;
     const at = this.drawnPosition(me, localNow);
-    const others = [...this.entities.values()]
-      .filter((e) => e.id !== me.id && e.alive)
+    const living = [...this.entities.values()].filter((e) => e.id !== me.id && e.alive);
+    const mobs = living.filter((e) => e.kind !== 'player');
+    const others = (mobs.length > 0 ? mobs : living)
       .map((e) => {
         const p = this.drawnPosition(e, localNow);
         return { id: e.id, d: Math.hypot(p.x - at.x, p.y - at.y) };
