@@ -104,7 +104,7 @@ function heard(world: ClientWorld, localNow: number): void {
   feed(world, localNow, (w) => Pong.write(w, { seq: 1, clientTime: 0, serverTime: T0 + localNow }));
 }
 
-function enteredWorld(): ClientWorld {
+function enteredWorld(obstacles: { x: number; y: number; w: number; h: number }[] = []): ClientWorld {
   const page = openPage();
   const world = page.world;
   pages.set(world, page);
@@ -115,7 +115,7 @@ function enteredWorld(): ClientWorld {
       y: 0,
       width: 1000,
       height: 1000,
-      obstacles: [],
+      obstacles,
       neighbours: [],
       cellSize: 100,
       respawnDelay: 500,
@@ -219,6 +219,16 @@ describe('client world from server packets', () => {
     expect(world.cycleTarget(0)).toBe(1 << 20); // 70 units away
     expect(world.cycleTarget(0)).toBe(far); // 120 units away; the player 100 away is passed over
     expect(world.cycleTarget(0)).toBe(1 << 20);
+  });
+
+  it('cycles targets with Tab through the mobs in sight first: one behind a wall comes after', () => {
+    // A wall between the own character (100, 100) and the nearest mob (150, 150).
+    const world = enteredWorld([{ x: 120, y: 110, w: 10, h: 60 }]);
+    const far = (1 << 20) + 1;
+    feed(world, 20, (w) => writeUpdate(world, w, { tick: 1, time: T0 + 20, records: spawn(far, 100, 220) }));
+    expect(world.cycleTarget(0)).toBe(far); // 120 units away, in sight
+    expect(world.cycleTarget(0)).toBe(1 << 20); // 70 units away, behind the wall
+    expect(world.cycleTarget(0)).toBe(far);
   });
 
   it('cycles targets with Tab through the other players while no living mob is in view', () => {

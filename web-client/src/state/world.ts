@@ -20,7 +20,7 @@ import {
 } from '../../../shared/client/world-view.js';
 import type { Placement } from '../../../shared/game/interpolation.js';
 import { walkGround } from '../../../shared/game/ground.js';
-import type { Rect, ZoneBounds } from '../../../shared/game/movement.js';
+import { segmentBlocked, type Rect, type ZoneBounds } from '../../../shared/game/movement.js';
 import type { PayloadOf } from '../../../shared/protocol/define.js';
 import type { AnyServerPacket, ServerPacketName } from '../../../shared/protocol/registry.js';
 import type { EnterWorld } from '../../../shared/protocol/character.js';
@@ -428,9 +428,10 @@ export class ClientWorld {
   }
 
   /**
-   * Tab: the next living mob after the current target, nearest first, as "target nearest
-   * enemy" goes in MMOs (a damage spell on a player is refused, so a player first would make
-   * Tab then 1 fail); the other players only while no mob is in view. A click targets anyone.
+   * Tab: the next living mob after the current target, those in sight first, nearest first, as
+   * "target nearest enemy" goes in MMOs: a spell on a player beside you or on a mob behind a
+   * wall is refused, so either first would make Tab then 1 fail. The other players only while
+   * no mob is in view. A click targets anyone.
    */
   cycleTarget(localNow: number): number | undefined {
     const me = this.selfEntity();
@@ -438,12 +439,17 @@ export class ClientWorld {
     const at = this.drawnPosition(me, localNow);
     const living = [...this.entities.values()].filter((e) => e.id !== me.id && e.alive);
     const mobs = living.filter((e) => e.kind !== 'player');
+    const walls = this.predictionWorld().obstacles;
     const others = (mobs.length > 0 ? mobs : living)
       .map((e) => {
         const p = this.drawnPosition(e, localNow);
-        return { id: e.id, d: Math.hypot(p.x - at.x, p.y - at.y) };
+        return {
+          id: e.id,
+          d: Math.hypot(p.x - at.x, p.y - at.y),
+          hidden: segmentBlocked(at, p, walls, 0) ? 1 : 0,
+        };
       })
-      .sort((a, b) => a.d - b.d || a.id - b.id);
+      .sort((a, b) => a.hidden - b.hidden || a.d - b.d || a.id - b.id);
     if (others.length === 0) {
       this.targetId = undefined;
       return undefined;
