@@ -240,8 +240,10 @@ class Session {
       case 'despawn': {
         const e = change.entity;
         const name = e.name || `#${e.id}`;
+        // Mobs share names: the id says which one of the pack went.
+        const who = e.kind === 'mob' ? `${name} (mob #${e.id})` : name;
         out(
-          change.reason === 'corpse' ? `${name}'s corpse decays` : `${name} ${DESPAWN_WORDS[change.reason]}`,
+          change.reason === 'corpse' ? `${name}'s corpse decays` : `${who} ${DESPAWN_WORDS[change.reason]}`,
         );
         this.moved.delete(e.id);
         if (this.target === e.id) this.target = undefined;

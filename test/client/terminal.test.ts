@@ -126,7 +126,10 @@ function runClient(
 }
 
 /** A world with a wall just east of the player (at 100,100) and a wolf behind it, and `more`. */
-async function walledServer(more: { id: number; x: number; y: number }[]): Promise<number> {
+async function walledServer(
+  more: { id: number; x: number; y: number }[],
+  gone: number[] = [],
+): Promise<number> {
   const accounts: SrpAccounts = new Map();
   const server = net.createServer((socket) => {
     const fake = new FakeServer(new TcpTransport(socket)).speakSession();
@@ -137,6 +140,8 @@ async function walledServer(more: { id: number; x: number; y: number }[]): Promi
       await enter(r);
       const mobs = [{ id: WOLF, x: 140, y: 100 }, ...more];
       fake.update(mobs.flatMap((m) => [spawnRecord({ id: m.id }), moveRecord(m.id, m.x, m.y)]));
+      if (gone.length > 0)
+        setTimeout(() => fake.update(gone.map((id) => ({ kind: 'despawn', id, reason: 'outOfRange' }))), 100);
     });
     cleanups.push(() => fake.close());
   });
@@ -249,5 +254,14 @@ describe('terminal client', () => {
     expect(b.stdout).toContain(
       `Target: Grey Wolf (lvl 5, mob #${WOLF}) at 140,100, 40 away (behind a wall)\n`,
     );
+  });
+
+  it('names which mob of a pack leaves view', async () => {
+    const port = await walledServer([{ id: WOLF + 1, x: 100, y: 180 }], [WOLF + 1]);
+    const { stdout } = await runClient(
+      ['--port', String(port), '--user', 'cato', '--password', 'cato-password'],
+      'wait 400\n',
+    );
+    expect(stdout).toContain(`Grey Wolf (mob #${WOLF + 1}) leaves view\n`);
   });
 });
