@@ -894,13 +894,20 @@ export class Realm {
 
   // ------------------------------------------------------------------ who
 
-  /** The players in this host's zones, zone by zone in the world's order: a WhoList payload. */
+  /**
+   * The players in this host's zones, zone by zone in the world's order: a WhoList payload.
+   * A character lingering after its connection dropped is in the world but its player is not
+   * online (a whisper to it is refused as such), so it is not listed.
+   */
   private who(message: BusMessage): void {
     const players: { name: string; level: number; zone: string }[] = [];
+    const away = new Set<number>();
+    for (const seat of this.lingering) if (seat.playerId !== undefined) away.add(seat.playerId);
     let total = 0;
     for (const host of this.zones.values()) {
       if (this.fenced.has(host.name)) continue;
       for (const p of host.world.players.values()) {
+        if (away.has(p.id)) continue;
         total++;
         if (players.length < WHO_LIST_MAX) players.push({ name: p.name, level: p.level, zone: host.name });
       }

@@ -254,8 +254,14 @@ describe('how long a dropped character lingers', () => {
     open.push(d);
     await walkTo(d, { x: 100, y: 150 });
     await watcher.log.expectRecord('spawn', { predicate: (s) => s.id === d.entityId });
+    expect((await watcher.client.who()).players.map((p) => p.name)).toContain('Leaver');
     const dropped = performance.now();
     d.kill();
+    // Lingering, it is in the world but its player is not online: who leaves it out, as a
+    // whisper to it is refused.
+    await sleep(300);
+    expect(serverPlayer(world, d.entityId)).toBeDefined();
+    expect((await watcher.client.who()).players.map((p) => p.name)).not.toContain('Leaver');
     const gone = await watcher.log.expectRecord('despawn', { predicate: (g) => g.id === d.entityId });
     expect(gone.reason).toBe('left');
     expect(performance.now() - dropped).toBeGreaterThanOrEqual(LINGER_MS - 100);
