@@ -173,8 +173,12 @@ class Session {
         );
       }
     });
+    // A cooldown starts as its cast completes and comes just before the cast's SpellGo: told
+    // after the frames it came with, so the cast comes first.
     client.on(Cooldown, (c) =>
-      out(`${this.spell(c.spellId)} is ready in ${(c.remaining / 1000).toFixed(1)} s`),
+      queueMicrotask(() =>
+        out(`${this.spell(c.spellId)} is on cooldown: ready again in ${(c.remaining / 1000).toFixed(1)} s`),
+      ),
     );
     client.on(LogoutCancelled, () => out('Logout cancelled.'));
     // Walked across a border (or given back to its own zone when the next did not take it).

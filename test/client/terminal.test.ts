@@ -8,6 +8,7 @@ import {
   ChatMessage,
   ChatSend,
   CombatEvent,
+  Cooldown,
   EnterWorldRequest,
   MOB_ID_BASE,
   SpellGo,
@@ -56,7 +57,11 @@ async function worldServer(): Promise<{ port: number; connections: FakeServer[] 
     });
     fake.handle(CastSpell, (c) => {
       fake.send(SpellStart, { casterId: 1, spellId: c.spellId, targetId: c.targetId, castTime: 1500 });
+      // As the server completes a cast: its cooldown starts, then it goes, in one write.
+      socket.cork();
+      fake.send(Cooldown, { spellId: c.spellId, remaining: 8000 });
       fake.send(SpellGo, { casterId: 1, spellId: c.spellId, targetId: c.targetId, travelTime: 100 });
+      socket.uncork();
       // As the server sends a tick: one write, the WorldUpdate first, then the combat events.
       socket.cork();
       fake.update([
@@ -184,6 +189,7 @@ describe('terminal client', () => {
       `Target: Grey Wolf (lvl 5, mob #${WOLF}) at 808,430, 781 away`,
       'You begin casting Fireball at Grey Wolf (1.5 s)',
       'You cast Fireball at Grey Wolf',
+      'Fireball is on cooldown: ready again in 8.0 s',
       'Your Fireball hits Grey Wolf for 42 (critical)',
       'Grey Wolf dies, killed by you',
       `Grey Wolf hits you for 5`,
@@ -197,6 +203,10 @@ describe('terminal client', () => {
       'Logged out.',
     ];
     for (const line of expected) expect(lines, `missing: ${line}`).toContain(line);
+    // A cast is told before the cooldown it started.
+    expect(lines.indexOf('You cast Fireball at Grey Wolf')).toBeLessThan(
+      lines.indexOf('Fireball is on cooldown: ready again in 8.0 s'),
+    );
     // The killing blow is told before the death it caused.
     expect(lines.indexOf('Your Fireball hits Grey Wolf for 42 (critical)')).toBeLessThan(
       lines.indexOf('Grey Wolf dies, killed by you'),
