@@ -30,6 +30,7 @@ import {
   PLAYER_SPEED,
   segmentBlocked,
   slide,
+  type Vec2,
 } from '../shared/game/movement.js';
 import { ErrorCode } from '../shared/protocol/errors.js';
 import { PositionCorrection } from '../shared/protocol/movement.js';
@@ -330,13 +331,9 @@ class Session {
         return undefined;
       }
       case 'move': {
-        const x = Number(rest[0]);
-        const y = Number(rest[1]);
-        if (rest.length !== 2 || !Number.isFinite(x) || !Number.isFinite(y)) {
-          out('Usage: move X Y');
-          return undefined;
-        }
-        const walk = this.walkTo(x, y);
+        const goal = rest.length === 1 && rest[0] === 'target' ? this.nearTarget() : this.point(rest);
+        if (!goal) return undefined;
+        const walk = this.walkTo(goal.x, goal.y);
         if (waitForWalk) await walk;
         return undefined;
       }
@@ -446,6 +443,41 @@ class Session {
    * heartbeat, and a stop where it ends. The walk may go on into a zone beside this one
    * (walkGround): the server hands the character over as it crosses.
    */
+  private point(args: string[]): Vec2 | undefined {
+    const x = Number(args[0]);
+    const y = Number(args[1]);
+    if (args.length === 2 && Number.isFinite(x) && Number.isFinite(y)) return { x, y };
+    out('Usage: move X Y | move target');
+    return undefined;
+  }
+
+  /**
+   * Where to walk to cast at the target: on the line to where it stands now, within the
+   * shortest range in the spell book (with a margin for its own steps), or beside it.
+   */
+  private nearTarget(): Vec2 | undefined {
+    const self = this.client.world.self;
+    const e = this.target === undefined ? undefined : this.client.world.get(this.target);
+    if (!self) {
+      out('Not in the world.');
+      return undefined;
+    }
+    if (!e) {
+      out('No target (target nearest, or target ID).');
+      return undefined;
+    }
+    const at = this.client.world.positionAt(e, this.client.serverNow());
+    const ranges = this.client.spellBook?.spells.map((s) => s.range).filter((r) => r > 0) ?? [];
+    const reach = ranges.length > 0 ? Math.min(...ranges) * 0.8 : 20;
+    const d = distance(self, at);
+    if (d <= reach) {
+      out(`${this.describe(e)} is within reach, ${round(d)} away.`);
+      return undefined;
+    }
+    const k = (d - reach) / d;
+    return { x: self.x + (at.x - self.x) * k, y: self.y + (at.y - self.y) * k };
+  }
+
   private async walkTo(x: number, y: number): Promise<void> {
     this.stopWalking();
     const zone = this.client.zone;

@@ -10,6 +10,7 @@ export function commandHelp(spells?: number): string {
   /zone TEXT           talk to the whole zone
   /w NAME TEXT         whisper to a player
   move X Y             walk to X,Y
+  move target          walk toward the target until your spells reach it
   cast N [TARGET_ID]   cast spell N (${range} in your spell book, or a spell id) at the target
   target nearest       target the nearest living mob in sight (else behind a wall)
   target ID            target an entity by id

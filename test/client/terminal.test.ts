@@ -266,6 +266,18 @@ describe('terminal client', () => {
     );
   });
 
+  it('walks toward the target until its spells reach it', async () => {
+    const port = await walledServer([{ id: WOLF + 1, x: 100, y: 400 }]);
+    const { stdout } = await runClient(
+      ['--port', String(port), '--user', 'dana', '--password', 'dana-password'],
+      'wait 300\nmove target\ntarget nearest\nmove target\nmove target\n',
+    );
+    expect(stdout).toContain('No target (target nearest, or target ID).\n');
+    // The spell book's one range is 300: it stops 240 short of the wolf, 300 away.
+    expect(stdout).toContain('Walking to 100,160\nArrived at 100,160\n');
+    expect(stdout).toContain(`Grey Wolf (lvl 5, mob #${WOLF + 1}) is within reach, 240 away.\n`);
+  });
+
   it('names which mob of a pack leaves view', async () => {
     const port = await walledServer([{ id: WOLF + 1, x: 100, y: 180 }], [WOLF + 1]);
     const { stdout } = await runClient(
