@@ -182,11 +182,13 @@ function readRules(c: Cursor): WorldRules {
   c.object();
   const pos = (k: string): number => c.at(k).number({ positive: true });
   const nonNeg = (k: string): number => c.at(k).number({ min: 0 });
+  const cellSize = pos('cellSize');
   const rules: WorldRules = {
-    cellSize: pos('cellSize'),
+    cellSize,
     interestRadius: pos('interestRadius'),
     interestMargin: c.at('interestMargin').number({ min: 1, max: 2 }),
-    cellHysteresis: nonNeg('cellHysteresis'),
+    // Absent in a data directory older than it: a quarter of a cell, as shipped.
+    cellHysteresis: c.at('cellHysteresis').value === undefined ? cellSize / 4 : nonNeg('cellHysteresis'),
     moveBurstMs: nonNeg('moveBurstMs'),
     sayRange: pos('sayRange'),
     chatBurst: c.at('chatBurst').int(1, 1000),

@@ -97,6 +97,13 @@ describe('world data validation', () => {
     expect(d.spells.get(1)?.colour).toBe(0xff0000);
   });
 
+  it('gives a rules file without cellHysteresis a quarter of a cell', () => {
+    const s = sources();
+    delete (s.rules.json as any).cellHysteresis;
+    const data = parseWorldData(s);
+    expect(data.rules.cellHysteresis).toBe(data.rules.cellSize / 4);
+  });
+
   it('names the file and field of a bad value', () => {
     expect(errorOf((s) => (mobs(s).templates[0].speed = -3))).toBe(
       'data/mobs.json: templates[0].speed: expected a positive number',
@@ -109,6 +116,9 @@ describe('world data validation', () => {
     );
     expect(errorOf((s) => ((s.rules.json as any).interestRadius = 'far'))).toBe(
       'data/rules.json: interestRadius: expected a positive number',
+    );
+    expect(errorOf((s) => ((s.rules.json as any).cellHysteresis = 40))).toBe(
+      'data/rules.json: cellHysteresis: expected a number <= cellSize / 2',
     );
     expect(errorOf((s) => ((s.spells.json as any).spells[0].colour = 'red'))).toMatch(
       /^data\/spells\.json: spells\[0\]\.colour: expected a colour/,
