@@ -20,10 +20,10 @@ export function stripStates(w: World, neighbour: ZoneData): GhostState[] {
   const area = grown(neighbour, stripDepth(w.rules));
   const out: GhostState[] = [];
   const g = w.playerGrid;
-  const x0 = g.cellX(area.x - g.slack);
-  const x1 = g.cellX(area.x + area.width + g.slack);
-  const y0 = g.cellY(area.y - g.slack);
-  const y1 = g.cellY(area.y + area.height + g.slack);
+  const x0 = g.fromX(area.x);
+  const x1 = g.toX(area.x + area.width);
+  const y0 = g.fromY(area.y);
+  const y1 = g.toY(area.y + area.height);
   for (let cy = y0; cy <= y1; cy++) {
     for (let cx = x0; cx <= x1; cx++) {
       const cell = cy * g.cols + cx;

@@ -5,7 +5,8 @@
  *
  * An item that walks out of its cell stays filed there until it is `slack` units past the
  * cell's edge, so one pacing across a border is not re-filed (and does not leave and enter
- * views) with every step. A query by position therefore reaches `slack` further.
+ * views) with every step. A query by position walks the cells from fromX/fromY to toX/toY,
+ * which reach `slack` further.
  */
 
 export interface GridItem {
@@ -53,6 +54,26 @@ export class Grid<T extends GridItem> {
     return c < 0 ? 0 : c >= this.rows ? this.rows - 1 : c;
   }
 
+  /** First column to walk for items at x or greater x: an item may stand `slack` past its cell. */
+  fromX(x: number): number {
+    return this.cellX(x - this.slack);
+  }
+
+  /** Last column to walk for items at x or smaller x. */
+  toX(x: number): number {
+    return this.cellX(x + this.slack);
+  }
+
+  /** First row to walk for items at y or greater y. */
+  fromY(y: number): number {
+    return this.cellY(y - this.slack);
+  }
+
+  /** Last row to walk for items at y or smaller y. */
+  toY(y: number): number {
+    return this.cellY(y + this.slack);
+  }
+
   cellOf(x: number, y: number): number {
     return this.cellY(y) * this.cols + this.cellX(x);
   }
@@ -97,21 +118,5 @@ export class Grid<T extends GridItem> {
     const y0 = this.originY + cy * this.cellSize - this.slack;
     const span = this.cellSize + 2 * this.slack;
     return x >= x0 && x < x0 + span && y >= y0 && y < y0 + span;
-  }
-
-  /** Calls fn for every item that may lie within the square of half-side r around (x, y). */
-  forEachNear(x: number, y: number, r: number, fn: (item: T) => void): void {
-    r += this.slack;
-    const x0 = this.cellX(x - r);
-    const x1 = this.cellX(x + r);
-    const y0 = this.cellY(y - r);
-    const y1 = this.cellY(y + r);
-    for (let cy = y0; cy <= y1; cy++) {
-      const row = cy * this.cols;
-      for (let cx = x0; cx <= x1; cx++) {
-        const list = this.cells[row + cx]!;
-        for (let i = 0; i < list.length; i++) fn(list[i]!);
-      }
-    }
   }
 }

@@ -158,9 +158,8 @@ function findAggroTarget(w: World, m: Mob): Player | undefined {
   let best: Player | undefined;
   let bestD2 = Infinity;
   const g = w.playerGrid;
-  const reach = r + g.slack;
-  for (let cy = g.cellY(m.y - reach); cy <= g.cellY(m.y + reach); cy++) {
-    for (let cx = g.cellX(m.x - reach); cx <= g.cellX(m.x + reach); cx++) {
+  for (let cy = g.fromY(m.y - r); cy <= g.toY(m.y + r); cy++) {
+    for (let cx = g.fromX(m.x - r); cx <= g.toX(m.x + r); cx++) {
       for (const p of g.cells[cy * g.cols + cx]!) {
         const dx = p.x - m.x;
         const dy = p.y - m.y;
@@ -264,9 +263,9 @@ function meleeSpot(w: World, m: Mob, t: Vec2, d: number): Vec2 {
   const taken: Vec2[] = [];
   const g = w.mobGrid;
   // Attackers nearer the target than this one; farther ones plan around it when they come.
-  const r = d + range + g.slack;
-  for (let cy = g.cellY(t.y - r); cy <= g.cellY(t.y + r); cy++) {
-    for (let cx = g.cellX(t.x - r); cx <= g.cellX(t.x + r); cx++) {
+  const r = d + range;
+  for (let cy = g.fromY(t.y - r); cy <= g.toY(t.y + r); cy++) {
+    for (let cx = g.fromX(t.x - r); cx <= g.toX(t.x + r); cx++) {
       for (const o of g.cells[cy * g.cols + cx]!) {
         if (o === m || !o.alive || o.state !== 'chase' || o.targetId !== m.targetId) continue;
         taken.push(o.route ? o.route.waypoints[o.route.waypoints.length - 1]! : o);
