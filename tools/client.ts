@@ -437,12 +437,7 @@ class Session {
     this.walking = undefined;
   }
 
-  /**
-   * Walks toward x,y at the character's speed, predicting locally every 1/MOVE_SEND_HZ s and
-   * sending movement states as MoveSender says: start, turns (sliding along a wall), a
-   * heartbeat, and a stop where it ends. The walk may go on into a zone beside this one
-   * (walkGround): the server hands the character over as it crosses.
-   */
+  /** `move X Y`: the point, or the usage when the arguments are not two numbers. */
   private point(args: string[]): Vec2 | undefined {
     const x = Number(args[0]);
     const y = Number(args[1]);
@@ -478,6 +473,12 @@ class Session {
     return { x: self.x + (at.x - self.x) * k, y: self.y + (at.y - self.y) * k };
   }
 
+  /**
+   * Walks toward x,y at the character's speed, predicting locally every 1/MOVE_SEND_HZ s and
+   * sending movement states as MoveSender says: start, turns (sliding along a wall), a
+   * heartbeat, and a stop where it ends. The walk may go on into a zone beside this one
+   * (walkGround): the server hands the character over as it crosses.
+   */
   private async walkTo(x: number, y: number): Promise<void> {
     this.stopWalking();
     const zone = this.client.zone;
