@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest';
 import {
   joinPlayer,
   leavePlayer,
+  type Player,
   type World,
   type WorldEvent,
   type WorldInput,
@@ -24,6 +25,20 @@ import {
   unseenBy,
   world,
 } from './builders.js';
+
+/** Walks `p` along y one second a step: each call moves it to x and runs that step. */
+function stepper(w: World, p: Player, y: number): (x: number) => WorldEvent[] {
+  let t = 0;
+  return (x) => {
+    t += 1000;
+    return tick(w, [move(p, x, y, { t })], t);
+  };
+}
+
+/** Every seen and unseen `observer` got in `events`. */
+function flapsOf(events: WorldEvent[], observer: number): number[] {
+  return [...seenBy(events, observer), ...unseenBy(events, observer)];
+}
 
 describe('interest', () => {
   it('nearby players see each other, far ones see neither', () => {
@@ -84,12 +99,8 @@ describe('interest', () => {
     const b = join(w, player({ x: 705, y: 550 }));
     const a = join(w, player({ x: 400, y: 550 }));
     expect(a.visible.has(b.id)).toBe(false);
-    let t = 0;
-    const walkTo = (x: number): WorldEvent[] => {
-      t += 1000;
-      return tick(w, [move(a, x, 550, { t })], t);
-    };
-    const flaps = (events: WorldEvent[]): number[] => [...seenBy(events, a.id), ...unseenBy(events, a.id)];
+    const walkTo = stepper(w, a, 550);
+    const flaps = (events: WorldEvent[]): number[] => flapsOf(events, a.id);
 
     expect(seenBy(walkTo(455), a.id)).toEqual([b.id]); // 245 away: in
     // pacing between 245 and 285 (the cell enters at 250, leaves beyond 287.5): nothing
@@ -113,14 +124,13 @@ describe('interest', () => {
     const b = join(w, player({ x: 395, y: 550 }));
     const cells = new Set<number>();
     const events: WorldEvent[] = [];
-    let t = 0;
+    const walkTo = stepper(w, b, 550);
     for (const x of [420, 380, 421, 379, 420]) {
-      t += 1000;
-      events.push(...tick(w, [move(b, x, 550, { t })], t));
+      events.push(...walkTo(x));
       cells.add(b.cell);
     }
     expect(cells.size).toBe(2);
-    expect([...seenBy(events, a.id), ...unseenBy(events, a.id)]).toEqual([]);
+    expect(flapsOf(events, a.id)).toEqual([]);
     expect(a.visible.has(b.id)).toBe(true);
   });
 
@@ -129,10 +139,9 @@ describe('interest', () => {
     // Cell x 300..400; the rules give 16 units of hysteresis.
     const b = join(w, player({ x: 390, y: 550 }));
     const home = b.cell;
-    let t = 0;
+    const walkTo = stepper(w, b, 550);
     const at = (x: number): number => {
-      t += 1000;
-      tick(w, [move(b, x, 550, { t })], t);
+      walkTo(x);
       return b.cell;
     };
     expect(at(410)).toBe(home);
@@ -150,12 +159,8 @@ describe('interest', () => {
     const b = join(w, player({ x: 390, y: 550 }));
     expect(a.visible.has(b.id)).toBe(true);
     const flaps: number[] = [];
-    let t = 0;
-    for (const x of [405, 395, 410, 392, 414, 396]) {
-      t += 1000;
-      const events = tick(w, [move(b, x, 550, { t })], t);
-      flaps.push(...seenBy(events, a.id), ...unseenBy(events, a.id));
-    }
+    const walkTo = stepper(w, b, 550);
+    for (const x of [405, 395, 410, 392, 414, 396]) flaps.push(...flapsOf(walkTo(x), a.id));
     expect(flaps).toEqual([]);
     expect(a.visible.has(b.id)).toBe(true);
   });
@@ -166,10 +171,11 @@ describe('interest', () => {
     const a = join(w, player({ x: 100, y: 550 }));
     const b = join(w, player({ x: 390, y: 550 }));
     expect(a.visible.has(b.id)).toBe(true);
-    const out = tick(w, [move(b, 420, 550, { t: 1000 })], 1000);
+    const walkTo = stepper(w, b, 550);
+    const out = walkTo(420);
     expect(unseenBy(out, a.id)).toEqual([b.id]);
     expect(b.observers.has(a.id)).toBe(false);
-    const back = tick(w, [move(b, 380, 550, { t: 2000 })], 2000);
+    const back = walkTo(380);
     expect(seenBy(back, a.id)).toEqual([b.id]);
     expect(b.observers.has(a.id)).toBe(true);
   });
