@@ -901,13 +901,12 @@ export class Realm {
    */
   private who(message: BusMessage): void {
     const players: { name: string; level: number; zone: string }[] = [];
-    const away = new Set<number>();
-    for (const seat of this.lingering) if (seat.playerId !== undefined) away.add(seat.playerId);
     let total = 0;
     for (const host of this.zones.values()) {
       if (this.fenced.has(host.name)) continue;
       for (const p of host.world.players.values()) {
-        if (away.has(p.id)) continue;
+        const seat = this.seatOf(p.sessionId, p.id);
+        if (seat && this.lingering.has(seat)) continue;
         total++;
         if (players.length < WHO_LIST_MAX) players.push({ name: p.name, level: p.level, zone: host.name });
       }
