@@ -11,10 +11,11 @@
  * tick rate over plain HTTP, whichever engine serves it. The answer (JSON):
  *
  *   { tick, time, zone, center: {x, y}, radius,
- *     entities: [{ id, kind, name, x, y, facing, moving, alive, speed }] }
+ *     entities: [{ id, kind, name, x, y, at, facing, moving, alive, speed }] }
  *
  * `x`, `y` are where the world has each entity at `time`: a player where its newest accepted
- * input put it, a mob where its route has it. `moving` and `speed` are the player's last
+ * input put it (`at` is that input's time on the server's timeline, what its motion state is
+ * dated), a mob where its route has it (`at` is `time`). `moving` and `speed` are the player's last
  * reported state (a mob's route speed). An unknown or offline character is a 404 with a
  * reason; more than MAX_WAITING requests at once are refused (503).
  */
@@ -69,6 +70,7 @@ export function labSnapshot(worlds: Iterable<World>, name: string, radius: numbe
         name: p.name,
         x: round(p.x),
         y: round(p.y),
+        at: p.inputAt,
         facing: round(p.facing),
         moving: p.moving,
         alive: p.alive,
@@ -86,6 +88,7 @@ export function labSnapshot(worlds: Iterable<World>, name: string, radius: numbe
         name: m.name,
         x: round(at.x),
         y: round(at.y),
+        at: w.now,
         facing: round(at.facing),
         moving: r !== null,
         alive: m.alive,

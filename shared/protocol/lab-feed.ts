@@ -14,6 +14,11 @@ export interface LabEntity {
   name: string;
   x: number;
   y: number;
+  /**
+   * Server ms at which the entity was at x, y: a player's newest accepted input's own time
+   * on the server's timeline (what its motion state is dated), the tick's time for a mob.
+   */
+  at: number;
   facing: number;
   moving: boolean;
   alive: boolean;
