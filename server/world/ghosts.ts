@@ -12,6 +12,7 @@
 import { CellSet } from './cell-set.js';
 import { grown, pointInArea, stripDepth } from './border.js';
 import { IdMap, IdSet } from './id-table.js';
+import { newTimeline } from './timeline.js';
 import type { Entity, GhostState, Mob, MobRoute, Player, ZoneData } from './types.js';
 import { activate, crossed, emit, removeFromCell, showInCell, type World } from './world.js';
 
@@ -215,6 +216,7 @@ function ghostPlayer(w: World, s: GhostState): Player {
     clockOffset: Infinity,
     inputAt: sent.t,
     sentInputAt: sent.t,
+    timeline: newTimeline(w.now),
     cast: null,
     cooldowns: new Map(),
     logoutAt: null,

@@ -13,6 +13,7 @@ import { CellSet } from './cell-set.js';
 import { grown, pointInArea, stripDepth } from './border.js';
 import { ghostState } from './ghosts.js';
 import { IdMap, IdSet } from './id-table.js';
+import { newTimeline } from './timeline.js';
 import type { HandoffState, Player, ZoneData } from './types.js';
 import {
   activate,
@@ -178,6 +179,7 @@ export function arrivePlayer(w: World, sessionId: number, s: HandoffState): Play
     clockOffset: s.clockOffset,
     inputAt: s.inputAt,
     sentInputAt: s.sentInputAt,
+    timeline: newTimeline(w.now),
     cast: spell && s.cast ? { spell, targetId: s.cast.targetId, endsAt: s.cast.endsAt } : null,
     cooldowns: new Map(s.cooldowns),
     logoutAt: s.logoutAt,

@@ -4,7 +4,9 @@
  * Order within a step (the order things happen in):
  *   1. inputs, in arrival order, none skipped (join, leave, detach, attach, move, cast,
  *      cancelCast, chat, logout, logoutCancel; a neighbour's strip, with the hits its
- *      players landed here and the kills ours made there)
+ *      players landed here and the kills ours made there); a move waits in its player's
+ *      queue until its time on the server's clock (timeline.ts), and a cast or logout made
+ *      after queued moves waits behind them; what is due by now takes effect after the inputs
  *   2. cast bars that ran out; projectiles that arrive (hits, health, deaths)
  *   3. combat settles: the fallen become corpses or wait to respawn, hit mobs turn on
  *      their attackers
@@ -50,7 +52,8 @@ import { arrivePlayer, handOffCrossers, walkable } from './handoff.js';
 import { updateInterest } from './interest.js';
 import { engage, killMob, simulateMobs, updateDeadMobs } from './mobs.js';
 import type { Rng } from '../../shared/game/rng.js';
-import type { MoveRefusal, Player, WorldEvent, WorldInput } from './types.js';
+import { place } from './timeline.js';
+import type { MoveInput, MoveRefusal, Player, TimedInput, WorldEvent, WorldInput } from './types.js';
 import {
   addPlayer,
   attachPlayer,
@@ -71,6 +74,7 @@ export function step(w: World, inputs: readonly WorldInput[], now: number, rng: 
   w.tick++;
   w.rng = rng;
   for (const input of inputs) applyInput(w, input);
+  releaseMoves(w);
   finishCasts(w);
   landProjectiles(w);
   settleCombat(w);
@@ -131,22 +135,40 @@ function applyInput(w: World, input: WorldInput): void {
       removePlayer(w, p, input.reason);
       return;
     case 'detach':
+      flushMoves(w, p);
       stopWalking(w, p);
       return;
     case 'attach':
       attachPlayer(w, p, input.sessionId);
       return;
     case 'move':
-      applyMove(w, p, input);
+      queueMove(w, p, input);
+      return;
+    case 'cast':
+    case 'cancelCast':
+    case 'logout':
+    case 'logoutCancel':
+      // Made after the moves still queued: it acts where they put the player, when they have.
+      if (p.timeline.queue.length > 0) p.timeline.queue.push({ input, due: p.timeline.lastDue });
+      else act(w, p, input, w.now);
+      return;
+    case 'chat':
+      applyChat(w, p, input.channel, input.text);
+      return;
+  }
+}
+
+/** A player's own input that takes effect on its timeline (timeline.ts), at `at`. */
+function act(w: World, p: Player, input: TimedInput, at: number): void {
+  switch (input.type) {
+    case 'move':
+      applyMove(w, p, input, at);
       return;
     case 'cast':
       startCast(w, p, input.spellId, input.targetId);
       return;
     case 'cancelCast':
       breakCast(w, p, 'cancelled');
-      return;
-    case 'chat':
-      applyChat(w, p, input.channel, input.text);
       return;
     case 'logout':
       if (p.logoutAt !== null) return;
@@ -165,6 +187,40 @@ function applyInput(w: World, input: WorldInput): void {
 /** A sent state this far from where the player is gets a snap (JUMP), not a blend. */
 const JUMP_UNITS = 64;
 
+/** A MoveInput arrived: it waits in its player's queue for its time on the server's clock. */
+function queueMove(w: World, p: Player, m: MoveInput): void {
+  const tl = p.timeline;
+  const arrived = Math.min(w.now, m.receivedAt ?? w.now);
+  const standing = !p.moving && tl.queue.length === 0;
+  const placed = place(tl, p.clockOffset, m.clientTime, arrived, standing);
+  p.clockOffset = placed.offset;
+  tl.queue.push({ input: m, due: placed.due });
+  w.queuedMoves.add(p);
+}
+
+/** The queued inputs whose time has come take effect, each player's in order. */
+function releaseMoves(w: World): void {
+  for (const p of w.queuedMoves) {
+    const queue = p.timeline.queue;
+    while (queue.length > 0 && queue[0]!.due <= w.now) {
+      const { input, due } = queue.shift()!;
+      act(w, p, input, due);
+    }
+    if (queue.length === 0) w.queuedMoves.delete(p);
+  }
+}
+
+/**
+ * Everything the player queued takes effect now (its connection dropped): moves not yet due
+ * are dated now, so watchers see the walker hurry to where it is, never run past it.
+ */
+function flushMoves(w: World, p: Player): void {
+  const queue = p.timeline.queue;
+  if (queue.length === 0) return;
+  for (const { input, due } of queue.splice(0, queue.length)) act(w, p, input, Math.min(due, w.now));
+  w.queuedMoves.delete(p);
+}
+
 /**
  * A MoveInput is the client's movement state: where it is at its clientTime, whether it
  * walks, its heading and speed. The server checks bounds, walls and speed.
@@ -176,8 +232,9 @@ const JUMP_UNITS = 64;
  * saved while they were on the way, so an honest client is never corrected for a late
  * burst; a client whose clock runs fast empties the bank and is corrected. A move from
  * standing is charged only the walking its distance needed, not the time stood still.
+ * `at` is its time on the timeline (timeline.ts): what its motion state is dated.
  */
-function applyMove(w: World, p: Player, m: Extract<WorldInput, { type: 'move' }>): void {
+function applyMove(w: World, p: Player, m: MoveInput, at: number): void {
   const correct = (reason: MoveRefusal): void => {
     emit(w, { type: 'moveRefused', player: p, seq: m.seq, x: p.x, y: p.y, facing: p.facing, reason });
     // The client snaps back and stands; observers see it stand where the server has it.
@@ -215,16 +272,8 @@ function applyMove(w: World, p: Player, m: Extract<WorldInput, { type: 'move' }>
   const needed = d <= MOVE_SLACK_UNITS ? 0 : ((d - MOVE_SLACK_UNITS) * 1000) / (p.speed * MOVE_TOLERANCE);
   p.timeBank -= p.lastClientTime === undefined || !p.moving ? Math.min(allowed, needed) : allowed;
   p.lastSeq = m.seq;
-  if (Number.isFinite(m.clientTime)) {
-    p.lastClientTime = m.clientTime;
-    // The least delayed input gives the clocks' offset, taken when it arrived (not when the
-    // tick ran), so even the first input of a walk says when it was sent; let it creep up
-    // slowly (1 ms a second) so a clock that drifts, or a route that got slower for good, is
-    // followed.
-    const arrived = Math.min(w.now, m.receivedAt ?? w.now);
-    p.clockOffset = Math.min(arrived - m.clientTime, p.clockOffset + elapsed / 1000);
-    p.inputAt = Math.min(w.now, m.clientTime + p.clockOffset);
-  } else p.inputAt = w.now;
+  if (Number.isFinite(m.clientTime)) p.lastClientTime = m.clientTime;
+  p.inputAt = Math.min(w.now, at);
   w.acks.add(p);
   if (d > 0) {
     p.x = m.x;
@@ -245,7 +294,7 @@ function applyMove(w: World, p: Player, m: Extract<WorldInput, { type: 'move' }>
 /** A walker whose client went quiet (a dropped link) stands where it last was. */
 function stopSilentWalkers(w: World): void {
   for (const p of w.walking) {
-    if (w.now - p.lastMoveAt < INPUT_SILENCE_MS) continue;
+    if (w.now - p.timeline.heardAt < INPUT_SILENCE_MS || p.timeline.queue.length > 0) continue;
     stopWalking(w, p);
   }
 }

@@ -5,6 +5,7 @@
 import type { MotionState } from '../../shared/game/motion.js';
 import type { CellSet } from './cell-set.js';
 import type { IdMap, IdSet } from './id-table.js';
+import type { InputTimeline } from './timeline.js';
 import type { Rect, Vec2 } from '../../shared/game/movement.js';
 import type { SpellFailReason } from '../../shared/protocol/index.js';
 
@@ -209,14 +210,17 @@ export interface Player extends EntityBase {
   /** The motion state observers were last sent; they dead-reckon from it. */
   sent: MotionState;
   /**
-   * Server ms minus client ms, the smallest seen (the least delayed input): maps a MoveInput's
-   * clientTime onto the server's clock. Infinity before the first move.
+   * Server ms minus client ms: maps a MoveInput's clientTime onto the server's clock, where it
+   * takes effect (timeline.ts: the most delayed recent input's, chosen while standing).
+   * Infinity before the first move.
    */
   clockOffset: number;
-  /** Server time the newest accepted position held at (its clientTime on the server's clock). */
+  /** Server time the newest accepted position held at (when it took effect on the timeline). */
   inputAt: number;
   /** inputAt of the position in `sent`. */
   sentInputAt: number;
+  /** Its MoveInputs' lateness, and its inputs waiting for their time (timeline.ts). */
+  timeline: InputTimeline<TimedInput>;
   cast: Cast | null;
   /** spell id -> time it is ready again */
   cooldowns: Map<number, number>;
@@ -350,6 +354,29 @@ export interface BorderNews {
 
 export type LeaveReason = 'disconnected' | 'kicked' | 'takenOver' | 'shutdown';
 
+/** A MoveInput as the zone gets it. */
+export interface MoveInput {
+  type: 'move';
+  entityId: number;
+  seq: number;
+  x: number;
+  y: number;
+  facing: number;
+  moving: boolean;
+  speed: number;
+  clientTime: number;
+  /** Server ms when the input arrived (before it waited for the tick); the tick's time when unknown. */
+  receivedAt?: number;
+}
+
+/** A player's own inputs that act where it stands: they take effect in order on its timeline. */
+export type TimedInput =
+  | MoveInput
+  | { type: 'cast'; entityId: number; spellId: number; targetId: number }
+  | { type: 'cancelCast'; entityId: number }
+  | { type: 'logout'; entityId: number }
+  | { type: 'logoutCancel'; entityId: number };
+
 export type WorldInput =
   | { type: 'join'; sessionId: number; character: SavedCharacter }
   | { type: 'leave'; entityId: number; reason: LeaveReason }
@@ -357,19 +384,7 @@ export type WorldInput =
   | { type: 'detach'; entityId: number }
   /** A new connection took the character over: it gets its whole state and view anew. */
   | { type: 'attach'; entityId: number; sessionId: number }
-  | {
-      type: 'move';
-      entityId: number;
-      seq: number;
-      x: number;
-      y: number;
-      facing: number;
-      moving: boolean;
-      speed: number;
-      clientTime: number;
-      /** Server ms when the input arrived (before it waited for the tick); the tick's time when unknown. */
-      receivedAt?: number;
-    }
+  | MoveInput
   | { type: 'cast'; entityId: number; spellId: number; targetId: number }
   /** A player handed over from the zone beside this one walks in (handoff.ts). */
   | { type: 'arrive'; sessionId: number; state: HandoffState }

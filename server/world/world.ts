@@ -7,6 +7,7 @@ import { MOB_ID_BASE, MOB_IDS_PER_ZONE } from '../../shared/protocol/index.js';
 import { CellSet } from './cell-set.js';
 import { gridArea, grown, neighbours, rectInArea, stripDepth } from './border.js';
 import { Grid } from './grid.js';
+import { newTimeline } from './timeline.js';
 import { EntitySet, IdMap, IdSet } from './id-table.js';
 import { randomInt, type Rng } from '../../shared/game/rng.js';
 import type {
@@ -72,6 +73,8 @@ export interface World {
   readonly moved: Set<Player>;
   /** Players that walk: the server stops one whose inputs fall silent. */
   readonly walking: Set<Player>;
+  /** Players with MoveInputs waiting for their time (timeline.ts). */
+  readonly queuedMoves: Set<Player>;
   /** Players with moves accepted this step: one MoveAck each, for the newest. */
   readonly acks: Set<Player>;
   /** Players whose view must be recomputed this step (joined, respawned, teleported). */
@@ -150,6 +153,7 @@ export function createWorld(
     deadMobs: new Set(),
     moved: new Set(),
     walking: new Set(),
+    queuedMoves: new Set(),
     acks: new Set(),
     viewDirty: new Set(),
     projectiles: [],
@@ -455,6 +459,7 @@ export function addPlayer(w: World, sessionId: number, c: SavedCharacter, now: n
     clockOffset: Infinity,
     inputAt: now,
     sentInputAt: now,
+    timeline: newTimeline(now),
     cast: null,
     cooldowns: new Map(),
     logoutAt: null,
@@ -487,6 +492,9 @@ export function attachPlayer(w: World, p: Player, sessionId: number): void {
   p.lastClientTime = undefined;
   p.timeBank = w.rules.moveBurstMs;
   p.clockOffset = Infinity;
+  // The old connection's inputs still waiting are its, not the new one's.
+  p.timeline = newTimeline(now);
+  w.queuedMoves.delete(p);
   emit(w, { type: 'joined', sessionId, playerId: p.id });
   emit(w, { type: 'entered', player: p });
   if (p.cast) {
@@ -558,4 +566,6 @@ export function forgetPlayer(w: World, p: Player): void {
   w.casting.delete(p);
   w.deadPlayers.delete(p);
   w.loggingOut.delete(p);
+  w.queuedMoves.delete(p);
+  p.timeline.queue.length = 0;
 }

@@ -52,6 +52,8 @@ describe('a hand-off between two zone hosts', () => {
   let west: Realm;
   let east: Realm;
   let now: number;
+  /** Server ms at the crosser's client clock's 0. */
+  let clientEpoch = 0;
   const batches: { host: string; records: GatewayBatchRecord[] }[] = [];
 
   beforeEach(async () => {
@@ -138,6 +140,7 @@ describe('a hand-off between two zone hosts', () => {
   async function walkEast(y: number, steps: number, stop = () => false): Promise<string> {
     let zone = 'Greenvale';
     let x = 1980;
+    clientEpoch = now - 50;
     for (let seq = 1; seq <= steps && !stop(); seq++) {
       x += 6;
       const at = x;
@@ -206,7 +209,8 @@ describe('a hand-off between two zone hosts', () => {
           facing: Math.PI,
           moving: false,
           speed: 120,
-          clientTime: 100_000,
+          // The client's clock goes on from the walk's: its input is due as it arrives.
+          clientTime: now - clientEpoch,
         }),
       ),
     );

@@ -12,6 +12,7 @@ import {
 import { quantizeAngle, quantizeSpeed } from '../../shared/protocol/records.js';
 import type { Player, World, WorldEvent, WorldInput } from '../../server/world/index.js';
 import { join, move, ofType, player, received, runUntil, sent, tick, walker, world } from './builders.js';
+import { MAX_HOLD_MS } from '../../server/world/timeline.js';
 
 /** An input and the server time it arrives at. */
 interface Send {
@@ -29,6 +30,12 @@ interface Stepped {
  * Steps every `dt` ms up to `until`, handing each step the inputs that arrived since the
  * last; `after` sees each step with the world as that step left it.
  */
+/** A MoveInput that arrived at server time `at` (before the step that takes it). */
+function arrived(input: WorldInput, at: number): WorldInput {
+  if (input.type !== 'move') return input;
+  return { ...input, receivedAt: at };
+}
+
 function play(
   w: World,
   sends: readonly Send[],
@@ -41,7 +48,10 @@ function play(
   const queue = [...sends].sort((a, b) => a.arrives - b.arrives);
   for (let t = w.now + dt; t <= until; t += dt) {
     const inputs: WorldInput[] = [];
-    while (next < queue.length && queue[next]!.arrives <= t) inputs.push(queue[next++]!.input);
+    while (next < queue.length && queue[next]!.arrives <= t) {
+      const { input, arrives } = queue[next++]!;
+      inputs.push(input.type === 'move' ? { ...input, receivedAt: arrives } : input);
+    }
     const stepped = { t, events: tick(w, inputs, t) };
     after(stepped);
     out.push(stepped);
@@ -87,9 +97,10 @@ describe('move validation', () => {
     const events = tick(
       w,
       [
-        move(p, 106, 300, { t: 1000, seq: 1 }),
-        move(p, 112, 300, { t: 1050, seq: 2 }),
-        move(p, 118, 300, { t: 1100, seq: 3 }),
+        // Sent 50 ms apart over a clean link: each takes effect at once.
+        arrived(move(p, 106, 300, { t: 1000, seq: 1 }), 1000),
+        arrived(move(p, 112, 300, { t: 1050, seq: 2 }), 1050),
+        arrived(move(p, 118, 300, { t: 1100, seq: 3 }), 1100),
       ],
       1100,
     );
@@ -97,7 +108,10 @@ describe('move validation', () => {
     // The newest refused: the ack names the newest accepted, the correction the refused one.
     const mixed = tick(
       w,
-      [move(p, 124, 300, { t: 1150, seq: 4 }), move(p, 400, 300, { t: 1200, seq: 5 })],
+      [
+        arrived(move(p, 124, 300, { t: 1150, seq: 4 }), 1150),
+        arrived(move(p, 400, 300, { t: 1200, seq: 5 }), 1200),
+      ],
       1200,
     );
     expect(received(mixed, p.id, 'MoveAck')).toEqual([{ seq: 4 }]);
@@ -190,7 +204,8 @@ describe('the client clock and the time bank', () => {
     const walk = walker(p, 0, 2000);
     const sends: Send[] = [];
     for (let t = 2000; t <= 4000; t += 250) sends.push({ input: walk.at(t), arrives: t < 2600 ? 2600 : t });
-    const steps = play(w, sends, 4000);
+    // The start came 600 ms late: the walk takes effect 600 ms behind its client's clock.
+    const steps = play(w, sends, 4600);
     expect(corrections(steps, p)).toEqual([]);
     expect(p.x).toBeCloseTo(100 + 120 * 2, 6);
   });
@@ -239,14 +254,15 @@ describe('the client clock and the time bank', () => {
     // Its clock runs twice as fast as the server's: it walks at 120 a second of its time, 240 of ours.
     const walk = walker(p, 0, 2000);
     const sends: Send[] = [];
-    for (let t = 1000; t <= 3000; t += 125) sends.push({ input: walk.at(2 * t), arrives: t });
-    const steps = play(w, sends, 3000);
+    // Its inputs are dated ever further ahead: they wait (up to MAX_HOLD_MS), then the bank drains.
+    for (let t = 1000; t <= 5000; t += 125) sends.push({ input: walk.at(2 * t), arrives: t });
+    const steps = play(w, sends, 5000);
     const reasons = corrections(steps, p);
     expect(reasons.length).toBeGreaterThan(0);
     expect(new Set(reasons)).toEqual(new Set(['speed']));
     // Never further than walking allows in the server time that passed, plus the burst.
     const limit =
-      (p.speed * MOVE_TOLERANCE * (2000 + w.rules.moveBurstMs)) / 1000 + MOVE_SLACK_UNITS * sends.length;
+      (p.speed * MOVE_TOLERANCE * (4000 + w.rules.moveBurstMs)) / 1000 + MOVE_SLACK_UNITS * sends.length;
     expect(p.x - 100).toBeLessThanOrEqual(limit);
   });
 
@@ -256,12 +272,12 @@ describe('the client clock and the time bank', () => {
     // Twice the server's time on its clock, 240 units a second of ours, every state a stop.
     const walk = walker(p, 0, 2000);
     const sends: Send[] = [];
-    for (let t = 1000; t <= 5000; t += 125) sends.push({ input: walk.at(2 * t, false), arrives: t });
-    const steps = play(w, sends, 5000);
+    for (let t = 1000; t <= 7000; t += 125) sends.push({ input: walk.at(2 * t, false), arrives: t });
+    const steps = play(w, sends, 7000);
     // The first refusal is for speed (what it sends after that runs off the zone).
     expect(corrections(steps, p)[0]).toBe('speed');
     const limit =
-      (p.speed * MOVE_TOLERANCE * (4000 + w.rules.moveBurstMs)) / 1000 + MOVE_SLACK_UNITS * sends.length;
+      (p.speed * MOVE_TOLERANCE * (6000 + w.rules.moveBurstMs)) / 1000 + MOVE_SLACK_UNITS * sends.length;
     expect(p.x - 100).toBeLessThanOrEqual(limit);
   });
 
@@ -269,8 +285,12 @@ describe('the client clock and the time bank', () => {
     const w = world({ zone: { obstacles: [] } });
     const p = join(w, player({ x: 100, y: 300 }));
     tick(w, [move(p, 100, 300, { t: 1000 })], 1000);
-    // 2 s claimed (300 units is within 2 s of walking), 100 ms passed: the bank holds at most 1 s.
-    const events = tick(w, [move(p, 400, 300, { t: 3000, moving: true })], 1100);
+    // 2 s claimed (300 units is within 2 s of walking), 100 ms passed: the bank holds at most
+    // 1 s. Dated 1.9 s ahead, it waits MAX_HOLD_MS at most, then it is checked.
+    const events = [
+      ...tick(w, [move(p, 400, 300, { t: 3000, moving: true })], 1100),
+      ...runUntil(w, 1100 + MAX_HOLD_MS),
+    ];
     expect(received(events, p.id, 'PositionCorrection')[0]?.reason).toBe('speed');
     expect(p.x).toBe(100);
   });
@@ -328,7 +348,11 @@ describe('motion', () => {
     const a = join(w, player({ x: 100, y: 300 }));
     const events = tick(
       w,
-      [move(a, 104, 300, { t: 150 }), move(a, 108, 300, { t: 175 }), move(a, 112, 300, { t: 200 })],
+      [
+        arrived(move(a, 104, 300, { t: 150 }), 150),
+        arrived(move(a, 108, 300, { t: 175 }), 175),
+        arrived(move(a, 112, 300, { t: 200 }), 200),
+      ],
       200,
     );
     expect(ofType(events, 'motion')).toHaveLength(1);
@@ -431,7 +455,7 @@ describe('motion', () => {
         arrives = Math.max(arrives, t);
         sends.push({ input: move(p, x, y, { t, facing: heading }), arrives });
         let accepted = 0;
-        const steps = play(w, sends, arrives + 100, (s) => {
+        const steps = play(w, sends, arrives + MAX_HOLD_MS + 100, (s) => {
           if (received(s.events, p.id, 'MoveAck').length === 0) return;
           accepted++;
           // Whatever the newest state changed (start, stop, heading, speed) went out in this step.
