@@ -11,11 +11,12 @@
  * tick rate over plain HTTP, whichever engine serves it. The answer (JSON):
  *
  *   { tick, time, zone, center: {x, y}, radius,
- *     entities: [{ id, kind, name, x, y, at, facing, moving, alive, speed }] }
+ *     entities: [{ id, kind, name, x, y, at, held, facing, moving, alive, speed }] }
  *
  * `x`, `y` are where the world has each entity at `time`: a player where its newest accepted
  * input put it (`at` is that input's time on the server's timeline, what its motion state is
- * dated), a mob where its route has it (`at` is `time`). `moving` and `speed` are the player's last
+ * dated), a mob where its route has it (`at` is `time`). `held`: how long the server holds the
+ * player's inputs so they take effect with the spacing they were made at (timeline.ts). `moving` and `speed` are the player's last
  * reported state (a mob's route speed). An unknown or offline character is a 404 with a
  * reason; more than MAX_WAITING requests at once are refused (503).
  */
@@ -71,6 +72,7 @@ export function labSnapshot(worlds: Iterable<World>, name: string, radius: numbe
         x: round(p.x),
         y: round(p.y),
         at: p.inputAt,
+        held: p.timeline.held,
         facing: round(p.facing),
         moving: p.moving,
         alive: p.alive,
@@ -89,6 +91,7 @@ export function labSnapshot(worlds: Iterable<World>, name: string, radius: numbe
         x: round(at.x),
         y: round(at.y),
         at: w.now,
+        held: 0,
         facing: round(at.facing),
         moving: r !== null,
         alive: m.alive,

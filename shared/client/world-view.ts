@@ -327,7 +327,7 @@ export class WorldView {
     const state: MotionState = {
       x: p.x,
       y: p.y,
-      // A player's state is dated when its client sent it: `age` ms before the update's time.
+      // A player's state is dated when its input took effect: `age` ms before the update's time.
       t: at - (p.age ?? 0),
       moving: p.moving,
       angle: p.angle,
@@ -503,9 +503,9 @@ function pushState(motion: MotionState[], state: MotionState, snap: boolean): vo
 }
 
 /**
- * A player's state is dated when its client sent it, but a client sends its state only so
- * often (a heartbeat while walking, at once on a start, stop or turn), and a mob's stop is
- * dated by the tick: a start or a turn may have happened somewhat before its state's time.
+ * A player's state is dated when its input took effect (its client's time, shifted by a
+ * steady offset), but a client sends its state only so often (a heartbeat while walking, at
+ * once on a start, stop or turn), and a mob's stop is dated by the tick: a start or a turn may have happened somewhat before its state's time.
  * Between the two newest states `a` and `b` the walker went at a's heading and speed, then
  * at b's: the time it changed course is where those two legs meet `b` (least squares over
  * both axes). A state there keeps the speed steady on each leg, so a stop is walked up to

@@ -19,6 +19,12 @@ export interface LabEntity {
    * on the server's timeline (what its motion state is dated), the tick's time for a mob.
    */
   at: number;
+  /**
+   * How long the server holds this player's inputs beyond its least delayed one's, so they
+   * take effect with the spacing they were made at (server/world/timeline.ts): what watchers
+   * pay, in ms of delay, for its link's jitter and stalls. 0 for a mob.
+   */
+  held: number;
   facing: number;
   moving: boolean;
   alive: boolean;

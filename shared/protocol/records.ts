@@ -136,7 +136,7 @@ export type MoveByRecord = {
   moving: boolean;
   /** Units per second when it differs from the entity's spawn speed. */
   speed: number | undefined;
-  /** Ms before the frame's time at which the state held (when its client sent it). */
+  /** Ms before the frame's time at which the state held (when its input took effect on the server). */
   age?: number;
 };
 export type SpawnRecord = {

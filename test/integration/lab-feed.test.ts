@@ -47,6 +47,11 @@ describe.each(['uws', 'ws'] as const)('lab feed on %s', (engine) => {
     expect(me).toMatchObject({ kind: 'player', name: ayla.name, alive: true });
     expect(me.x).toBeCloseTo(truth.x, 1);
     expect(me.y).toBeCloseTo(truth.y, 1);
+    // When it was there on the server's timeline, and how long its inputs wait for their time.
+    expect(me.at).toBe(truth.inputAt);
+    expect(me.at).toBeLessThanOrEqual(first.body.time);
+    expect(me.held).toBe(truth.timeline.held);
+    expect(me.held).toBeGreaterThanOrEqual(0);
     expect(first.body.center).toEqual({ x: me.x, y: me.y });
     expect(first.body.entities.some((e) => e.id === bram.entityId)).toBe(true);
     for (const e of first.body.entities) {
