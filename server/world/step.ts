@@ -48,6 +48,7 @@ import {
 import { applyStrip } from './ghosts.js';
 import { arrivePlayer, handOffCrossers, walkable } from './handoff.js';
 import { updateInterest } from './interest.js';
+import { refuseMove, staleMove } from './move-epoch.js';
 import { engage, killMob, simulateMobs, updateDeadMobs } from './mobs.js';
 import type { Rng } from '../../shared/game/rng.js';
 import type { MoveRefusal, Player, WorldEvent, WorldInput } from './types.js';
@@ -178,8 +179,9 @@ const JUMP_UNITS = 64;
  * standing is charged only the walking its distance needed, not the time stood still.
  */
 function applyMove(w: World, p: Player, m: Extract<WorldInput, { type: 'move' }>): void {
+  if (staleMove(p, m)) return;
   const correct = (reason: MoveRefusal): void => {
-    emit(w, { type: 'moveRefused', player: p, seq: m.seq, x: p.x, y: p.y, facing: p.facing, reason });
+    refuseMove(w, p, m.seq, reason);
     // The client snaps back and stands; observers see it stand where the server has it.
     if (p.moving) {
       p.moving = false;

@@ -110,7 +110,7 @@ describe('move validation', () => {
     const far = 100 + maxMoveDistance(120, 1000) + 20;
     const events = tick(w, [move(p, far, 300, { t: 1000, seq: 9 })], 1000);
     expect(received(events, p.id, 'PositionCorrection')).toEqual([
-      { seq: 9, x: 100, y: 300, facing: 0, reason: 'speed' },
+      { seq: 9, x: 100, y: 300, facing: 0, reason: 'speed', epoch: 1 },
     ]);
     expect(received(events, p.id, 'MoveAck')).toEqual([]);
     expect([p.x, p.y]).toEqual([100, 300]);

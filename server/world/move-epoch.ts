@@ -1,0 +1,29 @@
+/**
+ * Move epochs: a player's discontinuities, counted. Whenever the server puts a player
+ * somewhere its client did not walk it (a refused move, a death, the respawn, a hand-off
+ * given back, a new connection taking the character over) a new epoch starts, and the
+ * client is told once: PositionCorrection (or EnterWorld) carries it. The client stamps every
+ * MoveInput with the newest epoch it was told, so an input still in flight from before the
+ * event says so, and is dropped here unanswered: never corrected again (a correction cascade),
+ * never acknowledged (an ack would confirm a position from before the jump), never applied
+ * (it would drag the player back to where it was).
+ */
+import type { MoveRefusal, Player, Relocation, WorldInput } from './types.js';
+import { emit, nextMoveEpoch, type World } from './world.js';
+
+/** Whether a move was made before the newest discontinuity its client has yet to hear of. */
+export function staleMove(p: Player, m: Extract<WorldInput, { type: 'move' }>): boolean {
+  return m.epoch !== undefined && m.epoch !== p.moveEpoch;
+}
+
+/** Move `seq` is refused: the player stays where it is, and its client is told so in a new epoch. */
+export function refuseMove(w: World, p: Player, seq: number, reason: MoveRefusal): void {
+  const epoch = nextMoveEpoch(p);
+  emit(w, { type: 'moveRefused', player: p, seq, x: p.x, y: p.y, facing: p.facing, reason, epoch });
+}
+
+/** The server put the player where it stands now: its client is told so in a new epoch. */
+export function relocate(w: World, p: Player, reason: Relocation): void {
+  const epoch = nextMoveEpoch(p);
+  emit(w, { type: 'relocated', player: p, seq: p.lastSeq, x: p.x, y: p.y, facing: p.facing, reason, epoch });
+}
