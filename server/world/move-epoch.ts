@@ -11,8 +11,13 @@
 import type { MoveRefusal, Player, Relocation, WorldInput } from './types.js';
 import { emit, nextMoveEpoch, type World } from './world.js';
 
-/** Whether a move was made before the newest discontinuity its client has yet to hear of. */
+/**
+ * Whether a move was made before a discontinuity its client has yet to hear of: one of an
+ * older epoch, or any move of a player that fell earlier in this step (a hit from across the
+ * border lands among the inputs) and whose death, settled later in the step, tells the client.
+ */
 export function staleMove(p: Player, m: Extract<WorldInput, { type: 'move' }>): boolean {
+  if (!p.alive && p.respawnAt === null) return true;
   return m.epoch !== undefined && m.epoch !== p.moveEpoch;
 }
 

@@ -15,6 +15,7 @@ import {
   type WorldEvent,
   type WorldInput,
 } from '../../server/world/index.js';
+import { applyDamage } from '../../server/world/combat.js';
 import { HANDOFF_MARGIN } from '../../server/world/handoff.js';
 import {
   clearRow,
@@ -77,6 +78,18 @@ describe('death while walking', () => {
     expect(received(after, p.id, 'PositionCorrection')).toEqual([]);
     expect(received(after, p.id, 'MoveAck')).toEqual([]);
     expect({ x: p.x, y: p.y }).toEqual(corpse);
+  });
+
+  it('tells the client once when it falls among the inputs of a step: a move after the blow is dropped, not refused as dead', () => {
+    const w = deadlyWorld();
+    const p = join(w, player({ x: 100, y: 300 }));
+    const walk = walker(p, 0, 0);
+    tick(w, [stamped(walk.at(50), 0)], 50);
+    // A blow landed before the step's inputs (the border strip's hits come among them).
+    applyDamage(w, null, p, 0, p.health, false);
+    const ev = tick(w, [stamped(walk.at(100), 0)], 100);
+    expect(received(ev, p.id, 'PositionCorrection')).toMatchObject([{ reason: 'dead', epoch: 1 }]);
+    expect(received(ev, p.id, 'MoveAck')).toEqual([]);
   });
 });
 
