@@ -541,6 +541,10 @@ function exposeForTests(live: () => Live): void {
     get notices() {
       return live().world.notices.map((n) => n.text);
     },
+    /** The own character's newest corrections (PositionCorrection), oldest first. */
+    get corrections() {
+      return live().world.corrections.map((c) => ({ reason: c.reason, x: round(c.x), y: round(c.y) }));
+    },
     get stats() {
       return live().stats.snapshot(performance.now());
     },
