@@ -139,7 +139,16 @@ async function run(mode: 'direct' | 'split'): Promise<{
     let added = 0;
     const inputs: WorldInput[] = [];
     for (const { wk, x, y } of moves) {
-      const m = { seq: ++wk.seq, x, y, facing: wk.heading, moving: true, speed: wk.p.speed, clientTime: now };
+      const m = {
+        seq: ++wk.seq,
+        x,
+        y,
+        facing: wk.heading,
+        moving: true,
+        speed: wk.p.speed,
+        clientTime: now,
+        epoch: 0,
+      };
       if (mode === 'direct') inputs.push(zoneInputs.MoveInput(wk.p.id, m, now));
       else {
         if (inbox.pos === 0) beginZoneInputs(inbox, 'local');

@@ -274,7 +274,7 @@ class Session {
       case 'correction': {
         const c = change.correction;
         out(`Position corrected to ${round(c.x)},${round(c.y)} (${c.reason})`);
-        if (c.reason === 'dead' || c.reason === 'teleport') this.stopWalking();
+        if (c.reason === 'dead' || c.reason === 'respawn' || c.reason === 'teleport') this.stopWalking();
         return;
       }
       case 'enter':

@@ -100,7 +100,7 @@ export function decodeStrip(bytes: Uint8Array): BorderStrip {
 /**
  * A player handed to the next zone's host (the HANDOFF zone input): the entity as in a strip,
  * then what only its zone kept:
- *   characterId · mana · maxMana · kills · spells (count, each u16) · lastSeq
+ *   characterId · mana · maxMana · kills · spells (count, each u16) · lastSeq · moveEpoch u8
  *   · lastMoveAt · lastClientTime · timeBank · moving u8 · moveSpeed f32
  *   · clockOffset · inputAt · sentInputAt
  *   · cast u8 (0 none, 1: spellId u16 · targetId · endsAt)
@@ -119,6 +119,7 @@ export function encodeHandoff(s: HandoffState): Uint8Array {
   w.varint(s.spells.length);
   for (const id of s.spells) w.u16(id);
   w.varint(s.lastSeq);
+  w.u8(s.moveEpoch);
   num(w, s.lastMoveAt);
   num(w, s.lastClientTime);
   num(w, s.timeBank);
@@ -157,6 +158,7 @@ export function decodeHandoff(bytes: Uint8Array): HandoffState {
   const spells: number[] = [];
   for (let n = r.varint(), i = 0; i < n; i++) spells.push(r.u16());
   const lastSeq = r.varint();
+  const moveEpoch = r.u8();
   const lastMoveAt = readNum(r) ?? 0;
   const lastClientTime = readNum(r) ?? undefined;
   const timeBank = readNum(r) ?? 0;
@@ -176,6 +178,7 @@ export function decodeHandoff(bytes: Uint8Array): HandoffState {
     kills,
     spells,
     lastSeq,
+    moveEpoch,
     lastMoveAt,
     lastClientTime,
     timeBank,

@@ -100,9 +100,10 @@ export function messages(w: World, clock: StepClock, e: WorldEvent, sink: Messag
       sink.to(e.player.id, { packet: 'MoveAck', data: { seq: e.seq } });
       return;
     case 'moveRefused':
+    case 'relocated':
       sink.to(e.player.id, {
         packet: 'PositionCorrection',
-        data: { seq: e.seq, x: e.x, y: e.y, facing: e.facing, reason: e.reason },
+        data: { seq: e.seq, x: e.x, y: e.y, facing: e.facing, reason: e.reason, epoch: e.epoch },
       });
       return;
     case 'statsChanged':
@@ -211,6 +212,7 @@ function entered(w: World, clock: StepClock, p: Player, sink: MessageSink): void
       serverTime: clock.time,
       tick: clock.tick,
       interestRadius: w.rules.interestRadius,
+      moveEpoch: p.moveEpoch,
     },
   });
   // The kill count and the rest of the own stats, which EnterWorld does not carry.

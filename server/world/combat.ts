@@ -14,6 +14,7 @@
  */
 import { distance, segmentBlocked, type Vec2 } from '../../shared/game/movement.js';
 import { randomInt } from '../../shared/game/rng.js';
+import { relocate } from './move-epoch.js';
 import type { BorderHit, BorderKill, CastFailure, Entity, Player, SpellData } from './types.js';
 import {
   borderNews,
@@ -295,9 +296,20 @@ export function applyBorderNews(
   }
 }
 
-/** A player fell: its cast breaks and it waits to respawn at the graveyard. */
+/**
+ * A player fell: its cast breaks, it stands where the server had it (observers get the stop)
+ * and waits to respawn at the graveyard. Its client is told where the corpse lies, in a new
+ * move epoch: what it sent while walking on unaware is dropped.
+ */
 export function playerDied(w: World, p: Player): void {
   breakCast(w, p, 'cancelled');
+  if (p.moving) {
+    p.moving = false;
+    p.moveSpeed = 0;
+    w.walking.delete(p);
+    w.moved.add(p);
+  }
+  relocate(w, p, 'dead');
   p.respawnAt = w.now + w.rules.playerRespawnDelay;
   w.deadPlayers.add(p);
 }
@@ -323,6 +335,8 @@ export function respawnPlayers(w: World): void {
     p.sent = { x: g.x, y: g.y, t: w.now, moving: false, angle: p.facing, speed: 0 };
     p.inputAt = p.sentInputAt = w.now;
     emit(w, { type: 'respawned', entity: p });
+    // Its client was walking the corpse, or still is: from now on it walks from here.
+    relocate(w, p, 'respawn');
     refilePlayer(w, p);
     w.viewDirty.add(p);
   }

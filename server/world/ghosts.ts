@@ -207,6 +207,7 @@ function ghostPlayer(w: World, s: GhostState): Player {
     viewX: s.x,
     viewY: s.y,
     lastSeq: 0,
+    moveEpoch: 0,
     lastMoveAt: w.now,
     lastClientTime: undefined,
     timeBank: 0,

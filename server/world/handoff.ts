@@ -12,6 +12,7 @@ import { blocked, clampToZone, insideZone, type Vec2 } from '../../shared/game/m
 import { CellSet } from './cell-set.js';
 import { grown, pointInArea, stripDepth } from './border.js';
 import { ghostState } from './ghosts.js';
+import { relocate } from './move-epoch.js';
 import { IdMap, IdSet } from './id-table.js';
 import { newTimeline } from './timeline.js';
 import type { HandoffState, Player, ZoneData } from './types.js';
@@ -89,6 +90,7 @@ export function handoffState(p: Player): HandoffState {
     kills: p.kills,
     spells: [...p.spells],
     lastSeq: p.lastSeq,
+    moveEpoch: p.moveEpoch,
     lastMoveAt: p.lastMoveAt,
     lastClientTime: p.lastClientTime,
     timeBank: p.timeBank,
@@ -122,15 +124,7 @@ function stepBack(w: World, p: Player): void {
   p.moveSpeed = 0;
   w.walking.delete(p);
   playerMoved(w, p);
-  emit(w, {
-    type: 'moveRefused',
-    player: p,
-    seq: p.lastSeq,
-    x: p.x,
-    y: p.y,
-    facing: p.facing,
-    reason: 'bounds',
-  });
+  relocate(w, p, 'bounds');
 }
 
 /**
@@ -170,6 +164,7 @@ export function arrivePlayer(w: World, sessionId: number, s: HandoffState): Play
     viewX: e.x,
     viewY: e.y,
     lastSeq: s.lastSeq,
+    moveEpoch: s.moveEpoch,
     lastMoveAt: s.lastMoveAt,
     lastClientTime: s.lastClientTime,
     timeBank: s.timeBank,

@@ -50,6 +50,7 @@ import {
 import { applyStrip } from './ghosts.js';
 import { arrivePlayer, handOffCrossers, walkable } from './handoff.js';
 import { updateInterest } from './interest.js';
+import { refuseMove, staleMove } from './move-epoch.js';
 import { engage, killMob, simulateMobs, updateDeadMobs } from './mobs.js';
 import type { Rng } from '../../shared/game/rng.js';
 import { place } from './timeline.js';
@@ -235,8 +236,9 @@ function flushMoves(w: World, p: Player): void {
  * `at` is its time on the timeline (timeline.ts): what its motion state is dated.
  */
 function applyMove(w: World, p: Player, m: MoveInput, at: number): void {
+  if (staleMove(p, m)) return;
   const correct = (reason: MoveRefusal): void => {
-    emit(w, { type: 'moveRefused', player: p, seq: m.seq, x: p.x, y: p.y, facing: p.facing, reason });
+    refuseMove(w, p, m.seq, reason);
     // The client snaps back and stands; observers see it stand where the server has it.
     if (p.moving) {
       p.moving = false;

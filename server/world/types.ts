@@ -193,6 +193,12 @@ export interface Player extends EntityBase {
   viewX: number;
   viewY: number;
   lastSeq: number;
+  /**
+   * Counts the times the server put the player somewhere its client did not walk (u8,
+   * wrapping): each starts a new epoch the client is told of (moves.ts). Inputs stamped
+   * with another epoch were made before the client heard and are dropped.
+   */
+  moveEpoch: number;
   /** Server time of the last accepted move. */
   lastMoveAt: number;
   /** Client time of the last accepted move (undefined before the first). */
@@ -278,6 +284,7 @@ export interface HandoffState extends Pick<
   | 'kills'
   | 'spells'
   | 'lastSeq'
+  | 'moveEpoch'
   | 'lastMoveAt'
   | 'lastClientTime'
   | 'timeBank'
@@ -365,6 +372,11 @@ export interface MoveInput {
   moving: boolean;
   speed: number;
   clientTime: number;
+  /**
+   * The move epoch the client had been told when it made the input (MoveInput.epoch);
+   * absent where the world is driven without a client (tests, benches): the current one.
+   */
+  epoch?: number;
   /** Server ms when the input arrived (before it waited for the tick); the tick's time when unknown. */
   receivedAt?: number;
 }
@@ -408,6 +420,8 @@ export type WorldInput =
 
 /** Why a move was refused: the client snaps back to where the server has it. */
 export type MoveRefusal = 'speed' | 'bounds' | 'obstacle' | 'dead';
+/** Why the server moved a player itself. */
+export type Relocation = 'dead' | 'respawn' | 'bounds';
 /** Why a cast did not happen or stopped. */
 export type CastFailure = SpellFailReason;
 /** Why a chat line was refused. */
@@ -466,7 +480,7 @@ export type WorldEvent =
   | { type: 'entered'; player: Player }
   /** The player's newest move this step was accepted (one per player per step). */
   | { type: 'moveAccepted'; player: Player; seq: number }
-  /** A move was refused: the player stands at (x, y) facing `facing`. */
+  /** Move `seq` was refused: the player stands at (x, y) facing `facing`, and move epoch `epoch` starts. */
   | {
       type: 'moveRefused';
       player: Player;
@@ -475,6 +489,21 @@ export type WorldEvent =
       y: number;
       facing: number;
       reason: MoveRefusal;
+      epoch: number;
+    }
+  /**
+   * The server put the player at (x, y) itself (it fell, stood up at the graveyard, was given
+   * back from a hand-off): move epoch `epoch` starts; `seq` is the newest move it took.
+   */
+  | {
+      type: 'relocated';
+      player: Player;
+      seq: number;
+      x: number;
+      y: number;
+      facing: number;
+      reason: Relocation;
+      epoch: number;
     }
   | { type: 'statsChanged'; player: Player; stats: OwnStats }
   | { type: 'cooldownStarted'; player: Player; spellId: number; remaining: number }

@@ -232,6 +232,18 @@ export function findPlayerByName(w: World, name: string): Player | undefined {
 
 // ------------------------------------------------------------ events
 
+/** Epochs wrap at a byte: only equality matters, and 256 jumps are never in flight at once. */
+const MOVE_EPOCHS = 0x100;
+
+/**
+ * Starts the player's next move epoch (move-epoch.ts); its client learns it from what is sent
+ * about the jump (PositionCorrection, EnterWorld).
+ */
+export function nextMoveEpoch(p: Player): number {
+  p.moveEpoch = (p.moveEpoch + 1) % MOVE_EPOCHS;
+  return p.moveEpoch;
+}
+
 export function emit(w: World, e: WorldEvent): void {
   w.events.push(e);
 }
@@ -450,6 +462,7 @@ export function addPlayer(w: World, sessionId: number, c: SavedCharacter, now: n
     viewX: pos.x,
     viewY: pos.y,
     lastSeq: 0,
+    moveEpoch: 0,
     lastMoveAt: now,
     lastClientTime: undefined,
     timeBank: w.rules.moveBurstMs,
@@ -488,6 +501,8 @@ export function attachPlayer(w: World, p: Player, sessionId: number): void {
   const now = w.now;
   p.sessionId = sessionId;
   p.lastSeq = 0;
+  // What the old connection sent and is still on its way is void (EnterWorld carries the new epoch).
+  nextMoveEpoch(p);
   p.lastMoveAt = now;
   p.lastClientTime = undefined;
   p.timeBank = w.rules.moveBurstMs;

@@ -43,6 +43,7 @@ export const zoneInputs: ZoneRoutes = {
     moving: m.moving,
     speed: m.speed,
     clientTime: m.clientTime,
+    epoch: m.epoch,
     receivedAt,
   }),
   CastSpell: (entityId, c) => ({ type: 'cast', entityId, spellId: c.spellId, targetId: c.targetId }),

@@ -32,7 +32,7 @@ import {
   ZoneChanged,
   ZoneInfo,
 } from '../protocol/character.js';
-import { MoveInput } from '../protocol/movement.js';
+import { MoveInput, PositionCorrection } from '../protocol/movement.js';
 import { WorldUpdate } from '../protocol/entity.js';
 import { MotionRefs, type WorldUpdatePayload } from '../protocol/motion-refs.js';
 import { SpellBook, CastSpell, CancelCast } from '../protocol/spell.js';
@@ -204,6 +204,7 @@ export class WyvernClient {
   private helloSentAt: number | undefined;
   private pingSeq = 0;
   private moveSeq = 0;
+  private epoch = 0;
   private clockTimer: ReturnType<typeof setInterval> | undefined;
   private resolveClosed!: (reason: string) => void;
 
@@ -488,12 +489,22 @@ export class WyvernClient {
    * Sends the own character's movement state (already predicted there): where it is, its
    * heading (facing when standing), whether it walks and at what speed. Send it when the
    * state changes and as a heartbeat while walking (MoveSender decides); returns its seq.
+   * It carries the newest move epoch the server told (`moveEpoch`).
    */
   sendMove(x: number, y: number, facing: number, moving = false, speed = 0): number {
     const seq = ++this.moveSeq;
-    this.send(MoveInput, { seq, x, y, facing, moving, speed, clientTime: this.clock.now() });
+    const clientTime = this.clock.now();
+    this.send(MoveInput, { seq, x, y, facing, moving, speed, clientTime, epoch: this.moveEpoch });
     this.world.setSelfPosition(x, y, facing, this.serverNow());
     return seq;
+  }
+
+  /**
+   * The newest move epoch the server told (EnterWorld, PositionCorrection): every jump it
+   * makes the own character take starts one, and a MoveInput of an older one is dropped.
+   */
+  get moveEpoch(): number {
+    return this.epoch;
   }
 
   /** Seq of the newest MoveInput sent. */
@@ -726,10 +737,16 @@ export class WyvernClient {
         this.motionRefs.enter(enter.tick, enter.serverTime);
         this.state = 'inWorld';
         this.moveSeq = 0;
+        this.epoch = enter.moveEpoch;
         this.zoneDown = false;
         this.world.enter(enter, this.zone);
         return;
       }
+      case 'PositionCorrection':
+        // Before the page hears of it: nothing it sends from now on is from before the jump.
+        this.epoch = (payload as PayloadOf<typeof PositionCorrection>).epoch;
+        this.world.apply(def.name, payload, at);
+        return;
       case 'LogoutComplete':
         this.state = 'authenticated';
         this.world.reset();

@@ -104,6 +104,8 @@ export const EnterWorld = definePacket({
     serverTime: t.f64,
     tick: t.u32,
     interestRadius: t.f32,
+    /** The move epoch MoveInputs carry from now on (a new connection taking a character over starts one). */
+    moveEpoch: t.u8,
   },
 });
 

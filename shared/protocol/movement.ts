@@ -9,7 +9,7 @@ export const MoveInput = definePacket({
   target: 'zone',
   states: ['inWorld'],
   rate: 'move',
-  doc: 'Movement state of the own character (prediction): sent on start, stop and turn, and as a heartbeat while walking; the server checks speed, bounds and walls.',
+  doc: 'Movement state of the own character (prediction): sent on start, stop and turn, and as a heartbeat while walking; the server checks speed, bounds and walls, and drops it unanswered when its epoch is not the newest.',
   fields: {
     seq: t.u32,
     /** Where the character is at clientTime. */
@@ -22,6 +22,12 @@ export const MoveInput = definePacket({
     speed: t.f32,
     /** Client clock in ms when the input was made. */
     clientTime: t.f64,
+    /**
+     * The newest move epoch the client was told (EnterWorld, PositionCorrection). An input of an
+     * older one was made before the client heard of a jump (death, respawn, correction): the
+     * server drops it unanswered.
+     */
+    epoch: t.u8,
   },
 });
 
@@ -34,19 +40,22 @@ export const MoveAck = definePacket({
   fields: { seq: t.u32 },
 });
 
-export const CorrectionReason = ['speed', 'bounds', 'obstacle', 'dead', 'teleport'] as const;
+export const CorrectionReason = ['speed', 'bounds', 'obstacle', 'dead', 'teleport', 'respawn'] as const;
 
 export const PositionCorrection = definePacket({
   opcode: 0x0303,
   name: 'PositionCorrection',
   dir: 's2c',
   delivery: 'reliable',
-  doc: 'A MoveInput was refused: the client snaps to this authoritative position and replays inputs after seq.',
+  doc: 'The server put the own character somewhere its client did not walk (a refused MoveInput, death, respawn): a new move epoch starts; every input not yet acknowledged is void.',
   fields: {
+    /** The newest MoveInput the server took or refused. */
     seq: t.u32,
     x: t.f32,
     y: t.f32,
     facing: t.angle,
     reason: t.enumOf(CorrectionReason),
+    /** The move epoch this starts: MoveInputs carry it from now on. */
+    epoch: t.u8,
   },
 });

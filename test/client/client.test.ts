@@ -13,6 +13,7 @@ import {
   ListCharacters,
   MOB_ID_BASE,
   MoveInput,
+  PositionCorrection,
   Pong,
   PROTOCOL_VERSION,
   SpellBook,
@@ -323,10 +324,26 @@ describe('WyvernClient receiving', () => {
     await flush();
     const moves = server.received.filter((r) => r.name === MoveInput.name).map((r) => r.payload);
     expect(moves).toEqual([
-      { seq: 1, x: 101, y: 100, facing: 0, moving: true, speed: 120, clientTime: 1234 },
-      { seq: 2, x: 102, y: 100, facing: 0, moving: false, speed: 0, clientTime: 1234 },
+      { seq: 1, x: 101, y: 100, facing: 0, moving: true, speed: 120, clientTime: 1234, epoch: 0 },
+      { seq: 2, x: 102, y: 100, facing: 0, moving: false, speed: 0, clientTime: 1234, epoch: 0 },
     ]);
     expect(client.world.self?.x).toBe(102);
+  });
+
+  it('stamps MoveInput with the newest move epoch the server told: EnterWorld, then each PositionCorrection', async () => {
+    const { client, server } = setup({ now: () => 1234 });
+    server.speakCharacters([{ id: 4, name: 'Ayla', level: 1, zone: 'meadow', appearance: 0 }], [], {
+      moveEpoch: 7,
+    });
+    await client.enterWorld(4);
+    client.sendMove(101, 100, 0, true, 120);
+    server.send(PositionCorrection, { seq: 1, x: 90, y: 100, facing: 0, reason: 'dead', epoch: 8 });
+    await flush();
+    expect(client.moveEpoch).toBe(8);
+    client.sendMove(90, 100, 0);
+    await flush();
+    const moves = server.received.filter((r) => r.name === MoveInput.name).map((r) => r.payload);
+    expect(moves.map((m) => (m as { epoch: number }).epoch)).toEqual([7, 8]);
   });
 
   it('keeps the predicted own position through a WorldUpdate about itself, but takes its health', async () => {

@@ -201,10 +201,11 @@ export class FakeServer {
     return accounts;
   }
 
-  /** A character screen and a world to enter: one zone, two spells. */
+  /** A character screen and a world to enter: one zone, two spells; `enter` overrides EnterWorld's fields. */
   speakCharacters(
     characters: PayloadOf<typeof CharacterList>['characters'] = [],
     obstacles: PayloadOf<typeof ZoneInfo>['obstacles'] = [],
+    enter: Partial<PayloadOf<typeof EnterWorld>> = {},
   ): this {
     this.handle(ListCharacters, () => this.send(CharacterList, { characters }));
     this.handle(CreateCharacter, (c) => {
@@ -233,7 +234,7 @@ export class FakeServer {
         respawnDelay: 500,
       });
       this.send(SpellBook, { spells: [fireball, heal] });
-      this.send(EnterWorld, enterWorld({ entityId: ch.id, name: ch.name, serverTime: this.now() }));
+      this.send(EnterWorld, enterWorld({ entityId: ch.id, name: ch.name, serverTime: this.now(), ...enter }));
     });
     this.handle(LogoutRequest, () => {
       this.send(LogoutStarted, { delay: 20 });
@@ -320,6 +321,7 @@ export function enterWorld(over: Partial<PayloadOf<typeof EnterWorld>> = {}): Pa
     serverTime: 1_000_000,
     tick: 1,
     interestRadius: 400,
+    moveEpoch: 0,
     ...over,
   };
 }

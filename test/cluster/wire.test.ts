@@ -30,7 +30,7 @@ import {
 } from '../../server/cluster/wire.js';
 import { Reader } from '../../shared/codec/reader.js';
 
-const move = { seq: 7, x: 10.5, y: 20.25, facing: 1, moving: true, speed: 4, clientTime: 1234.5 };
+const move = { seq: 7, x: 10.5, y: 20.25, facing: 1, moving: true, speed: 4, clientTime: 1234.5, epoch: 0 };
 
 describe('zone inputs', () => {
   it('reads back each record kind in order, with the sending gateway', () => {

@@ -51,6 +51,7 @@ describe('inferred payload types', () => {
       moving: boolean;
       speed: number;
       clientTime: number;
+      epoch: number;
     }>();
   });
 

@@ -245,7 +245,7 @@ describe('dispatch core (in memory)', () => {
     const c = connect();
     c.hello();
     c.send(Register, register);
-    const move = { seq: 1, x: 10, y: 20, facing: 0, moving: true, speed: 120, clientTime: 5 };
+    const move = { seq: 1, x: 10, y: 20, facing: 0, moving: true, speed: 120, clientTime: 5, epoch: 0 };
     c.send(MoveInput, move);
     expect(routed).toEqual([[c.peer.conn.id, 'MoveInput', move]]);
   });

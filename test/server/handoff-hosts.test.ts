@@ -154,6 +154,7 @@ describe('a hand-off between two zone hosts', () => {
             moving: true,
             speed: 120,
             clientTime: seq * 50,
+            epoch: 0,
           }),
         ),
       );
@@ -198,7 +199,8 @@ describe('a hand-off between two zone hosts', () => {
     const p = [...greenvale.players.values()].find((q) => q.characterId === c.id);
     expect(p?.x).toBeLessThanOrEqual(2000 - 8);
     expect(east.playerCount).toBe(0);
-    // It walks on in Greenvale: its next move (from where it was put) is acked there.
+    // It walks on in Greenvale: its next move (from where it was put, in the move epoch the
+    // correction started) is acked there.
     const acks = frames('zh-w').filter((o) => o === MoveAck.opcode).length;
     send('Greenvale', (w) =>
       writePacketRecord(w, 1, now, MoveInput.opcode, (out) =>
@@ -211,6 +213,7 @@ describe('a hand-off between two zone hosts', () => {
           speed: 120,
           // The client's clock goes on from the walk's: its input is due as it arrives.
           clientTime: now - clientEpoch,
+          epoch: p!.moveEpoch,
         }),
       ),
     );

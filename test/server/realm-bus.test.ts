@@ -181,6 +181,7 @@ describe('the zone host over the bus', () => {
           moving: true,
           speed: 4,
           clientTime: 1000,
+          epoch: 0,
         }),
       ),
     );
@@ -210,6 +211,7 @@ describe('the zone host over the bus', () => {
           moving: true,
           speed: 4,
           clientTime: 1000,
+          epoch: 0,
         }),
       ),
     );

@@ -104,6 +104,7 @@ function simulate(link: LinkSettings, seed: number, durationMs = 20_000): Run {
       serverTime: T0,
       tick: 0,
       interestRadius: 300,
+      moveEpoch: 0,
     });
   });
   const spawn: EntityRecord[] = [

@@ -38,6 +38,7 @@ function enter(overrides: Partial<PayloadOf<typeof EnterWorld>> = {}): PayloadOf
     serverTime: T0,
     tick: 0,
     interestRadius: 300,
+    moveEpoch: 0,
     ...overrides,
   };
 }
@@ -250,7 +251,7 @@ describe('client world from server packets', () => {
     pr.step(1, 0, 100);
     const sent = pr.takeInput(T0 + 100)!;
     feed(world, 100, (w) =>
-      PositionCorrection.write(w, { seq: sent.seq, x: 90, y: 90, facing: 0, reason: 'speed' }),
+      PositionCorrection.write(w, { seq: sent.seq, x: 90, y: 90, facing: 0, reason: 'speed', epoch: 1 }),
     );
     expect(world.drawnPosition(world.selfEntity()!, 100)).toMatchObject({ x: 90, y: 90 });
     expect(pr.corrections).toBe(1);
@@ -511,13 +512,13 @@ describe('the page draws from the SDK world view', () => {
     const me = world.selfEntity()!;
     expect(world.drawnPosition(me, 10)).toMatchObject({ x: 100, y: 100 });
     feed(world, 20, (w) =>
-      PositionCorrection.write(w, { seq: 0, x: 96, y: 100, facing: 0, reason: 'speed' }),
+      PositionCorrection.write(w, { seq: 0, x: 96, y: 100, facing: 0, reason: 'speed', epoch: 1 }),
     );
     expect(world.drawnPosition(me, 20).x).toBeCloseTo(100);
     expect(world.drawnPosition(me, 20 + BLEND_MS / 2).x).toBeCloseTo(98);
     expect(world.drawnPosition(me, 20 + BLEND_MS).x).toBe(96);
     feed(world, 500, (w) =>
-      PositionCorrection.write(w, { seq: 0, x: 400, y: 400, facing: 0, reason: 'obstacle' }),
+      PositionCorrection.write(w, { seq: 0, x: 400, y: 400, facing: 0, reason: 'obstacle', epoch: 2 }),
     );
     expect(world.drawnPosition(me, 500)).toMatchObject({ x: 400, y: 400 });
     expect(world.self!.predictor.corrections).toBe(2);

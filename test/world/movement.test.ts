@@ -124,7 +124,7 @@ describe('move validation', () => {
     const far = 100 + maxMoveDistance(120, 1000) + 20;
     const events = tick(w, [move(p, far, 300, { t: 1000, seq: 9 })], 1000);
     expect(received(events, p.id, 'PositionCorrection')).toEqual([
-      { seq: 9, x: 100, y: 300, facing: 0, reason: 'speed' },
+      { seq: 9, x: 100, y: 300, facing: 0, reason: 'speed', epoch: 1 },
     ]);
     expect(received(events, p.id, 'MoveAck')).toEqual([]);
     expect([p.x, p.y]).toEqual([100, 300]);
@@ -173,7 +173,9 @@ describe('move validation', () => {
   it('corrects any move of a dead player with reason dead', () => {
     const w = world();
     const p = join(w, player({ x: 100, y: 300 }));
+    // Dead and waiting to stand up at the graveyard (one fallen this step is dropped instead).
     p.alive = false;
+    p.respawnAt = 10_000;
     const events = tick(w, [move(p, 101, 300, { t: 50 })], 50);
     expect(received(events, p.id, 'PositionCorrection')[0]?.reason).toBe('dead');
   });

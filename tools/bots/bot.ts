@@ -479,6 +479,7 @@ export class Bot implements RecordVisitor {
       moving: state.moving,
       speed: state.speed,
       clientTime: TIME_ORIGIN + t,
+      epoch: this.client!.moveEpoch,
     });
     c.movesSent++;
   }

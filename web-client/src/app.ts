@@ -412,17 +412,11 @@ export async function startApp(
     const dt = Math.min(100, now - last);
     last = now;
     const self = world.self;
-    const me = world.selfEntity();
     const client = live();
-    if (screen === 'world' && self && me && client) {
-      if (me.alive && document.activeElement !== hud.chatInput) {
-        const dir = movementFromKeys(held);
-        self.predictor.step(dir.x, dir.y, dt);
-      }
+    if (screen === 'world' && client) {
+      const dir = document.activeElement !== hud.chatInput ? movementFromKeys(held) : undefined;
       // The shared send policy decides; the SDK numbers and sends (one MoveInput sequence).
-      self.predictor.takeInput(client.clock.now(), (s) =>
-        client.sendMove(s.x, s.y, s.facing, s.moving, s.speed),
-      );
+      world.frame(dir, dt, client.clock.now(), (s) => client.sendMove(s.x, s.y, s.facing, s.moving, s.speed));
     }
     world.prune(now);
     if (screen === 'world' && connection && world.targetId !== savedTarget) {
@@ -546,6 +540,10 @@ function exposeForTests(live: () => Live): void {
     },
     get notices() {
       return live().world.notices.map((n) => n.text);
+    },
+    /** The own character's newest corrections (PositionCorrection), oldest first. */
+    get corrections() {
+      return live().world.corrections.map((c) => ({ reason: c.reason, x: round(c.x), y: round(c.y) }));
     },
     get stats() {
       return live().stats.snapshot(performance.now());

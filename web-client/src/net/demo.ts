@@ -155,6 +155,7 @@ export class DemoServer implements ByteTransport {
         serverTime: t,
         tick: 0,
         interestRadius: 360,
+        moveEpoch: 0,
       });
       this.sentTick = 0;
       this.sentTime = t;

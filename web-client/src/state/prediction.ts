@@ -9,10 +9,14 @@
  * server answers. The page sends it through the client SDK (WyvernClient.sendMove), whose
  * seq it records, so the connection has one MoveInput sequence. MoveAck(seq) drops inputs up
  * to seq: the server agreed, nothing moves.
- * PositionCorrection(seq, x, y) snaps to the server's position and replays the steps of the
- * inputs after seq (and the unsent ones), so the character ends where the player's keys
- * put it from the server's truth. On a clean link no correction ever arrives and the drawn
- * position never jumps.
+ * PositionCorrection(seq, x, y) snaps to the server's position. It starts a new move epoch
+ * (shared/protocol/movement.ts): every input still pending was made before the client heard
+ * of it, and the server drops them unanswered, so they are forgotten here too. A refused move
+ * replays their steps (and the unsent ones) from the server's position and sends where that
+ * put the character as a fresh state, so it ends where the player's keys put it from the
+ * server's truth; a jump the server made itself (death, respawn, teleport) replays nothing:
+ * the keys held before it walked the character somewhere it no longer is. On a clean link no
+ * correction ever arrives and the drawn position never jumps.
  */
 import { MoveSender, type MoveState } from '../../../shared/client/move-sender.js';
 import { PLAYER_SPEED, slide, type Rect, type Vec2, type ZoneBounds } from '../../../shared/game/movement.js';
@@ -48,7 +52,12 @@ export interface CorrectionValue {
   x: number;
   y: number;
   facing: number;
+  /** PositionCorrection's reason; a refused move (speed, bounds, obstacle) unless told. */
+  reason?: string;
 }
+
+/** Corrections that are jumps the server made, not refusals of the client's walk: nothing is replayed. */
+const JUMPS: ReadonlySet<string> = new Set(['dead', 'respawn', 'teleport']);
 
 export interface PredictionWorld {
   zone: ZoneBounds;
@@ -202,21 +211,28 @@ export class Predictor {
     this.unsent = [];
   }
 
-  /** The server refused input seq and says where the character is: snap, then replay. */
+  /**
+   * The server put the character at (x, y), in a new move epoch: snap there. A refused move
+   * replays the steps nothing has acknowledged; a jump (death, respawn, teleport) does not.
+   */
   correct(c: CorrectionValue): void {
     const before = { x: this.x, y: this.y };
-    while (this.pending.length > 0 && (this.pending[0] as PendingInput).seq <= c.seq) this.pending.shift();
+    const after = this.pending.filter((input) => input.seq > c.seq);
+    const replay =
+      this.reconcile && !JUMPS.has(c.reason ?? '') ? [...after.flatMap((i) => i.steps), ...this.unsent] : [];
+    // Made before the client heard of the new epoch: the server drops them, no ack will come.
+    this.pending.length = 0;
     this.x = c.x;
     this.y = c.y;
     this.facing = c.facing;
     this.confirmed = { x: c.x, y: c.y };
-    if (!this.reconcile) this.forgetUnacked(c.x, c.y);
-    for (const input of this.pending) {
-      for (const s of input.steps) this.applyStep(s);
-      input.x = this.x;
-      input.y = this.y;
+    for (const s of replay) this.applyStep(s);
+    // The next input carries the replayed steps: a later correction of it replays them again.
+    this.unsent = replay;
+    if (replay.length === 0) {
+      this.moving = false;
+      this.moveSpeed = 0;
     }
-    for (const s of this.unsent) this.applyStep(s);
     // The server has the character standing where it said: from there, the next update
     // sends the replayed position as a fresh state.
     this.sender.reset(0, c.x, c.y, c.facing);

@@ -25,6 +25,7 @@ import type { PayloadOf } from '../../../shared/protocol/define.js';
 import type { AnyServerPacket, ServerPacketName } from '../../../shared/protocol/registry.js';
 import type { EnterWorld } from '../../../shared/protocol/character.js';
 import type { SpellBook } from '../../../shared/protocol/spell.js';
+import type { MoveState } from '../../../shared/client/move-sender.js';
 import { Predictor } from './prediction.js';
 import { RenderClock } from './render-clock.js';
 import { REMOTE_BLEND_MAX_UNITS, VisualTrack } from './visual-track.js';
@@ -220,6 +221,8 @@ export class ClientWorld {
         if (!self) break;
         const before = { x: self.predictor.x, y: self.predictor.y };
         self.predictor.correct(p.value);
+        const jump =
+          p.value.reason === 'dead' || p.value.reason === 'respawn' || p.value.reason === 'teleport';
         this.corrections.push({
           x: p.value.x,
           y: p.value.y,
@@ -230,9 +233,10 @@ export class ClientWorld {
           at: localNow,
         });
         if (this.corrections.length > CORRECTIONS_KEPT) this.corrections.shift();
-        // A small correction glides onto the replayed position; a large one snaps.
+        // A small correction glides onto the replayed position; a large one snaps, and so
+        // does a jump the server made (the character is there once the event is shown).
         const pr = self.predictor;
-        this.tracks.get(self.id)?.retarget({ x: pr.x, y: pr.y }, localNow);
+        this.tracks.get(self.id)?.retarget({ x: pr.x, y: pr.y }, localNow, jump);
         break;
       }
       case 'SpellStart':
@@ -291,6 +295,24 @@ export class ClientWorld {
       default:
         break;
     }
+  }
+
+  /**
+   * One frame of the own character: the held keys (`dir`, undefined while they go to a text
+   * field) move it, and its movement state goes out through `send` when due. The dead neither
+   * walk nor send: the server said where the corpse lies, and a key held through the death
+   * walks on from the graveyard once the respawn is shown.
+   */
+  frame(
+    dir: { x: number; y: number } | undefined,
+    dtMs: number,
+    clientTime: number,
+    send: (state: MoveState) => number,
+  ): void {
+    const pr = this.self?.predictor;
+    if (!pr || !this.selfEntity()?.alive) return;
+    if (dir) pr.step(dir.x, dir.y, dtMs);
+    pr.takeInput(clientTime, send);
   }
 
   /** What the view's changes mean for the page: tracks, cast bars, the target, the predictor. */
