@@ -97,10 +97,15 @@ export interface InputTimeline<M> {
   lastDue: number;
   /** How long the current offset holds an input beyond the least delayed one's (ms). */
   held: number;
+  /**
+   * Inputs that came after their time (a stall longer than any in the window): taken at once,
+   * dated in the past, so watchers may have walked the player on past them.
+   */
+  late: number;
 }
 
 export function newTimeline<M>(now: number): InputTimeline<M> {
-  return { lateness: new LatenessWindow(), queue: [], heardAt: now, lastDue: -Infinity, held: 0 };
+  return { lateness: new LatenessWindow(), queue: [], heardAt: now, lastDue: -Infinity, held: 0, late: 0 };
 }
 
 /**
@@ -130,6 +135,7 @@ export function place<M>(
   // A clock that runs fast would date its inputs ever further ahead: none waits longer than
   // MAX_HOLD_MS, so the move checks still see what it claims.
   const due = Math.max(Math.min(clientTime + offset, arrived + MAX_HOLD_MS), tl.lastDue);
+  if (due < arrived) tl.late++;
   tl.lastDue = due;
   return { due, offset };
 }

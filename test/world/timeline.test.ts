@@ -60,7 +60,9 @@ describe('placing inputs on the timeline', () => {
     offset = start.offset;
     expect(place(tl, offset, 2250, 2260, false)).toEqual({ due: 2350, offset: 100 });
     // Due before it came: taken at the step it came to, dated when it should have been.
+    expect(tl.late).toBe(0);
     expect(place(tl, offset, 2500, 2800, false)).toEqual({ due: 2600, offset: 100 });
+    expect(tl.late).toBe(1);
   });
 
   it('never places an input before the one placed ahead of it', () => {
