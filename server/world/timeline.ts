@@ -30,6 +30,11 @@
  * link's retransmission stalls (5% loss stalls one input in twenty) in view between them.
  */
 export const LATENESS_WINDOW_MS = 30_000;
+/**
+ * An input this much later than its time is counted late: less is within the margin every
+ * watcher's interpolation delay keeps for the tick wait (web-client/src/state/render-clock.ts).
+ */
+export const LATE_MS = 50;
 /** The most an input is held beyond the least delayed input's offset. */
 export const MAX_HOLD_MS = 1000;
 
@@ -98,8 +103,8 @@ export interface InputTimeline<M> {
   /** How long the current offset holds an input beyond the least delayed one's (ms). */
   held: number;
   /**
-   * Inputs that came after their time (a stall longer than any in the window): taken at once,
-   * dated in the past, so watchers may have walked the player on past them.
+   * Inputs that came more than LATE_MS after their time (a stall longer than any in the
+   * window): taken at once, dated in the past, so watchers may have walked the player on.
    */
   late: number;
 }
@@ -135,7 +140,7 @@ export function place<M>(
   // A clock that runs fast would date its inputs ever further ahead: none waits longer than
   // MAX_HOLD_MS, so the move checks still see what it claims.
   const due = Math.max(Math.min(clientTime + offset, arrived + MAX_HOLD_MS), tl.lastDue);
-  if (due < arrived) tl.late++;
+  if (due < arrived - LATE_MS) tl.late++;
   tl.lastDue = due;
   return { due, offset };
 }

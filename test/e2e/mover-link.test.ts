@@ -1,0 +1,208 @@
+/**
+ * A watcher draws a mover where the server had it when the MOVER's link is the bad one, in
+ * headless Chromium against the real server with real keys: A's link is set in A's own
+ * netcode panel (its sliders), B's is clean; A walks 1.1 s east or west and stops, six times
+ * per link, and B's drawing of A is sampled every frame. At each stop B may not draw A past
+ * where A stopped (1 unit at most), never slides it back more than a unit, and in the end
+ * draws it where A stands. On a lossy link a stop that a retransmission stall held longer
+ * than any stall of the last half minute is the one case let through: the server counts
+ * such late inputs (timeline.ts), and the test says how many stops it excused.
+ * Needs /usr/bin/chromium (apt-get install chromium).
+ */
+import type { Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Player } from '../../server/world/index.js';
+import {
+  chromiumAvailable,
+  ensureClientBuilt,
+  launchBrowser,
+  registerAndPlay,
+  until,
+  type Browser,
+} from '../helpers/browser.js';
+import { startWorldServer, type WorldServer } from '../helpers/game-client.js';
+
+const WAIT_MS = 30_000;
+const WALK_MS = 1100;
+/** Longer than the most the server holds a mover's inputs, so B has drawn one walk before the next. */
+const STAND_MS = 1500;
+
+const skip = !chromiumAvailable();
+if (skip) console.warn('mover-link e2e skipped: no Chromium at /usr/bin/chromium (apt-get install chromium)');
+
+interface Sample {
+  t: number;
+  x: number;
+  y: number;
+}
+
+interface Wyvern {
+  __wyvern: {
+    screen: string;
+    self: { id: number; x: number; y: number } | undefined;
+    entities: { id: number; x: number; y: number }[];
+    stats: { correctedMoves: number };
+  };
+  __samples?: Sample[];
+}
+
+const self = (page: Page) => page.evaluate(() => (window as unknown as Wyvern).__wyvern.self);
+const corrected = (page: Page) =>
+  page.evaluate(() => (window as unknown as Wyvern).__wyvern.stats.correctedMoves);
+const sleep = (ms: number) => new Promise((ok) => setTimeout(ok, ms));
+
+/** Sets the page's link lab through its netcode panel's sliders, as a player drags them. */
+async function setLink(page: Page, link: { latencyMs: number; jitterMs: number; lossPercent: number }) {
+  if (!(await page.locator('input[name=latencyMs]').isVisible())) await page.keyboard.press('F3');
+  for (const [name, value] of Object.entries(link)) {
+    await page.locator(`input[name=${name}]`).evaluate((el, v) => {
+      const input = el as HTMLInputElement;
+      input.value = String(v);
+      input.dispatchEvent(new Event('input', { bubbles: true }));
+    }, value);
+  }
+}
+
+interface Stop {
+  /** Page-independent ms (Date.now) the key went down and came up. */
+  downAt: number;
+  upAt: number;
+  /** Where A's own page had A once it stopped, and which way it walked (+1 east, -1 west). */
+  x: number;
+  dir: number;
+  /** Inputs the server took after their time during this walk (a stall beyond the window's). */
+  late: number;
+}
+
+describe.skipIf(skip)('a watcher of a mover whose own link is the bad one, in the browser', () => {
+  let world: WorldServer;
+  let browser: Browser;
+  let a: Page;
+  let b: Page;
+  let aId: number;
+  let server: () => Player;
+
+  beforeAll(async () => {
+    const dist = await ensureClientBuilt();
+    world = await startWorldServer({ WEB_ROOT: dist });
+    const url = `http://127.0.0.1:${world.server.httpPort}/`;
+    browser = await launchBrowser({ viewport: { width: 1280, height: 800 } });
+    [a, b] = await Promise.all([browser.newPage(), browser.newPage()]);
+    await Promise.all([a.goto(url), b.goto(url)]);
+    await Promise.all([
+      registerAndPlay(a, 'e2e_mover', 'Mover', { timeoutMs: WAIT_MS }),
+      registerAndPlay(b, 'e2e_watcher', 'Watcher', { timeoutMs: WAIT_MS }),
+    ]);
+    aId = (await until('A in the world', () => self(a), WAIT_MS)).id;
+    const zone = [...world.server.realm.zones.values()][0]!.world;
+    server = () => zone.players.get(aId)!;
+    await until(
+      'B sees A',
+      () =>
+        b.evaluate(
+          (id) => (window as unknown as Wyvern).__wyvern.entities.some((e) => e.id === id) || undefined,
+          aId,
+        ),
+      WAIT_MS,
+    );
+    // Away from the zone's west edge first, so no walk ends against it.
+    await a.keyboard.down('KeyD');
+    await sleep(600);
+    await a.keyboard.up('KeyD');
+    // B records where it draws A, every frame.
+    await b.evaluate((id) => {
+      const w = window as unknown as Wyvern;
+      const samples: Sample[] = (w.__samples = []);
+      const record = () => {
+        const e = w.__wyvern.entities.find((x) => x.id === id);
+        if (e) samples.push({ t: Date.now(), x: e.x, y: e.y });
+        requestAnimationFrame(record);
+      };
+      requestAnimationFrame(record);
+    }, aId);
+  }, 90_000);
+
+  afterAll(async () => {
+    await browser?.close();
+    await world?.stop();
+  });
+
+  /** Six walks, east and west in turn, between the zone's west edge and the wall east of the spawn. */
+  async function walk(): Promise<Stop[]> {
+    const stops: Stop[] = [];
+    // A walk covers about 130 units: east first from the west half of 8..292, else west.
+    const first = (await self(a))!.x < 150 ? 1 : -1;
+    for (let i = 0; i < 6; i++) {
+      const dir = i % 2 === 0 ? first : -first;
+      const key = dir > 0 ? 'KeyD' : 'KeyA';
+      const late = server().timeline.late;
+      const downAt = Date.now();
+      await a.keyboard.down(key);
+      await sleep(WALK_MS);
+      await a.keyboard.up(key);
+      const upAt = Date.now();
+      const me = (await self(a))!;
+      await sleep(STAND_MS);
+      stops.push({ downAt, upAt, x: me.x, dir, late: server().timeline.late - late });
+    }
+    const end = (await self(a))!;
+    await until(
+      'B draws A where A stands',
+      async () => {
+        const seen = await b.evaluate(
+          (id) => (window as unknown as Wyvern).__wyvern.entities.find((e) => e.id === id),
+          aId,
+        );
+        return seen && Math.hypot(seen.x - end.x, seen.y - end.y) <= 0.5 ? true : undefined;
+      },
+      WAIT_MS,
+    );
+    return stops;
+  }
+
+  /** Per stop, from B's frames: how far past the stop it drew A, and its largest step back. */
+  async function judge(stops: Stop[]): Promise<{ overshoot: number[]; slideBack: number[] }> {
+    const samples = await b.evaluate(() => (window as unknown as Wyvern).__samples!);
+    const overshoot: number[] = [];
+    const slideBack: number[] = [];
+    stops.forEach((s, i) => {
+      const next = stops[i + 1]?.downAt ?? Infinity;
+      // B draws A behind time: until A's next key goes down, all it draws of A is this walk.
+      const frames = samples.filter((f) => f.t >= s.downAt && f.t < next);
+      const past = frames.filter((f) => f.t >= s.upAt).map((f) => s.dir * (f.x - s.x));
+      overshoot.push(Math.max(0, ...past));
+      let back = 0;
+      for (let k = 1; k < frames.length; k++)
+        back = Math.max(back, s.dir * (frames[k - 1]!.x - frames[k]!.x));
+      slideBack.push(back);
+    });
+    return { overshoot, slideBack };
+  }
+
+  for (const [name, link] of [
+    ['200 ms', { latencyMs: 200, jitterMs: 0, lossPercent: 0 }],
+    ['200±50 ms + 5% loss', { latencyMs: 200, jitterMs: 50, lossPercent: 5 }],
+  ] as const) {
+    it(`draws A at most 1 unit past its stops with A's link at ${name} and B's clean`, async () => {
+      await setLink(a, link);
+      const before = await corrected(a);
+      const stops = await walk();
+      const { overshoot, slideBack } = await judge(stops);
+      const excused = stops.map((s) => s.late > 0);
+      console.log(
+        `mover on ${name}, watcher clean: overshoot ${overshoot.map((o) => o.toFixed(2)).join(' ')} units, ` +
+          `slide-back ${slideBack.map((o) => o.toFixed(2)).join(' ')}, ` +
+          `held ${server().timeline.held} ms, stops after a stall beyond the window: ${excused.filter(Boolean).length}, ` +
+          `stops at x ${stops.map((s) => s.x.toFixed(1)).join(' ')}`,
+      );
+      stops.forEach((_s, i) => {
+        if (excused[i]) return;
+        expect(overshoot[i], `stop ${i + 1}`).toBeLessThanOrEqual(1);
+        expect(slideBack[i], `stop ${i + 1}`).toBeLessThanOrEqual(1);
+      });
+      // An honest mover is never corrected, whatever its link.
+      expect(await corrected(a)).toBe(before);
+      expect(excused.filter(Boolean).length).toBeLessThanOrEqual(2);
+    }, 120_000);
+  }
+});
