@@ -2,9 +2,11 @@
  * One pane of the netcode lab in Pixi: draws a PaneScene (state/lab.ts) and nothing else.
  * The camera is the scene's centre; the scale fits PANE_SPAN_UNITS across the pane's smaller
  * side. Layers, bottom to top: ground and walls, the watched entity's trail (one dot per
- * frame, so a jump shows as a gap), corrections (where the character was, an arrow to where
- * the server put it, the snap distance), entities, the own character's server-confirmed
- * ghost, then the note. The page renders every pane from one frame loop (no Pixi ticker).
+ * frame, so a jump shows as a gap), drawn errors over 2 units (a magenta ring where an entity
+ * was drawn, a line to where the server had it), corrections (where the character was, an
+ * arrow to where the server put it, the snap distance), entities, the own character's
+ * server-confirmed ghost, then the note. The page renders every pane from one frame loop
+ * (no Pixi ticker).
  */
 import { Application, Container, Graphics, Text } from 'pixi.js';
 import { PANE_SPAN_UNITS, type PaneScene, type Role } from '../state/lab.js';
@@ -18,6 +20,7 @@ export const ROLE_COLOURS: Record<Role, number> = {
 };
 
 const GROUND = 0x25331f;
+const ERROR_COLOUR = 0xff6bff;
 const BODY = 9;
 
 export class LabRenderer {
@@ -109,6 +112,14 @@ export class LabRenderer {
     const trailColour = ROLE_COLOURS[scene.trailRole];
     for (const p of scene.trail) m.circle(p.x, p.y, 1.6 / scale);
     if (scene.trail.length > 0) m.fill({ color: trailColour, alpha: 0.55 });
+    for (const e of scene.errors) {
+      const alpha = Math.max(0, 1 - e.age) * 0.8;
+      m.moveTo(e.x, e.y)
+        .lineTo(e.trueX, e.trueY)
+        .stroke({ width: 1.5 / scale, color: ERROR_COLOUR, alpha })
+        .circle(e.x, e.y, BODY + 3)
+        .stroke({ width: 1.5 / scale, color: ERROR_COLOUR, alpha });
+    }
     for (const c of scene.corrections) {
       const alpha = Math.max(0, 1 - c.age);
       const r = 5 / scale;

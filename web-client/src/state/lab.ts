@@ -198,6 +198,17 @@ export interface SceneCorrection {
   age: number;
 }
 
+/** A drawn error over the mark's limit: where the entity was drawn and where it truly was. */
+export interface SceneErrorMark {
+  x: number;
+  y: number;
+  trueX: number;
+  trueY: number;
+  error: number;
+  /** 0 when drawn, 1 when it has faded out. */
+  age: number;
+}
+
 /** What one lab pane shows, in world units; the renderer only draws it. */
 export interface PaneScene {
   zone:
@@ -215,6 +226,8 @@ export interface PaneScene {
   /** The own character's server-confirmed position, and where the character is drawn. */
   ghost: { x: number; y: number; selfX: number; selfY: number } | undefined;
   corrections: SceneCorrection[];
+  /** Where the pane drew an entity more than 2 units from where the server had it. */
+  errors: SceneErrorMark[];
   /** Where the watched entity was drawn lately, oldest first: gaps between dots are jumps. */
   trail: { x: number; y: number }[];
   trailRole: Role;

@@ -5,6 +5,7 @@
  */
 import type { Driver, LabPlayer } from '../net/lab-player.js';
 import type { LinkSettings } from '../state/link-lab.js';
+import type { ErrorFigures } from '../state/truth.js';
 import { h, fill } from './dom.js';
 import { Plot } from './plot.js';
 
@@ -128,6 +129,7 @@ export function playerPane(p: LabPlayer, actions: { replay(): void }): PlayerCon
       second: { series: s.bytesOut, colour: '#ff9fd0', label: 'out' },
     }),
     new Plot(s.corrections, { label: 'corrections/s', unit: '/s', colour: '#ff4d6d', floor: 1, digits: 1 }),
+    new Plot(p.truth.series, { label: 'drawn error', unit: 'u', colour: '#ff6bff', floor: 4, digits: 1 }),
   ];
 
   const title = `Player ${role}`;
@@ -206,6 +208,8 @@ export function playerPane(p: LabPlayer, actions: { replay(): void }): PlayerCon
           'link',
           p.connection ? `${p.connection.lab.up.lost + p.connection.lab.down.lost} messages resent` : '–',
         ],
+        ['drawn error (10 s)', errorText(p.truth.figures())],
+        ['overshoot at stops', overshootText(p.truth.figures())],
       ];
       fill(figures, ...rows.map(([k, v]) => h('tr', {}, h('th', {}, k), h('td', {}, v))));
       // The link may have been set from elsewhere (a preset, the test hook).
@@ -232,10 +236,23 @@ export function serverPane(): { root: HTMLElement; view: HTMLElement; info: HTML
       'where its newest accepted input put it (four a second while it walks). ',
       'Player A predicts ahead of it; player B interpolates behind it. ',
       'White ring: a player\u2019s server-confirmed position. Red cross and arrow: a correction and its snap. ',
-      'Dots: where the watched player was drawn each frame (a gap is a jump).',
+      'Dots: where the watched player was drawn each frame (a gap is a jump). ',
+      'Magenta ring and line: a player drew an entity more than 2 units from where the server had it ',
+      'at the time drawn (its drawn error, judged once the server’s record covers that time).',
     ),
   );
   return { root, view, info };
+}
+
+function errorText(f: ErrorFigures): string {
+  if (f.samples === 0) return 'waiting for the server’s record';
+  return `p50 ${f.p50.toFixed(1)} · p99 ${f.p99.toFixed(1)} · max ${f.max.toFixed(1)} u`;
+}
+
+function overshootText(f: ErrorFigures): string {
+  const backs = `${f.slideBacks} slide-back${f.slideBacks === 1 ? '' : 's'} > 1 u`;
+  if (f.stops === 0) return `no stop drawn · ${backs}`;
+  return `max ${f.overshoot.toFixed(1)} u over ${f.stops} stop${f.stops === 1 ? '' : 's'} · ${backs}`;
 }
 
 function sameLink(a: LinkSettings, b: LinkSettings): boolean {
