@@ -19,7 +19,7 @@ import { MARK_SHOWN_MS, TruthRecord } from './state/truth.js';
 import type { LinkSettings } from './state/link-lab.js';
 import { PLAYER_SPEED } from '../../shared/game/movement.js';
 import { h, fill } from './ui/dom.js';
-import { playerPane, serverPane, type PlayerControls } from './ui/lab-ui.js';
+import { SIDE_PRESETS, playerPane, serverPane, type PlayerControls } from './ui/lab-ui.js';
 
 export const LAB_PASSWORD = 'wyvern-lab-password';
 export const LAB_ACCOUNTS = [
@@ -80,11 +80,26 @@ export async function startLab(host: HTMLElement): Promise<void> {
     {},
     h('h1', {}, 'Wyvern netcode lab'),
     h(
-      'p',
+      'div.lab-sides',
       {},
-      'Two players on the real server, each through its own simulated link. ',
-      'Player A walks a square (or WASD), player B watches (or arrows). ',
-      'Change a link or switch a technique off, then replay the walk.',
+      h('span', {}, 'links (bad: 200±50 ms + 5% loss):'),
+      ...SIDE_PRESETS.map((s) =>
+        h(
+          'button',
+          {
+            type: 'button',
+            name: 'side-preset',
+            'data-preset': s.name,
+            title: `A: ${s.a.name}; B: ${s.b.name}; then the walk is replayed`,
+            onclick: () => {
+              pa.setLink(s.a.link);
+              pb.setLink(s.b.link);
+              replay();
+            },
+          },
+          s.name,
+        ),
+      ),
     ),
     h('button', { type: 'button', name: 'replay', onclick: () => replay() }, 'Replay walk'),
     h('a', { href: '/' }, 'back to the game'),

@@ -22,6 +22,24 @@ export const LINK_PRESETS: readonly LinkPreset[] = [
   { name: '32 kbit/s cap', link: { latencyMs: 40, jitterMs: 0, lossPercent: 0, bandwidthKbps: 32 } },
 ];
 
+/** Both players' links at once: the classic cases, a bad link on either side or on both. */
+export interface SidePreset {
+  name: string;
+  a: LinkPreset;
+  b: LinkPreset;
+}
+
+const CLEAN = LINK_PRESETS[0]!;
+/** The bad link of the side presets: 200±50 ms and 5% loss each way. */
+const BAD = LINK_PRESETS[2]!;
+
+export const SIDE_PRESETS: readonly SidePreset[] = [
+  { name: 'both clean', a: CLEAN, b: CLEAN },
+  { name: 'A bad, B clean', a: BAD, b: CLEAN },
+  { name: 'A clean, B bad', a: CLEAN, b: BAD },
+  { name: 'both bad', a: BAD, b: BAD },
+];
+
 export interface PlayerControls {
   root: HTMLElement;
   view: HTMLElement;
@@ -229,6 +247,13 @@ export function serverPane(): { root: HTMLElement; view: HTMLElement; info: HTML
     h('h2', {}, 'Server', h('span.who', {}, ' (authoritative)')),
     view,
     info,
+    h(
+      'p.hint',
+      {},
+      'Two players on the real server, each through its own simulated link. ',
+      'Player A walks a square (or WASD), player B watches (or arrows). ',
+      'Change a link or switch a technique off, then replay the walk.',
+    ),
     h(
       'p.hint',
       {},
