@@ -5,11 +5,12 @@
  * frame, so a jump shows as a gap), drawn errors over 2 units (a magenta ring where an entity
  * was drawn, a line to where the server had it), corrections (where the character was, an
  * arrow to where the server put it, the snap distance), entities, the own character's
- * server-confirmed ghost, then the note. The page renders every pane from one frame loop
- * (no Pixi ticker).
+ * server-confirmed ghost, then the note. Labels are placed so that none covers another (the
+ * players' names first, then the corrections, newest first). The page renders every pane
+ * from one frame loop (no Pixi ticker).
  */
 import { Application, Container, Graphics, Text } from 'pixi.js';
-import { PANE_SPAN_UNITS, type PaneScene, type Role } from '../state/lab.js';
+import { PANE_SPAN_UNITS, placeLabels, type PaneScene, type Role } from '../state/lab.js';
 import { softwareWebGL } from './renderer.js';
 
 export const ROLE_COLOURS: Record<Role, number> = {
@@ -81,7 +82,7 @@ export class LabRenderer {
       this.drawnZone = scene.zone;
     }
     let text = 0;
-    const label = (s: string, x: number, y: number, colour: number, size = 11): void => {
+    const label = (s: string, x: number, y: number, colour: number, size = 11): Text => {
       let t = this.texts[text];
       if (!t) {
         t = new Text({
@@ -105,6 +106,7 @@ export class LabRenderer {
       t.x = x;
       t.y = y;
       t.visible = true;
+      return t;
     };
 
     const m = this.marks;
@@ -120,6 +122,8 @@ export class LabRenderer {
         .circle(e.x, e.y, BODY + 3)
         .stroke({ width: 1.5 / scale, color: ERROR_COLOUR, alpha });
     }
+    const names: Text[] = [];
+    const notes: Text[] = [];
     for (const c of scene.corrections) {
       const alpha = Math.max(0, 1 - c.age);
       const r = 5 / scale;
@@ -131,7 +135,7 @@ export class LabRenderer {
         .lineTo(c.x, c.y)
         .stroke({ width: 2 / scale, color: 0xff4d6d, alpha });
       m.circle(c.x, c.y, 3 / scale).fill({ color: 0xff4d6d, alpha });
-      label(`${c.distance.toFixed(1)} u ${c.reason}`, c.fromX, c.fromY - 8 / scale, 0xff8fa3);
+      notes.push(label(`${c.distance.toFixed(1)} u ${c.reason}`, c.fromX, c.fromY - 8 / scale, 0xff8fa3));
     }
 
     const b = this.bodies;
@@ -147,8 +151,9 @@ export class LabRenderer {
         const ny = e.y + Math.sin(e.facing) * (BODY + 4);
         b.circle(nx, ny, 2.2).fill(0xffffff);
       }
-      if (e.role === 'A' || e.role === 'B') label(e.name, e.x, e.y - BODY - 3, colour);
+      if (e.role === 'A' || e.role === 'B') names.push(label(e.name, e.x, e.y - BODY - 3, colour));
     }
+    this.spreadLabels([...names, ...notes.reverse()], scale);
     const g = scene.ghost;
     if (g) {
       b.moveTo(g.selfX, g.selfY)
@@ -161,6 +166,18 @@ export class LabRenderer {
     this.note.text = scene.note ?? '';
     this.app.render();
     this.framesRendered++;
+  }
+
+  /** Moves labels apart by whole rows (screen pixels) so that none covers another. */
+  private spreadLabels(texts: readonly Text[], scale: number): void {
+    const at = placeLabels(
+      texts.map((t) => ({ x: t.x * scale, y: t.y * scale, w: t.width * scale + 4, h: t.height * scale })),
+    );
+    texts.forEach((t, i) => {
+      const p = at[i];
+      if (p) t.y = p.y / scale;
+      else t.visible = false;
+    });
   }
 
   private drawGround(zone: PaneScene['zone']): void {

@@ -313,3 +313,33 @@ export function fittedWalk(
   }
   return [...legs];
 }
+
+/** A label on a view, in screen pixels: centred on x, its bottom edge at y. */
+export interface LabelBox {
+  x: number;
+  y: number;
+  w: number;
+  h: number;
+}
+
+/**
+ * Where labels go so that none covers another: each in turn (the first ones keep their
+ * place) at its own spot, else moved up or down by whole rows, nearest first, to the first
+ * free place within `rows` rows; undefined when there is none (it is not drawn).
+ */
+export function placeLabels(boxes: readonly LabelBox[], rows = 4): ({ x: number; y: number } | undefined)[] {
+  const placed: LabelBox[] = [];
+  const overlaps = (a: LabelBox, b: LabelBox) =>
+    Math.abs(a.x - b.x) * 2 < a.w + b.w && a.y - a.h < b.y && b.y - b.h < a.y;
+  return boxes.map((box) => {
+    for (let i = 0; i <= rows * 2; i++) {
+      // 0, up 1, down 1, up 2, down 2, ...
+      const shift = i === 0 ? 0 : (i % 2 === 1 ? -1 : 1) * Math.ceil(i / 2) * box.h;
+      const at = { ...box, y: box.y + shift };
+      if (placed.some((p) => overlaps(p, at))) continue;
+      placed.push(at);
+      return { x: at.x, y: at.y };
+    }
+    return undefined;
+  });
+}
