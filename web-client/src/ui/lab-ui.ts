@@ -73,7 +73,14 @@ export function playerPane(p: LabPlayer, actions: { replay(): void }): PlayerCon
     if (l) p.setLink(l.link);
     showLink();
   });
-  const slider = (label: string, key: keyof LinkSettings, max: number, step: number, unit: string) => {
+  const slider = (
+    label: string,
+    key: keyof LinkSettings,
+    max: number,
+    step: number,
+    unit: string,
+    title = `${label}, each way`,
+  ) => {
     const value = h('span.value', {}, '');
     const input = h('input', {
       type: 'range',
@@ -87,7 +94,7 @@ export function playerPane(p: LabPlayer, actions: { replay(): void }): PlayerCon
       showLink();
     });
     sliders.push({ key, input, value, unit });
-    return h('label.slider', {}, h('span', {}, label), input, value);
+    return h('label.slider', { title }, h('span', {}, label), input, value);
   };
   const check = (
     label: string,
@@ -117,7 +124,7 @@ export function playerPane(p: LabPlayer, actions: { replay(): void }): PlayerCon
   const driver = h(
     'select',
     { name: `driver-${role}`, title: 'What moves this player' },
-    h('option', { value: 'script' }, 'scripted walk (square)'),
+    h('option', { value: 'script' }, 'scripted square'),
     h('option', { value: 'keys' }, role === 'A' ? 'keys: WASD' : 'keys: arrows'),
     h('option', { value: 'stand' }, 'stand still'),
   );
@@ -156,50 +163,68 @@ export function playerPane(p: LabPlayer, actions: { replay(): void }): PlayerCon
     { 'data-role': role },
     h('h2', {}, h('span.role', { 'data-role': role }, title), h('span.who', {}, ` ${p.options.character}`)),
     view,
-    figures,
-    h('div.lab-plots', {}, ...plots.map((pl) => pl.root)),
+    // The controls first, right under the view: a link is changed while the views are watched.
     h(
       'div.lab-controls',
       {},
-      h('h4', {}, 'Link (each way)'),
-      h('label.slider', {}, h('span', {}, 'preset'), preset),
-      slider('latency', 'latencyMs', 500, 5, 'ms'),
-      slider('jitter', 'jitterMs', 200, 5, 'ms'),
-      slider('loss', 'lossPercent', 20, 1, '%'),
-      slider('bandwidth (0: none)', 'bandwidthKbps', 512, 8, 'kbit/s'),
-      h('h4', {}, 'Techniques'),
-      check(
-        'prediction',
-        'prediction',
-        () => p.world.toggles.prediction,
-        (v) => (p.world.toggles.prediction = v),
-        'Off: the own character is drawn where the server last agreed it is.',
-      ),
-      check(
-        'reconciliation',
-        'reconciliation',
-        () => p.reconcile,
-        (v) => (p.reconcile = v),
-        'Off: each acknowledgement puts the character back where that input had it.',
-      ),
-      check(
-        'interpolation',
-        'interpolation',
-        () => p.world.toggles.interpolation,
-        (v) => (p.world.toggles.interpolation = v),
-        'Off: others are drawn at the newest state, dead-reckoned, as it arrives.',
-      ),
-      h('label.slider', {}, h('span', {}, 'delay'), delay, delayValue),
       h(
-        'label.check',
-        { title: 'The delay follows the measured arrival jitter' },
-        adaptive,
-        'adaptive delay',
+        'div.lab-row',
+        {},
+        h('label.pick', { title: 'Link preset, each way' }, h('span', {}, 'link'), preset),
+        h('label.pick', { title: 'What moves this player' }, h('span', {}, 'driver'), driver),
+        h(
+          'button',
+          { type: 'button', name: `replay-${role}`, onclick: () => actions.replay() },
+          'replay walk',
+        ),
       ),
-      h('h4', {}, 'Driver'),
-      driver,
-      h('button', { type: 'button', name: `replay-${role}`, onclick: () => actions.replay() }, 'replay walk'),
+      h(
+        'div.lab-sliders',
+        {},
+        slider('latency', 'latencyMs', 500, 5, 'ms'),
+        slider('jitter', 'jitterMs', 200, 5, 'ms'),
+        slider('loss', 'lossPercent', 20, 1, '%'),
+        slider('bandwidth', 'bandwidthKbps', 512, 8, 'kbit/s', 'Bandwidth cap; 0: none'),
+      ),
+      h(
+        'div.lab-row',
+        {},
+        check(
+          'prediction',
+          'prediction',
+          () => p.world.toggles.prediction,
+          (v) => (p.world.toggles.prediction = v),
+          'Off: the own character is drawn where the server last agreed it is.',
+        ),
+        check(
+          'reconciliation',
+          'reconciliation',
+          () => p.reconcile,
+          (v) => (p.reconcile = v),
+          'Off: each acknowledgement puts the character back where that input had it.',
+        ),
+        check(
+          'interpolation',
+          'interpolation',
+          () => p.world.toggles.interpolation,
+          (v) => (p.world.toggles.interpolation = v),
+          'Off: others are drawn at the newest state, dead-reckoned, as it arrives.',
+        ),
+      ),
+      h(
+        'div.lab-sliders',
+        {},
+        h('label.slider', { title: 'Interpolation delay' }, h('span', {}, 'delay'), delay, delayValue),
+        h(
+          'label.check',
+          { title: 'The delay follows the measured arrival jitter' },
+          adaptive,
+          'adaptive delay',
+        ),
+      ),
     ),
+    figures,
+    h('div.lab-plots', {}, ...plots.map((pl) => pl.root)),
   );
   showLink();
 
