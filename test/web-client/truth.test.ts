@@ -7,6 +7,7 @@ import {
   SETTLE_MS,
   TruthRecord,
   addState,
+  leftAt,
   overshootPast,
   type FeedEntity,
   type TrueState,
@@ -28,8 +29,9 @@ function cornerWalk(): FeedEntity[] {
   const inputs: FeedEntity[] = [];
   for (let t = 1000; t < 2500; t += 250) inputs.push(input(t, (120 * (t - 1000)) / 1000, 0, true));
   inputs.push(input(2500, 180, 0, false));
+  // A start is sent a frame into the walk (2 units from the stop).
   for (let t = 3200; t <= 4200; t += 250)
-    inputs.push(input(t, 180, (120 * (t - 3200)) / 1000, true, Math.PI / 2));
+    inputs.push(input(t, 180, 2 + (120 * (t - 3200)) / 1000, true, Math.PI / 2));
   return inputs;
 }
 
@@ -66,6 +68,11 @@ describe('the server record built from the lab feed', () => {
     expect(states[6]).toMatchObject({ x: 180, moving: false, stop: { x: 180, y: 0, t: 2500, angle: 0 } });
     expect(record.at(WALKER, 2400)).toEqual({ x: 168, y: 0, facing: 0 });
     expect(record.at(WALKER, 2900)).toMatchObject({ x: 180, y: 0 });
+    // It left the stop 2 units (1/60 s) before its first input south, not creeping from 2500.
+    feed(record, cornerWalk(), 3050, 3500);
+    expect(record.at(WALKER, 3150)).toMatchObject({ x: 180, y: 0 });
+    expect(record.at(WALKER, 3200 - 1000 / 60)).toMatchObject({ x: 180, y: 0 });
+    expect(record.at(WALKER, 3200)).toMatchObject({ x: 180, y: 2 });
   });
 
   it('takes the same at again as a change of the newest state (a silent walker stopped)', () => {
@@ -84,6 +91,13 @@ describe('the server record built from the lab feed', () => {
     expect(overshootPast(stop, { x: 170, y: 0 })).toBe(0);
     expect(overshootPast({ ...stop, angle: Math.PI / 2 }, { x: 180, y: 2 })).toBeCloseTo(2);
   });
+
+  it('has a walker leave its stop in time to reach its next state at its speed', () => {
+    const stop = { x: 180, y: 0, t: 2500, angle: 0 };
+    const start = { x: 180, y: 12, t: 3300, moving: true, angle: Math.PI / 2, speed: 120 };
+    expect(leftAt(stop, start)).toBeCloseTo(3200);
+    expect(leftAt(stop, { ...start, moving: false, speed: 0 })).toBe(3300);
+  });
 });
 
 describe("a pane's drawn error against the record", () => {
@@ -91,7 +105,9 @@ describe("a pane's drawn error against the record", () => {
     const inputs = cornerWalk();
     const record = new TruthRecord();
     const meter = new DrawnErrorMeter();
+    // As a client draws it: standing at the stop until it leaves, a frame before its first input south.
     const states = asStates(inputs);
+    states.splice(7, 0, { ...states[6]!, t: 3200 - 1000 / 60 });
     draw(meter, 1000, 4000, (t) => sampleMotion(states, t)!);
     feed(record, inputs, 1000, 4200 + SETTLE_MS);
     meter.settle(record);
@@ -124,6 +140,23 @@ describe("a pane's drawn error against the record", () => {
     expect(meter.marks.length).toBeGreaterThan(0);
     expect(meter.marks[0]).toMatchObject({ trueX: 180, trueY: 0 });
     expect(meter.figures()).toMatchObject({ stops: 1, slideBacks: 1 });
+  });
+
+  it('takes no stop from a walker the server stopped for silence whose held-back inputs then said it walked on', () => {
+    const record = new TruthRecord();
+    const meter = new DrawnErrorMeter();
+    // Inputs up to 1500, then silence: the server stands it where its last input put it
+    // (the same at, now standing); the inputs held back come at once, the newest dated 2750.
+    const inputs = [input(1000, 0, 0, true), input(1250, 30, 0, true), input(1500, 60, 0, true)];
+    feed(record, inputs, 1000, 2500);
+    feed(record, [...inputs, input(1500, 60, 0, false)], 2550, 2700);
+    feed(record, [input(2750, 210, 0, true)], 2750, 2750 + SETTLE_MS);
+    // A pane that drew the walk as it was: straight on at 120 u/s.
+    draw(meter, 1000, 2750, (t) => ({ x: (120 * (t - 1000)) / 1000, y: 0 }));
+    meter.settle(record);
+    const f = meter.runFigures();
+    expect(f).toMatchObject({ stops: 0, overshoot: 0, slideBacks: 0 });
+    expect(f.max).toBeLessThan(0.5);
   });
 
   it('judges a frame only once the record covers its time', () => {

@@ -7,6 +7,8 @@
  * server's timeline, a mob's tick), and samples them with the clients' own math
  * (sampleMotion: on the line between two states, dead-reckoned past the newest). A standing
  * state that follows a walking one is a stop: where it stood still and the way it walked.
+ * A walk from standing gets a state where it left (as the clients' corners do): its first
+ * input comes a frame or so into the walk, and the line from the stop would creep.
  *
  * The meter (DrawnErrorMeter) takes, every frame, where the pane drew each entity and the
  * server time it drew them at (its clock's drawn time). A frame is judged once the record
@@ -16,8 +18,8 @@
  *
  *   drawn error   the distance between drawn and true positions
  *   overshoot     while the record has it standing at a stop (from the stop's time until it
- *                 moves again), how far past the stop point along the way it walked it was
- *                 drawn (the positive part)
+ *                 left to reach its next state), how far past the stop point along the way
+ *                 it walked it was drawn (the positive part)
  *   slide-back    the drawn position going back against the way the record has it walking
  *                 by more than SLIDE_BACK_UNITS from the furthest it got
  *
@@ -39,6 +41,8 @@ export const FIGURES_WINDOW_MS = 10_000;
 export const MARK_UNITS = 2;
 /** A drawn position going back by more than this against the walk is a slide-back. */
 export const SLIDE_BACK_UNITS = 1;
+/** A stand shorter than a tick is no stop (a silent walker stood, then walking on). */
+const MIN_STAND_MS = 50;
 /** Marks stay on the view this long (page ms). */
 export const MARK_SHOWN_MS = 5000;
 /** At most one mark per entity this often (page ms): an overshoot lasts many frames. */
@@ -121,15 +125,15 @@ export class TruthRecord {
     return sampleMotion(this.states(id), t);
   }
 
-  /** The state in force at `t` (the newest at or before it), undefined before the first. */
-  inForce(id: number, t: number): TrueState | undefined {
+  /**
+   * The state in force at `t` (the newest at or before it; undefined before the first) and
+   * the one after it, if it has come.
+   */
+  inForce(id: number, t: number): { now: TrueState | undefined; next: TrueState | undefined } {
     const states = this.states(id);
-    let found: TrueState | undefined;
-    for (const s of states) {
-      if (s.t > t) break;
-      found = s;
-    }
-    return found;
+    let i = 0;
+    while (i < states.length && states[i]!.t <= t) i++;
+    return { now: states[i - 1], next: states[i] };
   }
 }
 
@@ -159,8 +163,23 @@ export function addState(states: TrueState[], e: FeedEntity): void {
     speed: moving ? e.speed : 0,
     stop,
   };
-  if (replace) states[states.length - 1] = s;
-  else states.push(s);
+  if (replace) {
+    states[states.length - 1] = s;
+    return;
+  }
+  // A start is sent a frame or so into the walk: it stood until it had to leave to be there
+  // (as the clients place it), not creeping from its spot since it stopped.
+  if (moving && last && !last.moving) {
+    const left = leftAt(last, s);
+    if (left > last.t + 1 && left < s.t) states.push({ ...last, t: left });
+  }
+  states.push(s);
+}
+
+/** When an entity standing at `at` left it to be at `next` (a walking state) on time. */
+export function leftAt(at: { x: number; y: number }, next: MotionState): number {
+  if (!next.moving || !(next.speed > 0)) return next.t;
+  return next.t - (Math.hypot(next.x - at.x, next.y - at.y) / next.speed) * 1000;
 }
 
 /** How far `p` lies past the stop along the way the walker came (0 when short of it). */
@@ -278,9 +297,13 @@ export class DrawnErrorMeter {
     if (error > MARK_UNITS)
       this.mark({ id: d.id, at: f.at, x: d.x, y: d.y, trueX: truth.x, trueY: truth.y, error });
 
-    const s = record.inForce(d.id, f.t);
+    const { now: s, next } = record.inForce(d.id, f.t);
     const stop = s && !s.moving ? s.stop : undefined;
-    if (stop) {
+    // Only while the record has it stand there: until it must have left to reach the next
+    // state at that state's speed. A walker the server stood for silence, whose held-back
+    // inputs then came, walked on from its last input without standing: that is no stop.
+    const until = stop && next ? leftAt(stop, next) : Infinity;
+    if (stop && until - stop.t >= MIN_STAND_MS && f.t < until) {
       const past = overshootPast(stop, d);
       let seen = this.stops.find((x) => x.id === d.id && x.t === stop.t);
       if (!seen) {
