@@ -1,12 +1,15 @@
 /**
  * The netcode lab page (`/?lab`) in headless Chromium against the real server: it logs its
  * two players in by itself, draws three panes (A, the server's lab feed, B) and the plots,
- * and A's scripted square walk runs while B watches. Under each link setting (clean,
- * 100 ms + 5% loss, 200±50 ms + 5% loss, the same for both players) the walk is replayed
- * for 20 s: B sees A move, no frame moves A by more than 3 units on B's screen, and at
- * 200±50 ms + 5% loss A is never corrected (per 60th of a second: a slow frame is not a jump). The figures are printed;
- * screenshots go to test-results/lab-*.png. The test data is copied without the mobs near
- * the spawn, so nothing fights the walkers: this is about the netcode.
+ * and A's scripted square walk runs while B watches. Under each case (both clean, both on
+ * 100 ms + 5% loss, then the one-click side presets: A bad, B bad, both bad, where bad is
+ * 200±50 ms + 5% loss) the walk is replayed for 20 s: B sees A move, no frame moves A by
+ * more than 3 units on B's screen (per 60th of a second: a slow frame is not a jump), A is
+ * never corrected, and each pane's drawn error against the server's record (the lab feed)
+ * is measured: p50/p99/max, overshoot at stops, slide-backs. The figures are printed;
+ * screenshots go to test-results/lab-*.png, with the layout at 1280×800 and 800×600. The
+ * test data is copied without the mobs near the spawn, so nothing fights the walkers: this
+ * is about the netcode.
  * Needs /usr/bin/chromium (apt-get install chromium).
  */
 import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -24,6 +27,9 @@ import {
   type Browser,
 } from '../helpers/browser.js';
 import { startWorldServer, type WorldServer } from '../helpers/game-client.js';
+import { MOTION_ERROR_UNITS } from '../../shared/game/motion.js';
+import { PLAYER_SPEED } from '../../shared/game/movement.js';
+import { HOLD_MS, TICK_MS } from '../../web-client/src/state/render-clock.js';
 
 const results = join(REPO_ROOT, 'test-results');
 const WAIT_MS = 45_000;
@@ -39,8 +45,24 @@ interface LabLink {
   bandwidthKbps: number;
 }
 
+interface ErrorFigures {
+  samples: number;
+  p50: number;
+  p99: number;
+  max: number;
+  stops: number;
+  overshoot: number;
+  slideBacks: number;
+}
+
 interface LabPlayerView {
   role: 'A' | 'B';
+  truth: {
+    window: ErrorFigures;
+    run: ErrorFigures;
+    stops: { id: number; overshoot: number }[];
+    waiting: number;
+  };
   status: string;
   id: number | undefined;
   self: { x: number; y: number } | undefined;
@@ -51,6 +73,7 @@ interface LabPlayerView {
   jitterMs: number;
   steps: { frames: number; over: number; max: number; maxRaw: number };
   resent: number;
+  link: LabLink;
 }
 
 interface LabView {
@@ -131,7 +154,7 @@ describe.skipIf(skip)('the netcode lab page against the live server', () => {
     });
     expect(await page.locator('.lab-pane').count()).toBe(3);
     expect(await page.locator('.lab-view canvas').count()).toBe(3);
-    expect(await page.locator('figure.plot canvas').count()).toBe(10);
+    expect(await page.locator('figure.plot canvas').count()).toBe(12);
     const aId = ready.players[0]!.id!;
     const bId = ready.players[1]!.id!;
     // The server's pane has both players from the feed.
@@ -144,19 +167,48 @@ describe.skipIf(skip)('the netcode lab page against the live server', () => {
     expect(await distinctColours(page, png)).toBeGreaterThan(20);
   }, 120_000);
 
-  const links: [string, LabLink][] = [
-    ['clean', { latencyMs: 0, jitterMs: 0, lossPercent: 0, bandwidthKbps: 0 }],
-    ['100 ms + 5% loss', { latencyMs: 100, jitterMs: 0, lossPercent: 5, bandwidthKbps: 0 }],
-    ['200±50 ms + 5% loss', { latencyMs: 200, jitterMs: 50, lossPercent: 5, bandwidthKbps: 0 }],
+  const CLEAN: LabLink = { latencyMs: 0, jitterMs: 0, lossPercent: 0, bandwidthKbps: 0 };
+  /** How a case sets the links: a side preset's button (one click), or each link by hand. */
+  type Case = { name: string; preset: string } | { name: string; links: { A: LabLink; B: LabLink } };
+  const cases: Case[] = [
+    { name: 'both clean', preset: 'both clean' },
+    {
+      name: 'both 100 ms + 5% loss',
+      links: {
+        A: { latencyMs: 100, jitterMs: 0, lossPercent: 5, bandwidthKbps: 0 },
+        B: { latencyMs: 100, jitterMs: 0, lossPercent: 5, bandwidthKbps: 0 },
+      },
+    },
+    { name: 'A 200 ms, B clean', links: { A: { ...CLEAN, latencyMs: 200 }, B: CLEAN } },
+    { name: 'A bad, B clean', preset: 'A bad, B clean' },
+    { name: 'A clean, B bad', preset: 'A clean, B bad' },
+    { name: 'both bad', preset: 'both bad' },
   ];
+  /**
+   * Issue 24's target for a watcher of a mover on a bad link: drawn at most 1 unit past any
+   * stop, and no slide-back over 1 unit. Today B draws A well past the corners when A's link
+   * is the bad one (a state is dated when A sent it and reaches B late by A's uplink delay);
+   * those cases print their figures, and assert this once watchers absorb the mover's
+   * lateness.
+   */
+  const TARGET_OVERSHOOT_UNITS = 1;
+  /**
+   * A watcher on a bad link with a clean mover runs the mover on past what it heard for at
+   * most HOLD_MS while its own link stalls, and a state may be dated up to a tick before the
+   * tick that sends it: that far at a walk past a stop, and no further.
+   */
+  const WATCHER_HOLD_UNITS = (PLAYER_SPEED * (HOLD_MS + TICK_MS)) / 1000;
+  const measured: Record<string, unknown>[] = [];
 
-  for (const [name, link] of links) {
-    it(`replays the scripted walk for 20 s at ${name}: B sees A move without a frame step over 3 units`, async () => {
-      await page.evaluate((l) => {
-        const w = (window as unknown as Lab).__wyvernLab;
-        w.setLink('A', l);
-        w.setLink('B', l);
-      }, link);
+  for (const c of cases) {
+    it(`replays the scripted walk for 20 s, ${c.name}: B sees A move without a frame step over 3 units, drawn error measured`, async () => {
+      if ('preset' in c) await page.click(`button[name=side-preset][data-preset="${c.preset}"]`);
+      else
+        await page.evaluate((links) => {
+          const w = (window as unknown as Lab).__wyvernLab;
+          w.setLink('A', links.A);
+          w.setLink('B', links.B);
+        }, c.links);
       // Let the link settle (what was held under the last settings drains), then replay.
       await new Promise((ok) => setTimeout(ok, 1500));
       const before = await lab(page);
@@ -171,11 +223,14 @@ describe.skipIf(skip)('the netcode lab page against the live server', () => {
         if (b.watched) seen.push(b.watched);
         await new Promise((ok) => setTimeout(ok, 500));
       }
+      // The frames drawn last are judged once the server's record covers them.
+      await new Promise((ok) => setTimeout(ok, 2500));
       const after = await lab(page);
       const [a, b] = after.players as [LabPlayerView, LabPlayerView];
-      await page.screenshot({ path: join(results, `lab-${name.replace(/[^a-z0-9]+/gi, '-')}.png`) });
+      await page.screenshot({ path: join(results, `lab-${c.name.replace(/[^a-z0-9]+/gi, '-')}.png`) });
       const figures = {
-        link: name,
+        case: c.name,
+        links: { A: a.link, B: b.link },
         frames: b.steps.frames,
         stepsOver3: b.steps.over,
         maxStep: b.steps.max,
@@ -186,7 +241,11 @@ describe.skipIf(skip)('the netcode lab page against the live server', () => {
         jitterMs: Math.round(b.jitterMs),
         resent: a.resent + b.resent - before.players[0]!.resent - before.players[1]!.resent,
         renderer: after.renderer,
+        drawnErrorB: b.truth.run,
+        overshootsB: b.truth.stops.map((s) => s.overshoot),
+        drawnErrorA: a.truth.run,
       };
+      measured.push(figures);
       console.log(`lab figures: ${JSON.stringify(figures)}`);
       if (process.env['LAB_JUMPS']) console.log(JSON.stringify((b as unknown as { jumps: unknown }).jumps));
       // B saw A walk: its view of A went round the square (180 units a side).
@@ -200,8 +259,97 @@ describe.skipIf(skip)('the netcode lab page against the live server', () => {
       expect(figures.corrections).toBe(0);
       expect(b.steps.frames).toBeGreaterThan(200);
       expect(b.steps.over).toBe(0);
+
+      // The drawn error is measured in both panes, every figure a number.
+      for (const p of [a, b]) {
+        for (const f of [p.truth.run, p.truth.window])
+          for (const v of Object.values(f)) expect(Number.isFinite(v)).toBe(true);
+        expect(p.truth.run.samples).toBeGreaterThan(300);
+      }
+      // B judged its drawing of A through the square's corners.
+      expect(b.truth.run.stops).toBeGreaterThanOrEqual(4);
+      expect(b.truth.run.p50).toBeLessThanOrEqual(b.truth.run.p99);
+      expect(b.truth.run.p99).toBeLessThanOrEqual(b.truth.run.max);
+      // A's view of B, who stands still, is where the server has B.
+      expect(a.truth.run.max).toBeLessThan(1);
+      if (c.name === 'both clean') {
+        // Clean links: B draws A where the server had it, within the server's own tolerance
+        // (it sends a walker's state again once observers' reckoning strays that far), and
+        // not past its stops. The max is printed, not asserted: a frame the busy machine
+        // held back (A's page is B's) sends A's inputs late and shows in it.
+        expect(b.truth.run.p99).toBeLessThanOrEqual(MOTION_ERROR_UNITS);
+        expect(b.truth.run.overshoot).toBeLessThanOrEqual(TARGET_OVERSHOOT_UNITS);
+      }
+      if (c.name === 'A clean, B bad')
+        expect(b.truth.run.overshoot).toBeLessThanOrEqual(WATCHER_HOLD_UNITS + 1);
+      // 'A 200 ms, B clean', 'A bad, B clean', 'both bad', 'both 100 ms + 5% loss': the mover's
+      // link is bad; B's overshoot is printed above and meets TARGET_OVERSHOOT_UNITS only once
+      // watchers absorb the mover's lateness (issue 24).
     }, 90_000);
   }
+
+  it('fits the presets and switches beside the three views at 1280×800, and keeps them side by side at 800×600', async () => {
+    await page.setViewportSize({ width: 1280, height: 800 });
+    await page.evaluate(() => window.scrollTo(0, 0));
+    await new Promise((ok) => setTimeout(ok, 800));
+    await page.screenshot({ path: join(results, 'lab-1280x800.png') });
+    const box = async (selector: string) => {
+      const b = await page.locator(selector).first().boundingBox();
+      if (!b) throw new Error(`${selector} is not on the page`);
+      return b;
+    };
+    const views = await Promise.all(['A', 'server', 'B'].map((v) => box(`.lab-view[data-view="${v}"]`)));
+    const onScreen = [
+      ...views,
+      ...(await Promise.all(
+        [
+          'button[name=side-preset]',
+          'button[name=replay]',
+          'select[name=preset-A]',
+          'select[name=preset-B]',
+          'input[name=latencyMs-A]',
+          'input[name=bandwidthKbps-B]',
+          'input[name=prediction-A]',
+          'input[name=interpolation-B]',
+          'input[name=adaptive-B]',
+          'select[name=driver-A]',
+        ].map(box),
+      )),
+    ];
+    for (const b of onScreen) {
+      expect(b.y).toBeGreaterThanOrEqual(0);
+      expect(b.y + b.height).toBeLessThanOrEqual(800);
+    }
+    const sideBySide = (vs: { x: number; y: number; width: number }[], width: number) => {
+      expect(vs[1]!.y).toBeCloseTo(vs[0]!.y, 0);
+      expect(vs[2]!.y).toBeCloseTo(vs[0]!.y, 0);
+      expect(vs[0]!.x + vs[0]!.width).toBeLessThanOrEqual(vs[1]!.x);
+      expect(vs[1]!.x + vs[1]!.width).toBeLessThanOrEqual(vs[2]!.x);
+      expect(vs[2]!.x + vs[2]!.width).toBeLessThanOrEqual(width);
+    };
+    sideBySide(views, 1280);
+
+    await page.setViewportSize({ width: 800, height: 600 });
+    await new Promise((ok) => setTimeout(ok, 800));
+    await page.screenshot({ path: join(results, 'lab-800x600.png') });
+    const tall = await page.evaluate(() =>
+      Math.max(document.body.scrollHeight, document.documentElement.scrollHeight),
+    );
+    console.log(`lab page at 800×600: ${tall} px tall`);
+    const small = await Promise.all(['A', 'server', 'B'].map((v) => box(`.lab-view[data-view="${v}"]`)));
+    sideBySide(small, 800);
+    for (const v of small) expect(v.width).toBeGreaterThan(200);
+    // Every pane is drawn at its new size.
+    const frames = (await lab(page)).framesRendered;
+    await until('the panes draw at the new size', async () => {
+      const now = (await lab(page)).framesRendered;
+      return now.every((n, i) => n > frames[i]! + 10) ? true : undefined;
+    });
+    await page.setViewportSize({ width: 1500, height: 1000 });
+    console.log(
+      `lab drawn error by case: ${JSON.stringify(measured.map((m) => ({ case: m['case'], B: m['drawnErrorB'], overshoots: m['overshootsB'] })))}`,
+    );
+  }, 60_000);
 
   it('logs no errors in the page', () => {
     expect(errors).toEqual([]);

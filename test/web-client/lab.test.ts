@@ -12,6 +12,8 @@ import {
   follow,
   walkCentre,
   walkPeriod,
+  placeLabels,
+  type LabelBox,
 } from '../../web-client/src/state/lab.js';
 
 describe('the lab scripted walk', () => {
@@ -98,5 +100,41 @@ describe('the scripted walk fitted to the walls', () => {
     expect(walk[0]).toMatchObject({ x: -1, y: 0 });
     expect(walk[2]).toMatchObject({ x: 0, y: -1 });
     expect(walk.map((l) => l.ms)).toEqual(SQUARE_WALK.map((l) => l.ms));
+  });
+});
+
+describe('labels on a lab view', () => {
+  const overlap = (a: LabelBox, b: LabelBox) =>
+    Math.abs(a.x - b.x) * 2 < a.w + b.w && a.y - a.h < b.y && b.y - b.h < a.y;
+
+  it('keeps a lone label where it was asked for', () => {
+    expect(placeLabels([{ x: 10, y: 20, w: 40, h: 13 }])).toEqual([{ x: 10, y: 20 }]);
+  });
+
+  it('moves corrections at one spot apart by whole rows so that none covers another', () => {
+    const boxes = Array.from({ length: 5 }, (_, i) => ({ x: 100 + i, y: 50, w: 60, h: 13 }));
+    const at = placeLabels(boxes);
+    const placed = at.map((p, i) => ({ ...boxes[i]!, ...p! }));
+    expect(at.every((p) => p !== undefined)).toBe(true);
+    for (let i = 0; i < placed.length; i++)
+      for (let j = i + 1; j < placed.length; j++) expect(overlap(placed[i]!, placed[j]!)).toBe(false);
+    // The first keeps its place; the next goes up a row.
+    expect(at[0]).toEqual({ x: 100, y: 50 });
+    expect(at[1]).toEqual({ x: 101, y: 37 });
+  });
+
+  it('leaves out a label with no free row within reach, and leaves apart ones alone', () => {
+    const crowd = Array.from({ length: 12 }, () => ({ x: 0, y: 0, w: 50, h: 10 }));
+    const at = placeLabels(crowd, 2);
+    expect(at.filter((p) => p !== undefined)).toHaveLength(5);
+    expect(
+      placeLabels([
+        { x: 0, y: 0, w: 50, h: 10 },
+        { x: 60, y: 0, w: 50, h: 10 },
+      ]),
+    ).toEqual([
+      { x: 0, y: 0 },
+      { x: 60, y: 0 },
+    ]);
   });
 });

@@ -15,10 +15,11 @@ import { LabPlayer } from './net/lab-player.js';
 import { LabRenderer } from './render/lab-renderer.js';
 import { follow, walkCentre, type PaneScene, type Role, type SceneEntity } from './state/lab.js';
 import { movementFromKeys } from './state/input.js';
+import { MARK_SHOWN_MS, TruthRecord } from './state/truth.js';
 import type { LinkSettings } from './state/link-lab.js';
 import { PLAYER_SPEED } from '../../shared/game/movement.js';
 import { h, fill } from './ui/dom.js';
-import { playerPane, serverPane, type PlayerControls } from './ui/lab-ui.js';
+import { SIDE_PRESETS, playerPane, serverPane, type PlayerControls } from './ui/lab-ui.js';
 
 export const LAB_PASSWORD = 'wyvern-lab-password';
 export const LAB_ACCOUNTS = [
@@ -50,6 +51,9 @@ export async function startLab(host: HTMLElement): Promise<void> {
   ) as [LabPlayer, LabPlayer];
   const [pa, pb] = players;
   const feed = new LabFeedClient(() => pa.world.self?.name);
+  // The server's record of every entity near A, every tick: what each pane's drawing is judged by.
+  const record = new TruthRecord();
+  feed.onSnapshot = (snap) => record.add(snap);
   let center: { x: number; y: number } | undefined;
   let replays = 0;
 
@@ -57,6 +61,7 @@ export async function startLab(host: HTMLElement): Promise<void> {
     const now = performance.now();
     for (const p of players) {
       p.meter.reset();
+      p.truth.reset();
       if (p.driver === 'script') p.replay(now);
     }
     trails.forEach((t) => (t.length = 0));
@@ -75,11 +80,26 @@ export async function startLab(host: HTMLElement): Promise<void> {
     {},
     h('h1', {}, 'Wyvern netcode lab'),
     h(
-      'p',
+      'div.lab-sides',
       {},
-      'Two players on the real server, each through its own simulated link. ',
-      'Player A walks a square (or WASD), player B watches (or arrows). ',
-      'Change a link or switch a technique off, then replay the walk.',
+      h('span', {}, 'links (bad: 200±50 ms + 5% loss):'),
+      ...SIDE_PRESETS.map((s) =>
+        h(
+          'button',
+          {
+            type: 'button',
+            name: 'side-preset',
+            'data-preset': s.name,
+            title: `A: ${s.a.name}; B: ${s.b.name}; then the walk is replayed`,
+            onclick: () => {
+              pa.setLink(s.a.link);
+              pb.setLink(s.b.link);
+              replay();
+            },
+          },
+          s.name,
+        ),
+      ),
     ),
     h('button', { type: 'button', name: 'replay', onclick: () => replay() }, 'Replay walk'),
     h('a', { href: '/' }, 'back to the game'),
@@ -148,6 +168,7 @@ export async function startLab(host: HTMLElement): Promise<void> {
       corrections: w.corrections
         .filter((c) => now - c.at < CORRECTION_SHOWN_MS)
         .map((c) => ({ ...c, age: (now - c.at) / CORRECTION_SHOWN_MS })),
+      errors: p.truth.marksAt(now).map((m) => ({ ...m, age: (now - m.at) / MARK_SHOWN_MS })),
       trail: trails[i] as { x: number; y: number }[],
       trailRole: other.role,
       note: !p.ready
@@ -166,6 +187,7 @@ export async function startLab(host: HTMLElement): Promise<void> {
       entities: (snap?.entities ?? []).map((e) => ({ ...e, role: roleOf(e.id) ?? e.kind })),
       ghost: undefined,
       corrections: [],
+      errors: [],
       trail: aId !== undefined ? (feed.trails.get(aId) ?? []) : [],
       trailRole: 'A',
       note: feed.error ?? (snap ? `tick ${snap.tick}` : 'waiting for the lab feed'),
@@ -184,6 +206,7 @@ export async function startLab(host: HTMLElement): Promise<void> {
     pb.watchId = pa.world.self?.id;
     pa.frame(now, dt, pa.driver === 'keys' ? filterKeys(held, A_KEYS) : keys);
     pb.frame(now, dt, pb.driver === 'keys' ? filterKeys(held, B_KEYS) : keys);
+    for (const p of players) p.truth.settle(record);
     players.forEach((p, i) => {
       const e = p.watchId !== undefined ? p.world.entities.get(p.watchId) : undefined;
       const trail = trails[i] as { x: number; y: number; at: number }[];
@@ -240,6 +263,8 @@ interface LabLive {
 
 function exposeForTests(live: LabLive): void {
   const round = (n: number) => Math.round(n * 100) / 100;
+  const roundAll = <T extends object>(o: T): T =>
+    Object.fromEntries(Object.entries(o).map(([k, v]) => [k, typeof v === 'number' ? round(v) : v])) as T;
   const view = {
     get ready() {
       return live.players.every((p) => p.ready && p.world.self !== undefined);
@@ -262,6 +287,12 @@ function exposeForTests(live: LabLive): void {
           correctionReasons: p.world.corrections.map((c) => c.reason),
           delayMs: p.world.clock.delayMs,
           jitterMs: p.world.clock.jitterMs,
+          truth: {
+            window: roundAll(p.truth.figures()),
+            run: roundAll(p.truth.runFigures()),
+            stops: p.truth.stops.map((s) => ({ id: s.id, overshoot: round(s.overshoot) })),
+            waiting: p.truth.waiting,
+          },
           steps: {
             frames: p.meter.frames,
             over: p.meter.over,
@@ -297,7 +328,10 @@ function exposeForTests(live: LabLive): void {
       live.players.find((p) => p.role === role)?.setLink(link);
     },
     resetMeters() {
-      for (const p of live.players) p.meter.reset();
+      for (const p of live.players) {
+        p.meter.reset();
+        p.truth.reset();
+      }
     },
   };
   Object.defineProperty(window, '__wyvernLab', {

@@ -27,6 +27,8 @@ export class LabFeedClient {
   /** Snapshots received. */
   count = 0;
   readonly trails = new Map<number, { x: number; y: number; at: number }[]>();
+  /** Called with every snapshot, in order (the truth record takes each tick's). */
+  onSnapshot: ((snap: FeedSnapshot) => void) | undefined;
   private stopped = false;
 
   constructor(
@@ -91,6 +93,7 @@ export class LabFeedClient {
       while (trail.length > 0 && (trail[0] as { at: number }).at < at - TRAIL_MS) trail.shift();
     }
     for (const id of this.trails.keys()) if (!seen.has(id)) this.trails.delete(id);
+    this.onSnapshot?.(snap);
   }
 }
 

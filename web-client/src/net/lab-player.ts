@@ -21,6 +21,7 @@ import {
 } from '../state/lab.js';
 import { CLEAN_LINK, type LinkSettings } from '../state/link-lab.js';
 import { NetStats } from '../state/net-stats.js';
+import { DrawnErrorMeter, type DrawnEntity } from '../state/truth.js';
 import { ClientWorld, type Incoming } from '../state/world.js';
 
 export type Driver = 'script' | 'keys' | 'stand';
@@ -65,6 +66,8 @@ export class LabPlayer {
   };
   /** How far the other player moves on this player's screen from frame to frame. */
   readonly meter = new StepMeter(3);
+  /** How far from where the server had them this player draws the others (judged by the page). */
+  readonly truth = new DrawnErrorMeter();
   driver: Driver;
   /** Reconciliation of the own prediction (the predictor is new each time it enters). */
   reconcile = true;
@@ -159,6 +162,7 @@ export class LabPlayer {
    */
   replay(localNow: number): void {
     this.meter.reset();
+    this.truth.reset();
     if (this.home) {
       this.script.stop();
       this.returning = true;
@@ -213,6 +217,14 @@ export class LabPlayer {
       );
     }
     this.world.prune(localNow);
+    // Everything drawn at the drawn time: the others (the own character is predicted ahead).
+    const drawn: DrawnEntity[] = [];
+    for (const e of this.world.entities.values()) {
+      if (e.self) continue;
+      const p = this.world.drawnPosition(e, localNow);
+      drawn.push({ id: e.id, x: p.x, y: p.y });
+    }
+    if (this.world.self) this.truth.frame(localNow, this.world.drawnTime(localNow), drawn);
     if (client && !client.isClosed) this.pings.update(client, this.world.remoteWalking);
     const corrections = self?.predictor.corrections ?? 0;
     if (corrections > this.correctionsSeen) {

@@ -2,12 +2,15 @@
  * One pane of the netcode lab in Pixi: draws a PaneScene (state/lab.ts) and nothing else.
  * The camera is the scene's centre; the scale fits PANE_SPAN_UNITS across the pane's smaller
  * side. Layers, bottom to top: ground and walls, the watched entity's trail (one dot per
- * frame, so a jump shows as a gap), corrections (where the character was, an arrow to where
- * the server put it, the snap distance), entities, the own character's server-confirmed
- * ghost, then the note. The page renders every pane from one frame loop (no Pixi ticker).
+ * frame, so a jump shows as a gap), drawn errors over 2 units (a magenta ring where an entity
+ * was drawn, a line to where the server had it), corrections (where the character was, an
+ * arrow to where the server put it, the snap distance), entities, the own character's
+ * server-confirmed ghost, then the note. Labels are placed so that none covers another (the
+ * players' names first, then the corrections, newest first). The page renders every pane
+ * from one frame loop (no Pixi ticker).
  */
 import { Application, Container, Graphics, Text } from 'pixi.js';
-import { PANE_SPAN_UNITS, type PaneScene, type Role } from '../state/lab.js';
+import { PANE_SPAN_UNITS, placeLabels, type PaneScene, type Role } from '../state/lab.js';
 import { softwareWebGL } from './renderer.js';
 
 export const ROLE_COLOURS: Record<Role, number> = {
@@ -18,6 +21,7 @@ export const ROLE_COLOURS: Record<Role, number> = {
 };
 
 const GROUND = 0x25331f;
+const ERROR_COLOUR = 0xff6bff;
 const BODY = 9;
 
 export class LabRenderer {
@@ -78,7 +82,7 @@ export class LabRenderer {
       this.drawnZone = scene.zone;
     }
     let text = 0;
-    const label = (s: string, x: number, y: number, colour: number, size = 11): void => {
+    const label = (s: string, x: number, y: number, colour: number, size = 11): Text => {
       let t = this.texts[text];
       if (!t) {
         t = new Text({
@@ -102,6 +106,7 @@ export class LabRenderer {
       t.x = x;
       t.y = y;
       t.visible = true;
+      return t;
     };
 
     const m = this.marks;
@@ -109,6 +114,16 @@ export class LabRenderer {
     const trailColour = ROLE_COLOURS[scene.trailRole];
     for (const p of scene.trail) m.circle(p.x, p.y, 1.6 / scale);
     if (scene.trail.length > 0) m.fill({ color: trailColour, alpha: 0.55 });
+    for (const e of scene.errors) {
+      const alpha = Math.max(0, 1 - e.age) * 0.8;
+      m.moveTo(e.x, e.y)
+        .lineTo(e.trueX, e.trueY)
+        .stroke({ width: 1.5 / scale, color: ERROR_COLOUR, alpha })
+        .circle(e.x, e.y, BODY + 3)
+        .stroke({ width: 1.5 / scale, color: ERROR_COLOUR, alpha });
+    }
+    const names: Text[] = [];
+    const notes: Text[] = [];
     for (const c of scene.corrections) {
       const alpha = Math.max(0, 1 - c.age);
       const r = 5 / scale;
@@ -120,7 +135,7 @@ export class LabRenderer {
         .lineTo(c.x, c.y)
         .stroke({ width: 2 / scale, color: 0xff4d6d, alpha });
       m.circle(c.x, c.y, 3 / scale).fill({ color: 0xff4d6d, alpha });
-      label(`${c.distance.toFixed(1)} u ${c.reason}`, c.fromX, c.fromY - 8 / scale, 0xff8fa3);
+      notes.push(label(`${c.distance.toFixed(1)} u ${c.reason}`, c.fromX, c.fromY - 8 / scale, 0xff8fa3));
     }
 
     const b = this.bodies;
@@ -136,8 +151,9 @@ export class LabRenderer {
         const ny = e.y + Math.sin(e.facing) * (BODY + 4);
         b.circle(nx, ny, 2.2).fill(0xffffff);
       }
-      if (e.role === 'A' || e.role === 'B') label(e.name, e.x, e.y - BODY - 3, colour);
+      if (e.role === 'A' || e.role === 'B') names.push(label(e.name, e.x, e.y - BODY - 3, colour));
     }
+    this.spreadLabels([...names, ...notes.reverse()], scale);
     const g = scene.ghost;
     if (g) {
       b.moveTo(g.selfX, g.selfY)
@@ -150,6 +166,18 @@ export class LabRenderer {
     this.note.text = scene.note ?? '';
     this.app.render();
     this.framesRendered++;
+  }
+
+  /** Moves labels apart by whole rows (screen pixels) so that none covers another. */
+  private spreadLabels(texts: readonly Text[], scale: number): void {
+    const at = placeLabels(
+      texts.map((t) => ({ x: t.x * scale, y: t.y * scale, w: t.width * scale + 4, h: t.height * scale })),
+    );
+    texts.forEach((t, i) => {
+      const p = at[i];
+      if (p) t.y = p.y / scale;
+      else t.visible = false;
+    });
   }
 
   private drawGround(zone: PaneScene['zone']): void {

@@ -198,6 +198,17 @@ export interface SceneCorrection {
   age: number;
 }
 
+/** A drawn error over the mark's limit: where the entity was drawn and where it truly was. */
+export interface SceneErrorMark {
+  x: number;
+  y: number;
+  trueX: number;
+  trueY: number;
+  error: number;
+  /** 0 when drawn, 1 when it has faded out. */
+  age: number;
+}
+
 /** What one lab pane shows, in world units; the renderer only draws it. */
 export interface PaneScene {
   zone:
@@ -215,6 +226,8 @@ export interface PaneScene {
   /** The own character's server-confirmed position, and where the character is drawn. */
   ghost: { x: number; y: number; selfX: number; selfY: number } | undefined;
   corrections: SceneCorrection[];
+  /** Where the pane drew an entity more than 2 units from where the server had it. */
+  errors: SceneErrorMark[];
   /** Where the watched entity was drawn lately, oldest first: gaps between dots are jumps. */
   trail: { x: number; y: number }[];
   trailRole: Role;
@@ -299,4 +312,34 @@ export function fittedWalk(
     if (clear) return walk;
   }
   return [...legs];
+}
+
+/** A label on a view, in screen pixels: centred on x, its bottom edge at y. */
+export interface LabelBox {
+  x: number;
+  y: number;
+  w: number;
+  h: number;
+}
+
+/**
+ * Where labels go so that none covers another: each in turn (the first ones keep their
+ * place) at its own spot, else moved up or down by whole rows, nearest first, to the first
+ * free place within `rows` rows; undefined when there is none (it is not drawn).
+ */
+export function placeLabels(boxes: readonly LabelBox[], rows = 4): ({ x: number; y: number } | undefined)[] {
+  const placed: LabelBox[] = [];
+  const overlaps = (a: LabelBox, b: LabelBox) =>
+    Math.abs(a.x - b.x) * 2 < a.w + b.w && a.y - a.h < b.y && b.y - b.h < a.y;
+  return boxes.map((box) => {
+    for (let i = 0; i <= rows * 2; i++) {
+      // 0, up 1, down 1, up 2, down 2, ...
+      const shift = i === 0 ? 0 : (i % 2 === 1 ? -1 : 1) * Math.ceil(i / 2) * box.h;
+      const at = { ...box, y: box.y + shift };
+      if (placed.some((p) => overlaps(p, at))) continue;
+      placed.push(at);
+      return { x: at.x, y: at.y };
+    }
+    return undefined;
+  });
 }

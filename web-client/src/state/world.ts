@@ -410,9 +410,14 @@ export class ClientWorld {
         : { x: pr.confirmed.x, y: pr.confirmed.y, facing: pr.facing };
       return track ? track.place(base, localNow, localNow) : base;
     }
-    const t = this.toggles.interpolation ? this.clock.renderTime(localNow) : this.clock.serverNow(localNow);
+    const t = this.drawnTime(localNow);
     const base = this.view.positionAt(e, t);
     return track ? track.place(base, t, localNow) : base;
+  }
+
+  /** The server time remote entities are drawn at: the render time, or the server's now with interpolation off. */
+  drawnTime(localNow: number): number {
+    return this.toggles.interpolation ? this.clock.renderTime(localNow) : this.clock.serverNow(localNow);
   }
 
   /** Where the server has an entity now, as far as the newest state says (the ghost). */

@@ -5,6 +5,7 @@
  */
 import type { Driver, LabPlayer } from '../net/lab-player.js';
 import type { LinkSettings } from '../state/link-lab.js';
+import type { ErrorFigures } from '../state/truth.js';
 import { h, fill } from './dom.js';
 import { Plot } from './plot.js';
 
@@ -19,6 +20,24 @@ export const LINK_PRESETS: readonly LinkPreset[] = [
   { name: '200±50 ms + 5% loss', link: { latencyMs: 200, jitterMs: 50, lossPercent: 5, bandwidthKbps: 0 } },
   { name: '150±100 ms jitter', link: { latencyMs: 150, jitterMs: 100, lossPercent: 0, bandwidthKbps: 0 } },
   { name: '32 kbit/s cap', link: { latencyMs: 40, jitterMs: 0, lossPercent: 0, bandwidthKbps: 32 } },
+];
+
+/** Both players' links at once: the classic cases, a bad link on either side or on both. */
+export interface SidePreset {
+  name: string;
+  a: LinkPreset;
+  b: LinkPreset;
+}
+
+const CLEAN = LINK_PRESETS[0]!;
+/** The bad link of the side presets: 200±50 ms and 5% loss each way. */
+const BAD = LINK_PRESETS[2]!;
+
+export const SIDE_PRESETS: readonly SidePreset[] = [
+  { name: 'both clean', a: CLEAN, b: CLEAN },
+  { name: 'A bad, B clean', a: BAD, b: CLEAN },
+  { name: 'A clean, B bad', a: CLEAN, b: BAD },
+  { name: 'both bad', a: BAD, b: BAD },
 ];
 
 export interface PlayerControls {
@@ -54,7 +73,14 @@ export function playerPane(p: LabPlayer, actions: { replay(): void }): PlayerCon
     if (l) p.setLink(l.link);
     showLink();
   });
-  const slider = (label: string, key: keyof LinkSettings, max: number, step: number, unit: string) => {
+  const slider = (
+    label: string,
+    key: keyof LinkSettings,
+    max: number,
+    step: number,
+    unit: string,
+    title = `${label}, each way`,
+  ) => {
     const value = h('span.value', {}, '');
     const input = h('input', {
       type: 'range',
@@ -68,7 +94,7 @@ export function playerPane(p: LabPlayer, actions: { replay(): void }): PlayerCon
       showLink();
     });
     sliders.push({ key, input, value, unit });
-    return h('label.slider', {}, h('span', {}, label), input, value);
+    return h('label.slider', { title }, h('span', {}, label), input, value);
   };
   const check = (
     label: string,
@@ -98,7 +124,7 @@ export function playerPane(p: LabPlayer, actions: { replay(): void }): PlayerCon
   const driver = h(
     'select',
     { name: `driver-${role}`, title: 'What moves this player' },
-    h('option', { value: 'script' }, 'scripted walk (square)'),
+    h('option', { value: 'script' }, 'scripted square'),
     h('option', { value: 'keys' }, role === 'A' ? 'keys: WASD' : 'keys: arrows'),
     h('option', { value: 'stand' }, 'stand still'),
   );
@@ -128,6 +154,7 @@ export function playerPane(p: LabPlayer, actions: { replay(): void }): PlayerCon
       second: { series: s.bytesOut, colour: '#ff9fd0', label: 'out' },
     }),
     new Plot(s.corrections, { label: 'corrections/s', unit: '/s', colour: '#ff4d6d', floor: 1, digits: 1 }),
+    new Plot(p.truth.series, { label: 'drawn error', unit: 'u', colour: '#ff6bff', floor: 4, digits: 1 }),
   ];
 
   const title = `Player ${role}`;
@@ -136,50 +163,68 @@ export function playerPane(p: LabPlayer, actions: { replay(): void }): PlayerCon
     { 'data-role': role },
     h('h2', {}, h('span.role', { 'data-role': role }, title), h('span.who', {}, ` ${p.options.character}`)),
     view,
-    figures,
-    h('div.lab-plots', {}, ...plots.map((pl) => pl.root)),
+    // The controls first, right under the view: a link is changed while the views are watched.
     h(
       'div.lab-controls',
       {},
-      h('h4', {}, 'Link (each way)'),
-      h('label.slider', {}, h('span', {}, 'preset'), preset),
-      slider('latency', 'latencyMs', 500, 5, 'ms'),
-      slider('jitter', 'jitterMs', 200, 5, 'ms'),
-      slider('loss', 'lossPercent', 20, 1, '%'),
-      slider('bandwidth (0: none)', 'bandwidthKbps', 512, 8, 'kbit/s'),
-      h('h4', {}, 'Techniques'),
-      check(
-        'prediction',
-        'prediction',
-        () => p.world.toggles.prediction,
-        (v) => (p.world.toggles.prediction = v),
-        'Off: the own character is drawn where the server last agreed it is.',
-      ),
-      check(
-        'reconciliation',
-        'reconciliation',
-        () => p.reconcile,
-        (v) => (p.reconcile = v),
-        'Off: each acknowledgement puts the character back where that input had it.',
-      ),
-      check(
-        'interpolation',
-        'interpolation',
-        () => p.world.toggles.interpolation,
-        (v) => (p.world.toggles.interpolation = v),
-        'Off: others are drawn at the newest state, dead-reckoned, as it arrives.',
-      ),
-      h('label.slider', {}, h('span', {}, 'delay'), delay, delayValue),
       h(
-        'label.check',
-        { title: 'The delay follows the measured arrival jitter' },
-        adaptive,
-        'adaptive delay',
+        'div.lab-row',
+        {},
+        h('label.pick', { title: 'Link preset, each way' }, h('span', {}, 'link'), preset),
+        h('label.pick', { title: 'What moves this player' }, h('span', {}, 'driver'), driver),
+        h(
+          'button',
+          { type: 'button', name: `replay-${role}`, onclick: () => actions.replay() },
+          'replay walk',
+        ),
       ),
-      h('h4', {}, 'Driver'),
-      driver,
-      h('button', { type: 'button', name: `replay-${role}`, onclick: () => actions.replay() }, 'replay walk'),
+      h(
+        'div.lab-sliders',
+        {},
+        slider('latency', 'latencyMs', 500, 5, 'ms'),
+        slider('jitter', 'jitterMs', 200, 5, 'ms'),
+        slider('loss', 'lossPercent', 20, 1, '%'),
+        slider('bandwidth', 'bandwidthKbps', 512, 8, 'kbit/s', 'Bandwidth cap; 0: none'),
+      ),
+      h(
+        'div.lab-row',
+        {},
+        check(
+          'prediction',
+          'prediction',
+          () => p.world.toggles.prediction,
+          (v) => (p.world.toggles.prediction = v),
+          'Off: the own character is drawn where the server last agreed it is.',
+        ),
+        check(
+          'reconciliation',
+          'reconciliation',
+          () => p.reconcile,
+          (v) => (p.reconcile = v),
+          'Off: each acknowledgement puts the character back where that input had it.',
+        ),
+        check(
+          'interpolation',
+          'interpolation',
+          () => p.world.toggles.interpolation,
+          (v) => (p.world.toggles.interpolation = v),
+          'Off: others are drawn at the newest state, dead-reckoned, as it arrives.',
+        ),
+      ),
+      h(
+        'div.lab-sliders',
+        {},
+        h('label.slider', { title: 'Interpolation delay' }, h('span', {}, 'delay'), delay, delayValue),
+        h(
+          'label.check',
+          { title: 'The delay follows the measured arrival jitter' },
+          adaptive,
+          'adaptive delay',
+        ),
+      ),
     ),
+    figures,
+    h('div.lab-plots', {}, ...plots.map((pl) => pl.root)),
   );
   showLink();
 
@@ -206,6 +251,8 @@ export function playerPane(p: LabPlayer, actions: { replay(): void }): PlayerCon
           'link',
           p.connection ? `${p.connection.lab.up.lost + p.connection.lab.down.lost} messages resent` : '–',
         ],
+        ['drawn error (10 s)', errorText(p.truth.figures())],
+        ['overshoot at stops', overshootText(p.truth.figures())],
       ];
       fill(figures, ...rows.map(([k, v]) => h('tr', {}, h('th', {}, k), h('td', {}, v))));
       // The link may have been set from elsewhere (a preset, the test hook).
@@ -228,14 +275,34 @@ export function serverPane(): { root: HTMLElement; view: HTMLElement; info: HTML
     h(
       'p.hint',
       {},
+      'Two players on the real server, each through its own simulated link. ',
+      'Player A walks a square (or WASD), player B watches (or arrows). ',
+      'Change a link or switch a technique off, then replay the walk.',
+    ),
+    h(
+      'p.hint',
+      {},
       'What the server holds true around player A, every tick, from its lab feed: a player is ',
       'where its newest accepted input put it (four a second while it walks). ',
       'Player A predicts ahead of it; player B interpolates behind it. ',
       'White ring: a player\u2019s server-confirmed position. Red cross and arrow: a correction and its snap. ',
-      'Dots: where the watched player was drawn each frame (a gap is a jump).',
+      'Dots: where the watched player was drawn each frame (a gap is a jump). ',
+      'Magenta ring and line: a player drew an entity more than 2 units from where the server had it ',
+      'at the time drawn (its drawn error, judged once the server’s record covers that time).',
     ),
   );
   return { root, view, info };
+}
+
+function errorText(f: ErrorFigures): string {
+  if (f.samples === 0) return 'waiting for the server’s record';
+  return `p50 ${f.p50.toFixed(1)} · p99 ${f.p99.toFixed(1)} · max ${f.max.toFixed(1)} u`;
+}
+
+function overshootText(f: ErrorFigures): string {
+  const backs = `${f.slideBacks} slide-back${f.slideBacks === 1 ? '' : 's'} > 1 u`;
+  if (f.stops === 0) return `no stop drawn · ${backs}`;
+  return `max ${f.overshoot.toFixed(1)} u over ${f.stops} stop${f.stops === 1 ? '' : 's'} · ${backs}`;
 }
 
 function sameLink(a: LinkSettings, b: LinkSettings): boolean {
