@@ -1,5 +1,7 @@
-import { describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runGroup, startBenchServer, type BenchLeg, type BenchServer } from '../../bench/netcode/harness.js';
 import { figures, ServerRecord, type PlayerRecord, type WatcherFrame } from '../../bench/netcode/truth.js';
+import { CLEAN_LINK } from '../../web-client/src/state/link-lab.js';
 
 const walker = (over: Partial<PlayerRecord>): PlayerRecord => ({
   x: 0,
@@ -63,4 +65,45 @@ describe('netcode bench figures', () => {
     expect(record.at(599)!.x).toBeCloseTo(10, 3);
     expect(record.at(600)!.x).toBe(500);
   });
+});
+
+describe('netcode bench against a real server', () => {
+  let server: BenchServer;
+
+  beforeAll(async () => {
+    server = await startBenchServer();
+  }, 20_000);
+
+  afterAll(async () => {
+    await server?.stop();
+  });
+
+  it('runs a clean mover and a clean watcher across the zone line and back: figures finite, error near zero', async () => {
+    const walk: BenchLeg[] = [
+      { x: 1, y: 0, ms: 1200 },
+      { x: 0, y: 0, ms: 800 },
+      { x: -1, y: 0, ms: 1200 },
+      { x: 0, y: 0, ms: 800 },
+    ];
+    const group = await runGroup(server, {
+      mover: { name: 'clean', link: CLEAN_LINK },
+      watchers: [{ name: 'clean', link: CLEAN_LINK }],
+      walk,
+      settleMs: 1000,
+      tailMs: 1000,
+      tag: 'T',
+      seed: 1,
+    });
+    const f = group.pairs[0]!.figures;
+    expect(f.frames).toBeGreaterThan(200);
+    expect(f.unseen).toBe(0);
+    expect(f.stops).toBe(2);
+    for (const v of [f.error.p50, f.error.p99, f.error.max, f.overshoot.max, f.endError, f.baseDelayMs])
+      expect(Number.isFinite(v)).toBe(true);
+    expect(group.events.filter((e) => e.kind === 'crossing')).toHaveLength(2);
+    expect(f.error.p50).toBeLessThan(0.5);
+    expect(f.error.p99).toBeLessThan(3);
+    expect(f.overshoot.max).toBeLessThan(1);
+    expect(group.moverFigures.corrections).toBe(0);
+  }, 30_000);
 });
