@@ -9,7 +9,7 @@
  * key held through the respawn, the zone line crossed both ways) while one watcher per link
  * stands and draws it, each client running the page's own code (prediction, reconciliation,
  * the render clock, interpolation, visual tracks) through the link lab's queue at 60 Hz. The
- * groups run one after another, so no group sees another's mover. About 30 s a group.
+ * groups run one after another, so no group sees another's mover. About 40 s a group.
  *
  * Per pair: drawn error p50/p99/max (the distance from where the server had the mover at the
  * watcher's drawn time), overshoot at stops (how far past the stop point, along the walk into
