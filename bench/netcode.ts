@@ -55,14 +55,14 @@ function table(groups: readonly GroupResult[]): string {
 
 function moverTable(groups: readonly GroupResult[]): string {
   const lines = [
-    '| mover link | corrections | after respawn | self off at rest, max | self off at rest after respawn | events | group s |',
-    '| --- | ---: | ---: | ---: | ---: | --- | ---: |',
+    '| mover link | corrections | after respawn | self off at rest, max | self off at rest after respawn | inputs held, max ms | inputs late | events | group s |',
+    '| --- | ---: | ---: | ---: | ---: | ---: | ---: | --- | ---: |',
   ];
   for (const g of groups) {
     const m = g.moverFigures;
     const events = g.events.map((e) => e.kind).join(', ');
     lines.push(
-      `| ${g.mover} | ${m.corrections} | ${m.correctionsAfterRespawn} | ${r2(m.selfRestError)} | ${m.selfAfterRespawn === undefined ? '-' : r2(m.selfAfterRespawn)} | ${events} | ${r1(g.ms / 1000)} |`,
+      `| ${g.mover} | ${m.corrections} | ${m.correctionsAfterRespawn} | ${r2(m.selfRestError)} | ${m.selfAfterRespawn === undefined ? '-' : r2(m.selfAfterRespawn)} | ${g.heldMs} | ${g.lateInputs} | ${events} | ${r1(g.ms / 1000)} |`,
     );
   }
   return lines.join('\n');

@@ -314,6 +314,10 @@ export interface GroupResult {
   moverFigures: MoverFigures;
   pairs: { watcher: string; figures: PairFigures }[];
   events: TruthEvent[];
+  /** The most the server held the mover's inputs (ms): what its watchers pay for its link. */
+  heldMs: number;
+  /** The mover's inputs that came later than their time (a stall beyond the server's window). */
+  lateInputs: number;
   /** How long the group took, logins included (ms). */
   ms: number;
   trace?: GroupTrace;
@@ -421,6 +425,8 @@ export async function runGroup(server: BenchServer, o: GroupOptions): Promise<Gr
         figures: figures(record, watcherFrames[i]!, unseen[i]!),
       })),
       events: record.events,
+      heldMs: record.heldMax,
+      lateInputs: record.late,
       ms: performance.now() - started,
       ...(o.trace && { trace: { record, mover: moverFrames, watchers: watcherFrames } }),
     };

@@ -31,6 +31,8 @@ export interface PlayerRecord {
   facing: number;
   moveSpeed: number;
   alive: boolean;
+  /** Its input timeline (server/world/timeline.ts): how long its inputs are held, how many came late. */
+  timeline?: { held: number; late: number };
 }
 
 export type EventKind = 'death' | 'respawn' | 'crossing';
@@ -50,7 +52,18 @@ export class ServerRecord {
   private zone: string | undefined;
 
   /** The player as the tick at server time `now` left it, in zone `zone`. */
+  /**
+   * The most the server held the player's inputs (ms): the delay every watcher pays for its
+   * link, on top of the watcher's own; and how many inputs came later than their time.
+   */
+  heldMax = 0;
+  late = 0;
+
   observe(p: PlayerRecord, zone: string, now: number): void {
+    if (p.timeline) {
+      this.heldMax = Math.max(this.heldMax, p.timeline.held);
+      this.late = p.timeline.late;
+    }
     const last = this.states[this.states.length - 1];
     if (this.zone !== undefined && zone !== this.zone) this.events.push({ kind: 'crossing', t: now });
     this.zone = zone;

@@ -11,6 +11,7 @@ import {
   loadWorldData,
   mulberry32,
   step,
+  type MoveInput,
   type Player,
   type WorldEvent,
   type WorldInput,
@@ -25,6 +26,7 @@ import {
   ofType,
   player,
   received,
+  runUntil,
   template,
   tick,
   walker,
@@ -66,6 +68,22 @@ describe('death while walking', () => {
     expect(received(death, p.id, 'PositionCorrection')).toEqual([
       { seq: p.lastSeq, x: p.x, y: p.y, facing: p.facing, reason: 'dead', epoch: 1 },
     ]);
+  });
+
+  it('falls where its walk had carried it since its newest input, not back at that input', () => {
+    const w = world({ zone: { obstacles: [] } });
+    const p = join(w, player({ x: 100, y: 300 }));
+    const walk = walker(p, 0, 1000);
+    tick(w, [{ ...(stamped(walk.at(1000), 0) as MoveInput), receivedAt: 1000 }], 1000);
+    runUntil(w, 1200);
+    // Its next heartbeat is still on the way when the blow lands.
+    applyDamage(w, null, p, 0, p.health, false);
+    const death = tick(w, [], 1250);
+    expect(p.alive).toBe(false);
+    // Watchers drew it 250 ms on from x 100: it lies there, and the stop is dated now.
+    expect(p.x).toBeCloseTo(100 + (p.speed * 250) / 1000, 6);
+    expect(p.sent).toMatchObject({ x: p.x, y: 300, t: 1250, moving: false });
+    expect(received(death, p.id, 'PositionCorrection')).toMatchObject([{ x: p.x, reason: 'dead' }]);
   });
 
   it('drops, unanswered, the inputs the client made before it heard', () => {
