@@ -192,6 +192,8 @@ export class Outbox {
    */
   private readonly mobRefs = new Map<number, MobRef>();
   private readonly reckoned = { qx: 0, qy: 0, qa: 0 };
+  /** Per grid cell, the tick a walking player last stood in it (keepTime). */
+  private walkerTick = new Int32Array(0);
   /** The tick and time being delivered (EnterWorld carries them). */
   tick = 0;
   time = 0;
@@ -323,6 +325,7 @@ export class Outbox {
       if (r.conn.closed) this.resyncing.delete(r);
       else if (!this.touch(r.player.id)!.behind) this.writeResync(r);
     }
+    this.keepTime(world);
     for (const r of this.touched) this.closeFrame(r);
 
     for (const e of events)
@@ -343,6 +346,32 @@ export class Outbox {
     this.cells.clear();
     this.spawns.clear();
     this.frames.clear();
+  }
+
+  /**
+   * A client that sees a walking player gets a WorldUpdate every tick, empty when nothing in
+   * its view changed: its render clock then knows that every state up to this tick has come,
+   * so it draws a walker up to now and holds it there while its own link stalls, instead of
+   * walking it on past a stop that is still on its way. A walker's own states come only when
+   * its course changes (or once a second), so without this a quiet tick and a stalled link
+   * look the same. A client seeing no walker gets nothing: mob paths say where they go.
+   */
+  private keepTime(world: World): void {
+    if (world.walking.size === 0) return;
+    const cells = world.playerGrid.cells.length;
+    if (this.walkerTick.length !== cells) this.walkerTick = new Int32Array(cells).fill(-1);
+    const stamp = this.tick | 0;
+    for (const p of world.walking) if (p.cell >= 0) this.walkerTick[p.cell] = stamp;
+    for (const r of this.recipients.values()) {
+      if ((r.tick === this.tick && r.opened) || r.conn.closed) continue;
+      for (const cell of r.player.viewCells) {
+        if (this.walkerTick[cell] !== stamp) continue;
+        // Not to one that is behind: its motion was skipped, so all is not heard.
+        const t = this.touch(r.player.id);
+        if (t && t.frameStart < 0 && !t.behind && !t.resync) this.openFrame(t);
+        break;
+      }
+    }
   }
 
   // ---------------------------------------------------------------- shared encodings

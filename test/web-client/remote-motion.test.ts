@@ -191,12 +191,15 @@ function simulate(link: LinkSettings, seed: number, durationMs = 20_000): Run {
         });
         sent = { moving: last.moving, angle: last.angle, t: now };
       }
-      if (records.length > 0) downB.push({ kind: 'update', time: T0 + now, records }, now);
+      // A client that sees a walker gets an update every tick (server/outbox: keepTime).
+      if (records.length > 0 || sent.moving) downB.push({ kind: 'update', time: T0 + now, records }, now);
     }
     for (const m of downB.take(now)) deliver(m, now);
     if (now % FRAME === 0) {
       const e = world.entities.get(A);
       if (!e) continue;
+      // As the page's frame does: the drawn time is held at what was heard only while A walks.
+      world.prune(now);
       const p = world.drawnPosition(e, now);
       if (drawn) run.steps.push(Math.hypot(p.x - drawn.x, p.y - drawn.y));
       drawn = p;

@@ -13,8 +13,10 @@
  *            (the link keeps order; a Pong vouches for one tick less than its time)
  *
  * The drawn time follows `serverNow - delay` but never runs more than HOLD_MS past `heard`:
- * when the link stalls, remote entities are walked on from their newest state for at most
- * HOLD_MS and then held, instead of being run on and pulled back when the stall ends. The
+ * when the link stalls, remote entities are held where they were at the newest time heard,
+ * not walked on past a stop that is still on its way and pulled back when the stall ends
+ * (the server sends a WorldUpdate every tick to a client that sees a walking player, so a
+ * quiet tick is heard too). The
  * drawn time never jumps: it runs at 0 to MAX_RATE times the local clock, so after a stall
  * (or when the delay grows or shrinks) it catches up or falls back smoothly.
  *
@@ -28,8 +30,12 @@ export const MIN_DELAY_MS = INTERPOLATION_DELAY_MS;
 export const MAX_DELAY_MS = 500;
 /** Added to the measured jitter: the tick wait and the jitter of the walker's own link. */
 export const DELAY_MARGIN_MS = 100;
-/** How long the drawn time may run on past what has been heard (bounded dead reckoning). */
-export const HOLD_MS = 200;
+/**
+ * How long the drawn time may run on past what has been heard: not at all. Every state up to
+ * `heard` is here (the server dates a state no later than the update that carries it), so
+ * what is drawn is where the server had each entity; past it a stop may still be on its way.
+ */
+export const HOLD_MS = 0;
 /** The drawn time runs at most this much faster than the local clock while it catches up. */
 export const MAX_RATE = 1.15;
 /** How far the drawn time must be off its target for the rate to reach its bounds. */
