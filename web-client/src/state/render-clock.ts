@@ -10,7 +10,7 @@
  *   jitter   the JITTER_PERCENTILE of the lateness of recent arrivals
  *   delay    jitter + DELAY_MARGIN_MS, within [MIN_DELAY_MS, MAX_DELAY_MS]
  *   heard    the newest server time known to be complete: every state up to it has arrived
- *            (the link keeps order; a Pong vouches for one tick less than its time)
+ *            (the link keeps order; the newest WorldUpdate's time)
  *
  * The drawn time follows `serverNow - delay` but never runs more than HOLD_MS past `heard`:
  * when the link stalls, remote entities are held where they were at the newest time heard,
@@ -46,8 +46,6 @@ const FASTEST_WINDOW_MS = 5000;
 const JITTER_SAMPLES = 128;
 const JITTER_WINDOW_MS = 10_000;
 export const JITTER_PERCENTILE = 0.95;
-/** A Pong is made between ticks: it vouches for the server time one tick before its own. */
-export const TICK_MS = 50;
 
 interface Arrival {
   at: number;
@@ -96,10 +94,13 @@ export class RenderClock {
     this.hear(serverTime);
   }
 
-  /** A Pong made at `serverTime` arrived: everything sent a tick before it is here too. */
+  /**
+   * A Pong made at `serverTime` arrived: it sets the clock, but vouches for nothing heard. A
+   * Pong is answered at once, while a tick that runs late has not sent its states yet; what
+   * is heard comes from WorldUpdates, which come every tick while a walker is in view.
+   */
   observePong(serverTime: number, localNow: number): void {
     this.arrive(serverTime, localNow);
-    this.hear(serverTime - TICK_MS);
   }
 
   /** Starts over (a new world): the next arrival sets the clock at once. */
