@@ -280,7 +280,7 @@ export class BenchClient {
       );
     }
     this.world.prune(now);
-    if (!client.isClosed) this.pings.update(client, this.world.remoteWalking);
+    if (!client.isClosed) this.pings.update(client);
   }
 
   close(): void {

@@ -192,8 +192,6 @@ export class Outbox {
    */
   private readonly mobRefs = new Map<number, MobRef>();
   private readonly reckoned = { qx: 0, qy: 0, qa: 0 };
-  /** Per grid cell, the tick a walking player last stood in it (keepTime). */
-  private walkerTick = new Int32Array(0);
   /** The tick and time being delivered (EnterWorld carries them). */
   tick = 0;
   time = 0;
@@ -349,23 +347,25 @@ export class Outbox {
   }
 
   /**
-   * A client that sees a walking player gets a WorldUpdate every tick, empty when nothing in
-   * its view changed: its render clock then knows that every state up to this tick has come,
-   * so it draws a walker up to now and holds it there while its own link stalls, instead of
-   * walking it on past a stop that is still on its way. A walker's own states come only when
-   * its course changes (or once a second), so without this a quiet tick and a stalled link
-   * look the same. A client seeing no walker gets nothing: mob paths say where they go.
+   * A client that sees another player gets a WorldUpdate every tick, empty when nothing in its
+   * view changed: its render clock then knows that every state up to this tick has come, so
+   * it draws players up to now and holds them there while its own link stalls, instead of
+   * walking one on past a stop (or standing one still past a start) that is still on its way.
+   * A player's states come only when its course changes (or once a second), so without this
+   * a quiet tick and a stalled link look the same. A client that sees no other player gets
+   * nothing: mob paths say where they go ahead of time.
    */
   private keepTime(world: World): void {
-    if (world.walking.size === 0) return;
-    const cells = world.playerGrid.cells.length;
-    if (this.walkerTick.length !== cells) this.walkerTick = new Int32Array(cells).fill(-1);
-    const stamp = this.tick | 0;
-    for (const p of world.walking) if (p.cell >= 0) this.walkerTick[p.cell] = stamp;
+    if (world.players.size + world.ghosts.size < 2) return;
+    const players = world.playerGrid.cells;
+    // The neighbours' players near the border, shown here as ghosts, count too.
+    const ghosts = world.ghostGrid.cells;
     for (const r of this.recipients.values()) {
       if ((r.tick === this.tick && r.opened) || r.conn.closed) continue;
       for (const cell of r.player.viewCells) {
-        if (this.walkerTick[cell] !== stamp) continue;
+        const here = players[cell]!;
+        const other = here.length > 1 || (here.length === 1 && here[0] !== r.player);
+        if (!other && !ghosts[cell]!.some((e) => e.kind === 'player')) continue;
         // Not to one that is behind: its motion was skipped, so all is not heard.
         const t = this.touch(r.player.id);
         if (t && t.frameStart < 0 && !t.behind && !t.resync) this.openFrame(t);

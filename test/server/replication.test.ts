@@ -137,7 +137,7 @@ describe('replication writer', () => {
     ).toEqual(['WorldUpdate', 'MoveAck']);
   });
 
-  it('gives a client that sees a walker a WorldUpdate every tick, empty when nothing changed, and one that sees none nothing', () => {
+  it('gives a client that sees another player a WorldUpdate every tick, empty when nothing changed, and one that sees none nothing', () => {
     const { w, clients, step } = setup([
       [300, 300],
       [320, 300],
@@ -147,14 +147,14 @@ describe('replication writer', () => {
     step([walk(a.p, 300, 300, 1, w.now + 50)]);
     expect(a.p.moving).toBe(true);
     const before = clients.map((c) => c.conn.writes.length);
-    // A walks on straight: no new state of it for a while, yet B hears every tick.
+    // A walks on straight: no new state of it for a while, yet B (and A) hear every tick.
     for (let i = 0; i < 5; i++) step();
     expect(b.conn.writes.length - before[1]!).toBe(5);
     for (const write of received(b).slice(-5)) {
       expect(write.map((f) => f.name)).toEqual(['WorldUpdate']);
       expect(write[0]!.records).toEqual([]);
     }
-    // Far away, nothing walks in view: nothing is sent.
+    // Far away, no other player in view: nothing is sent.
     expect(far.conn.writes.length).toBe(before[2]);
   });
 

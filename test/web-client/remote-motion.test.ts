@@ -191,8 +191,8 @@ function simulate(link: LinkSettings, seed: number, durationMs = 20_000): Run {
         });
         sent = { moving: last.moving, angle: last.angle, t: now };
       }
-      // A client that sees a walker gets an update every tick (server/outbox: keepTime).
-      if (records.length > 0 || sent.moving) downB.push({ kind: 'update', time: T0 + now, records }, now);
+      // A client that sees another player gets an update every tick (server/outbox: keepTime).
+      downB.push({ kind: 'update', time: T0 + now, records }, now);
     }
     for (const m of downB.take(now)) deliver(m, now);
     if (now % FRAME === 0) {

@@ -465,12 +465,14 @@ describe('the page draws from the SDK world view', () => {
   it('holds nothing while only mobs walk their paths, however quiet the link', () => {
     const world = enteredWorld();
     const mob = 1 << 20;
+    // The other player leaves the view: with none in view the server sends nothing on quiet ticks.
     update(world, 100, [
+      { kind: 'despawn', id: 2, reason: 'outOfRange' },
       { kind: 'path', id: mob, x: 150, y: 150, speed: 100, waypoints: [{ x: 450, y: 150 }] },
     ]);
     const e = world.entities.get(mob)!;
     world.prune(1_100);
-    expect(world.remoteWalking).toBe(false);
+    expect(world.remotePlayers).toBe(false);
     expect(world.clock.holding(1_100)).toBe(false);
     // Local 1 100 draws T0 + 1 000: 90 units along, though nothing was heard since T0 + 100.
     expect(world.drawnPosition(e, 1_100).x).toBeCloseTo(q(150) + 90, 0);

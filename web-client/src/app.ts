@@ -423,7 +423,7 @@ export async function startApp(
       savedTarget = world.targetId;
       saveSession({ targetId: savedTarget });
     }
-    if (connection) pings.update(connection.client, world.remoteWalking);
+    if (connection) pings.update(connection.client);
     stats.entitiesInView = Math.max(0, world.entities.size - (self ? 1 : 0));
     stats.interpolationDelayMs = world.toggles.interpolation ? world.clock.delayMs : 0;
     stats.jitterMs = world.clock.jitterMs;

@@ -18,24 +18,20 @@ import { LinkLabTransport, type FrameObserver } from './link-lab-transport.js';
 
 export const CLIENT_NAME = 'wyvern-web';
 
-/** Pings keep the clock in sync; about 40 bytes each way per Ping. */
-export const PING_INTERVAL_MS = 2000;
 /**
- * While a remote player walks in view, a Pong also tells the render clock how far the
- * server's stream has come (a Pong vouches for everything sent before it), so a stalled link
- * is told from a quiet one within this long and the walker is held, not run on.
+ * Pings keep the clock in sync; about 40 bytes each way per Ping. (How far the server's stream
+ * has come is told by WorldUpdates, every tick while another player is in view.)
  */
-export const WATCH_PING_INTERVAL_MS = 200;
+export const PING_INTERVAL_MS = 2000;
 
-/** Pings at the rate the page needs now: faster while `watching` a remote walker. */
+/** Starts the page's pings once per connection. */
 export class PingPace {
-  private current: number | undefined;
+  private client: WyvernClient | undefined;
 
-  update(client: WyvernClient, watching: boolean): void {
-    const want = watching ? WATCH_PING_INTERVAL_MS : PING_INTERVAL_MS;
-    if (want === this.current || client.isClosed) return;
-    this.current = want;
-    client.startClockSync(want);
+  update(client: WyvernClient): void {
+    if (client === this.client || client.isClosed) return;
+    this.client = client;
+    client.startClockSync(PING_INTERVAL_MS);
   }
 }
 

@@ -225,7 +225,7 @@ export class LabPlayer {
       drawn.push({ id: e.id, x: p.x, y: p.y });
     }
     if (this.world.self) this.truth.frame(localNow, this.world.drawnTime(localNow), drawn);
-    if (client && !client.isClosed) this.pings.update(client, this.world.remoteWalking);
+    if (client && !client.isClosed) this.pings.update(client);
     const corrections = self?.predictor.corrections ?? 0;
     if (corrections > this.correctionsSeen) {
       this.correctionRate.add(localNow, corrections - this.correctionsSeen);

@@ -384,8 +384,8 @@ export class ClientWorld {
     this.projectiles = this.projectiles.filter((p) => localNow - p.startedAt < p.travelTime + 50);
     this.combatTexts = this.combatTexts.filter((c) => localNow - c.at < COMBAT_TEXT_MS);
     for (const [id, c] of this.casts) if (localNow - c.startedAt > c.castTime + 500) this.casts.delete(id);
-    // The drawn time is held at what was heard only while a remote player walks on reckoning.
-    this.clock.bounded = this.remoteWalking;
+    // The drawn time is held at what was heard only while a remote player is in view.
+    this.clock.bounded = this.remotePlayers;
     const t = this.clock.renderTime(localNow);
     this.view.advance(t, t - KEEP_BEHIND_MS);
     const pr = this.self?.predictor;
@@ -425,12 +425,12 @@ export class ClientWorld {
     return this.view.positionAt(e, this.clock.serverNow(localNow));
   }
 
-  /** Whether a remote player in view is walking (its newest state): it is dead-reckoned. */
-  get remoteWalking(): boolean {
-    for (const e of this.entities.values()) {
-      if (e.self || e.kind !== 'player' || !e.alive) continue;
-      if (e.motion[e.motion.length - 1]?.moving) return true;
-    }
+  /**
+   * Whether a remote player is in view: it may start, stop or turn at any tick, so the drawn
+   * time is held at what was heard (the server sends such a client a WorldUpdate every tick).
+   */
+  get remotePlayers(): boolean {
+    for (const e of this.entities.values()) if (!e.self && e.kind === 'player') return true;
     return false;
   }
 
