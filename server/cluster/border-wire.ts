@@ -106,6 +106,8 @@ export function decodeStrip(bytes: Uint8Array): BorderStrip {
  *   · cast u8 (0 none, 1: spellId u16 · targetId · endsAt)
  *   · cooldowns (count, each spellId u16 · readyAt)
  *   · logoutAt · lastCombatAt · respawnAt · nextManaRegenAt · chatTokens · chatRefilledAt
+ *   · queued moves (count, each seq · x f32 · y f32 · facing f32 · moving u8 · speed f32
+ *     · clientTime num · has epoch u8 [· epoch u8] · due num)
  * where each time or amount is num: tag u8 (0: f64 follows, 1: +Infinity, 2: -Infinity,
  * 3: none).
  */
@@ -145,6 +147,19 @@ export function encodeHandoff(s: HandoffState): Uint8Array {
   num(w, s.nextManaRegenAt);
   num(w, s.chatTokens);
   num(w, s.chatRefilledAt);
+  w.varint(s.queued.length);
+  for (const { move: m, due } of s.queued) {
+    w.varint(m.seq);
+    w.f32(m.x);
+    w.f32(m.y);
+    w.f32(m.facing);
+    w.u8(m.moving ? 1 : 0);
+    w.f32(m.speed);
+    num(w, m.clientTime);
+    w.u8(m.epoch === undefined ? 0 : 1);
+    if (m.epoch !== undefined) w.u8(m.epoch);
+    num(w, due);
+  }
   return w.finish();
 }
 
@@ -195,7 +210,23 @@ export function decodeHandoff(bytes: Uint8Array): HandoffState {
     nextManaRegenAt: readNum(r) ?? 0,
     chatTokens: readNum(r) ?? 0,
     chatRefilledAt: readNum(r) ?? 0,
+    queued: [],
   };
+  for (let n = r.varint(), i = 0; i < n; i++) {
+    const seq = r.varint();
+    const x = r.f32();
+    const y = r.f32();
+    const facing = r.f32();
+    const moving = r.u8() === 1;
+    const speed = r.f32();
+    const clientTime = readNum(r) ?? NaN;
+    const epoch = r.u8() === 1 ? r.u8() : undefined;
+    const due = readNum(r) ?? 0;
+    state.queued.push({
+      move: { seq, x, y, facing, moving, speed, clientTime, ...(epoch !== undefined && { epoch }) },
+      due,
+    });
+  }
   if (r.remaining !== 0) throw new Error(`hand-off of ${entity.name}: ${r.remaining} bytes past its end`);
   return state;
 }

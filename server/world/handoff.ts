@@ -107,6 +107,11 @@ export function handoffState(p: Player): HandoffState {
     nextManaRegenAt: p.nextManaRegenAt,
     chatTokens: p.chatTokens,
     chatRefilledAt: p.chatRefilledAt,
+    queued: p.timeline.queue.flatMap(({ input, due }) => {
+      if (input.type !== 'move') return [];
+      const { seq, x, y, facing, moving, speed, clientTime, epoch } = input;
+      return [{ move: { seq, x, y, facing, moving, speed, clientTime, epoch }, due }];
+    }),
   };
 }
 
@@ -193,6 +198,11 @@ export function arrivePlayer(w: World, sessionId: number, s: HandoffState): Play
     p.observers = ghost.entity.observers;
     for (const oid of p.observers) w.players.get(oid)?.visible.set(p.id, p);
   }
+  for (const { move, due } of s.queued) {
+    p.timeline.queue.push({ input: { type: 'move', entityId: p.id, ...move }, due });
+    p.timeline.lastDue = Math.max(p.timeline.lastDue, due);
+  }
+  if (p.timeline.queue.length > 0) w.queuedMoves.add(p);
   w.players.set(p.id, p);
   w.playerGrid.insert(p);
   activate(w, p.cell, 1);

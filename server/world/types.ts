@@ -303,6 +303,11 @@ export interface HandoffState extends Pick<
   entity: GhostState;
   cast: { spellId: number; targetId: number; endsAt: number } | null;
   cooldowns: [spellId: number, readyAt: number][];
+  /**
+   * Its MoveInputs still waiting for their time (timeline.ts), with it: a stop or turn made
+   * just past the line is not lost with the zone it was queued in.
+   */
+  queued: { move: Omit<MoveInput, 'type' | 'entityId' | 'receivedAt'>; due: number }[];
 }
 
 /**

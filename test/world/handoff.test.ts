@@ -5,7 +5,7 @@
  * refused.
  */
 import { describe, expect, it } from 'vitest';
-import { decodeStrip, encodeStrip } from '../../server/cluster/border-wire.js';
+import { decodeHandoff, decodeStrip, encodeHandoff, encodeStrip } from '../../server/cluster/border-wire.js';
 import { stripStates } from '../../server/world/ghosts.js';
 import { HANDOFF_MARGIN } from '../../server/world/handoff.js';
 import {
@@ -51,7 +51,9 @@ class TwoZones {
       beside: typeof ASHMOOR,
     ) => {
       for (const e of events) {
-        if (e.type === 'handedOff') to.push({ type: 'arrive', sessionId: e.sessionId, state: e.state });
+        // Over the wire, as between two hosts.
+        if (e.type === 'handedOff')
+          to.push({ type: 'arrive', sessionId: e.sessionId, state: decodeHandoff(encodeHandoff(e.state)) });
       }
       const s = decodeStrip(encodeStrip(name, stripStates(from, beside)));
       to.push({ type: 'strip', from: s.from, entities: s.entities });
@@ -106,6 +108,31 @@ describe('hand-off at the border', () => {
     expect(Math.abs(zones.gv.ghosts.get(w.id)!.entity.x - now.x)).toBeLessThanOrEqual(
       (now.speed * 50) / 1000 + 1,
     );
+  });
+
+  it('carries the inputs still waiting for their time across: a stop made just past the line is kept', () => {
+    const zones = new TwoZones();
+    const y = clearRowHere();
+    const w = join(zones.gv, player({ zone: 'Greenvale', x: 1940, y }));
+    zones.tick(50, {});
+    const walk = walker(w, 0, 100);
+    // The first input came 300 ms late: the walk takes effect 300 ms behind its client's clock.
+    const sends: { input: WorldInput; arrives: number }[] = [];
+    for (let t = 100; t < 800; t += 100) sends.push({ input: walk.at(t), arrives: t === 100 ? 400 : t + 20 });
+    sends.push({ input: walk.at(800, false), arrives: 820 });
+    const stop = walk.at(800, false) as Extract<WorldInput, { type: 'move' }>;
+    let handedAt = 0;
+    for (let t = 150; t <= 2500; t += 50) {
+      const here = zones.gv.players.has(w.id) ? 'gv' : 'am';
+      const due = sends.filter((s) => s.arrives > t - 50 && s.arrives <= t);
+      const ev = zones.tick(t, { [here]: due.map((s) => ({ ...s.input, receivedAt: s.arrives })) });
+      if (ev.gv.some((e) => e.type === 'handedOff')) handedAt = t;
+    }
+    // Handed off after the stop arrived (it was waiting in Greenvale's queue), and Ashmoor took it.
+    expect(handedAt).toBeGreaterThan(820);
+    const p = zones.am.players.get(w.id)!;
+    expect(p.moving).toBe(false);
+    expect([p.x, p.y]).toEqual([stop.x, stop.y]);
   });
 
   it('does not hand back a player standing on the line: it must walk the margin past it the other way', () => {
