@@ -5,7 +5,6 @@ import type { PayloadOf } from '../../shared/protocol/define.js';
 import { WorldUpdate } from '../../shared/protocol/entity.js';
 
 import { MoveAck, PositionCorrection } from '../../shared/protocol/movement.js';
-import { Pong } from '../../shared/protocol/session.js';
 import {
   dequantizeCoord,
   quantizeCoord,
