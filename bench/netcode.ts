@@ -2,7 +2,10 @@
  * Netcode truth, without a browser: for every pair of (mover's link, watcher's link) from the
  * lab's presets, how far from where the server had the mover a watcher draws it.
  *
- *   npm run bench:netcode [-- --label NAME]
+ *   npm run bench:netcode [-- --label NAME] [--mover PRESET] [--trace FILE]
+ *
+ * `--mover` runs only the group whose mover is on that preset (its name, e.g. "clean");
+ * `--trace` writes every group's record and frames to FILE (JSON) for a closer look.
  *
  * One server in this process (bench/netcode/harness.ts); per mover link one group: a mover
  * on that link walks the scripted walk (runs, stops, a turn, a death while walking with the
@@ -31,7 +34,9 @@ import { NETCODE_WALK, runGroup, startBenchServer, type GroupResult } from './ne
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
 const RESULTS = join(ROOT, 'bench/results');
 
-const { values } = parseArgs({ options: { label: { type: 'string' } } });
+const { values } = parseArgs({
+  options: { label: { type: 'string' }, mover: { type: 'string' }, trace: { type: 'string' } },
+});
 
 const r1 = (v: number) => Math.round(v * 10) / 10;
 const r2 = (v: number) => Math.round(v * 100) / 100;
@@ -76,6 +81,7 @@ async function main(): Promise<void> {
   try {
     const tags = 'ABCDEFGHIJKLMNOPQRSTUVWXYZ';
     for (const [i, mover] of LINK_PRESETS.entries()) {
+      if (values.mover !== undefined && mover.name !== values.mover) continue;
       const group = await runGroup(server, {
         mover,
         watchers: LINK_PRESETS,
@@ -84,6 +90,7 @@ async function main(): Promise<void> {
         tailMs: 2500,
         tag: tags[i]!,
         seed: 1000 * (i + 1),
+        trace: values.trace !== undefined,
       });
       groups.push(group);
       console.log(`mover on ${mover.name}: ${r1(group.ms / 1000)} s`);
@@ -98,7 +105,7 @@ async function main(): Promise<void> {
   const md = [
     `# Netcode bench ${date.toISOString()}`,
     '',
-    `Node ${process.version}, ${cpus().length} cores (${cpus()[0]?.model.trim() ?? 'unknown'}); server and clients in one process, not pinned; the machine was shared with other work while this ran. ` +
+    `Node ${process.version}, ${cpus().length} cores (${cpus()[0]?.model.trim() ?? 'unknown'}); server and clients in one process, not pinned. ` +
       `A ${r1(walkMs / 1000)} s walk per mover link, ${r1(seconds)} s in all. Distances in units (a player walks 120 a second).`,
     '',
     '## Per pair (what the watcher drew)',
@@ -119,6 +126,10 @@ async function main(): Promise<void> {
     walk: NETCODE_WALK,
     groups,
   };
+  if (values.trace !== undefined) {
+    writeFileSync(values.trace, JSON.stringify(groups.map((g) => ({ mover: g.mover, trace: g.trace }))));
+    for (const g of groups) delete g.trace;
+  }
   writeFileSync(join(RESULTS, `${name}.json`), `${JSON.stringify(out, null, 2)}\n`);
   writeFileSync(join(RESULTS, `${name}.md`), md);
   console.log(`wrote bench/results/${name}.json and .md`);
