@@ -28,6 +28,7 @@ import {
 } from '../helpers/browser.js';
 import { startWorldServer, type WorldServer } from '../helpers/game-client.js';
 import { MOTION_ERROR_UNITS } from '../../shared/game/motion.js';
+import { isClean } from '../../web-client/src/state/link-lab.js';
 
 const results = join(REPO_ROOT, 'test-results');
 const WAIT_MS = 45_000;
@@ -279,17 +280,20 @@ describe.skipIf(skip)('the netcode lab page against the live server', () => {
         expect(b.truth.run.p99).toBeLessThanOrEqual(MOTION_ERROR_UNITS);
         expect(b.truth.run.overshoot).toBeLessThanOrEqual(TARGET_OVERSHOOT_UNITS);
       }
-      // A watcher on a bad link holds what it draws at the newest tick it heard, so never past a
-      // stop by more than the server lets observers' reckoning stray before it re-sends a
-      // state: when that runs ahead of a walker whose frames came unevenly, a stop's corner can
-      // fall before a drawn time the catch-up after a stall reached (1.45 units once, most
-      // runs 0.03).
-      if (c.name === 'A clean, B bad') expect(b.truth.run.overshoot).toBeLessThanOrEqual(MOTION_ERROR_UNITS);
-      // The mover's link is the bad one: B has each stop of A's before it draws it.
-      if (c.name !== 'both clean' && c.name !== 'A clean, B bad' && late() === lateBefore) {
+      // Only the mover's link is bad: B has each stop of A's before it draws it, unless a stall
+      // of A's outlasted the server's window (it counts such inputs late).
+      const watcherClean = isClean(b.link);
+      if (watcherClean && !isClean(a.link) && late() === lateBefore) {
         expect(b.truth.run.overshoot).toBeLessThanOrEqual(TARGET_OVERSHOOT_UNITS);
         expect(b.truth.run.slideBacks).toBe(0);
       }
+      // B's own link is bad: it holds what it draws at the newest tick it heard, so never past
+      // a stop by more than the server lets observers' reckoning stray before it re-sends a
+      // state; when that runs ahead of a walker whose frames came unevenly, a stop's corner can
+      // fall before a drawn time the catch-up after a stall reached (1.45 units past once, and
+      // one slide-back in some runs; most runs 0.03 and none).
+      if (!watcherClean && late() === lateBefore)
+        expect(b.truth.run.overshoot).toBeLessThanOrEqual(MOTION_ERROR_UNITS);
     }, 90_000);
   }
 
