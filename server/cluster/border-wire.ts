@@ -108,6 +108,7 @@ export function decodeStrip(bytes: Uint8Array): BorderStrip {
  *   · logoutAt · lastCombatAt · respawnAt · nextManaRegenAt · chatTokens · chatRefilledAt
  *   · queued moves (count, each seq · x f32 · y f32 · facing f32 · moving u8 · speed f32
  *     · clientTime num · has epoch u8 [· epoch u8] · due num)
+ *   · lateness window (count, each arrived num · offset num) · held num · late varint
  * where each time or amount is num: tag u8 (0: f64 follows, 1: +Infinity, 2: -Infinity,
  * 3: none).
  */
@@ -160,6 +161,13 @@ export function encodeHandoff(s: HandoffState): Uint8Array {
     if (m.epoch !== undefined) w.u8(m.epoch);
     num(w, due);
   }
+  w.varint(s.lateness.length);
+  for (const [at, offset] of s.lateness) {
+    num(w, at);
+    num(w, offset);
+  }
+  num(w, s.held);
+  w.varint(s.late);
   return w.finish();
 }
 
@@ -211,6 +219,9 @@ export function decodeHandoff(bytes: Uint8Array): HandoffState {
     chatTokens: readNum(r) ?? 0,
     chatRefilledAt: readNum(r) ?? 0,
     queued: [],
+    lateness: [],
+    held: 0,
+    late: 0,
   };
   for (let n = r.varint(), i = 0; i < n; i++) {
     const seq = r.varint();
@@ -227,6 +238,9 @@ export function decodeHandoff(bytes: Uint8Array): HandoffState {
       due,
     });
   }
+  for (let n = r.varint(), i = 0; i < n; i++) state.lateness.push([readNum(r) ?? 0, readNum(r) ?? 0]);
+  state.held = readNum(r) ?? 0;
+  state.late = r.varint();
   if (r.remaining !== 0) throw new Error(`hand-off of ${entity.name}: ${r.remaining} bytes past its end`);
   return state;
 }

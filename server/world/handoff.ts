@@ -112,6 +112,9 @@ export function handoffState(p: Player): HandoffState {
       const { seq, x, y, facing, moving, speed, clientTime, epoch } = input;
       return [{ move: { seq, x, y, facing, moving, speed, clientTime, epoch }, due }];
     }),
+    lateness: p.timeline.lateness.samples(),
+    held: p.timeline.held,
+    late: p.timeline.late,
   };
 }
 
@@ -198,6 +201,9 @@ export function arrivePlayer(w: World, sessionId: number, s: HandoffState): Play
     p.observers = ghost.entity.observers;
     for (const oid of p.observers) w.players.get(oid)?.visible.set(p.id, p);
   }
+  p.timeline.lateness.restore(s.lateness);
+  p.timeline.held = s.held;
+  p.timeline.late = s.late;
   for (const { move, due } of s.queued) {
     p.timeline.queue.push({ input: { type: 'move', entityId: p.id, ...move }, due });
     p.timeline.lastDue = Math.max(p.timeline.lastDue, due);

@@ -83,6 +83,22 @@ export class LatenessWindow {
     this.value.length = 0;
     this.head = 0;
   }
+
+  /** The samples in the window, oldest first: [arrived, arrived less clientTime]. */
+  samples(): [number, number][] {
+    const out: [number, number][] = [];
+    for (let i = this.head; i < this.at.length; i++) out.push([this.at[i]!, this.value[i]!]);
+    return out;
+  }
+
+  /** Takes samples another zone's window held (a hand-off), oldest first. */
+  restore(samples: readonly (readonly [number, number])[]): void {
+    this.clear();
+    for (const [at, value] of samples) {
+      this.at.push(at);
+      this.value.push(value);
+    }
+  }
 }
 
 /** A MoveInput (or an input made after one) waiting for its time on the server's clock. */

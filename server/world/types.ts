@@ -308,6 +308,10 @@ export interface HandoffState extends Pick<
    * just past the line is not lost with the zone it was queued in.
    */
   queued: { move: Omit<MoveInput, 'type' | 'entityId' | 'receivedAt'>; due: number }[];
+  /** Its input timeline's lateness window, hold and late count: a crossing keeps its offset's grounds. */
+  lateness: [arrived: number, offset: number][];
+  held: number;
+  late: number;
 }
 
 /**

@@ -110,7 +110,7 @@ describe('hand-off at the border', () => {
     );
   });
 
-  it('carries the inputs still waiting for their time across: a stop made just past the line is kept', () => {
+  it('carries the inputs still waiting for their time across, and what they were held by: a stop made just past the line is kept', () => {
     const zones = new TwoZones();
     const y = clearRowHere();
     const w = join(zones.gv, player({ zone: 'Greenvale', x: 1940, y }));
@@ -133,6 +133,9 @@ describe('hand-off at the border', () => {
     const p = zones.am.players.get(w.id)!;
     expect(p.moving).toBe(false);
     expect([p.x, p.y]).toEqual([stop.x, stop.y]);
+    // And the grounds of its offset: the 300 ms late start still holds its inputs 280 ms.
+    expect(p.timeline.held).toBe(280);
+    expect(p.timeline.lateness.most() - p.timeline.lateness.least()).toBe(280);
   });
 
   it('does not hand back a player standing on the line: it must walk the margin past it the other way', () => {
