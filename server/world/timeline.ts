@@ -60,10 +60,6 @@ export class LatenessWindow {
     this.value.push(arrived - clientTime);
   }
 
-  get size(): number {
-    return this.at.length - this.head;
-  }
-
   /** The least delayed input's offset (Infinity when empty). */
   least(): number {
     let m = Infinity;
