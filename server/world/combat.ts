@@ -12,17 +12,16 @@
  * applies it when the next strip brings it there (ghosts.ts: applyBorderNews); a kill made
  * that way comes back to be credited to the caster.
  */
-import { deadReckon } from '../../shared/game/motion.js';
-import { blocked, distance, insideZone, segmentBlocked, type Vec2 } from '../../shared/game/movement.js';
+import { distance, segmentBlocked, type Vec2 } from '../../shared/game/movement.js';
 import { randomInt } from '../../shared/game/rng.js';
 import { relocate } from './move-epoch.js';
+import { standWalker } from './walkers.js';
 import type { BorderHit, BorderKill, CastFailure, Entity, Player, SpellData } from './types.js';
 import {
   borderNews,
   emit,
   entityById,
   observerList,
-  playerMoved,
   refilePlayer,
   statsChanged,
   type World,
@@ -305,35 +304,11 @@ export function applyBorderNews(
  */
 export function playerDied(w: World, p: Player): void {
   breakCast(w, p, 'cancelled');
-  if (p.moving) {
-    const at = fallPoint(w, p);
-    if (at !== p) {
-      p.x = at.x;
-      p.y = at.y;
-      playerMoved(w, p);
-    }
-    // It fell now: the stop is dated now, where observers have it walking to.
-    p.inputAt = w.now;
-    p.moving = false;
-    p.moveSpeed = 0;
-    w.walking.delete(p);
-    w.moved.add(p);
-  }
+  // It falls where observers have it walking to, dated now.
+  standWalker(w, p);
   relocate(w, p, 'dead');
   p.respawnAt = w.now + w.rules.playerRespawnDelay;
   w.deadPlayers.add(p);
-}
-
-/**
- * Where a walker falls: not back at its newest input, but where that input's heading and
- * speed have carried it by now (what observers draw, and what the server re-sends a state
- * for only once it strays), unless a wall or the zone's edge is in the way.
- */
-function fallPoint(w: World, p: Player): Vec2 {
-  const state = { x: p.x, y: p.y, t: p.inputAt, moving: true, angle: p.facing, speed: p.moveSpeed };
-  const to = deadReckon(state, w.now);
-  if (!insideZone(to, w.zone) || blocked(to, w.walls) || segmentBlocked(p, to, w.walls, 0)) return p;
-  return to;
 }
 
 /** Dead players whose delay is over stand up at the graveyard with full health. */

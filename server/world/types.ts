@@ -225,6 +225,11 @@ export interface Player extends EntityBase {
   inputAt: number;
   /** inputAt of the position in `sent`. */
   sentInputAt: number;
+  /**
+   * Set while the server holds a walker whose inputs stopped coming (walkers.ts): where its
+   * newest input had it. The move checks start there when inputs come again.
+   */
+  heldFrom: Vec2 | null;
   /** Its MoveInputs' lateness, and its inputs waiting for their time (timeline.ts). */
   timeline: InputTimeline<TimedInput>;
   cast: Cast | null;
