@@ -159,7 +159,7 @@ void wy_bye_json(FILE *out, const wy_bye *v) {
     fputc('}', out);
 }
 
-void wy_register__json(FILE *out, const wy_register_ *v) {
+void wy_register_json(FILE *out, const wy_register *v) {
     fputc('{', out);
     fputs("\"account\":", out);
     wy_json_string(out, v->account.data, v->account.len);
@@ -653,7 +653,7 @@ void wy_packet_json(FILE *out, const wy_packet *p) {
         wy_bye_json(out, &p->u.bye);
         return;
     case WY_OP_REGISTER:
-        wy_register__json(out, &p->u.register_);
+        wy_register_json(out, &p->u.register_);
         return;
     case WY_OP_REGISTERED:
         wy_registered_json(out, &p->u.registered);

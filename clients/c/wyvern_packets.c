@@ -514,31 +514,31 @@ int wy_bye_encode(const wy_bye *v, uint8_t *buf, size_t cap, size_t *len) {
     return wy_frame_end(&w, WY_OP_BYE, len);
 }
 
-static int wy_register__read(wy_reader *r, wy_register_ *v) {
+static int wy_register_read(wy_reader *r, wy_register *v) {
     WY_TRY(wy_get_string(r, 32, 1, v->account.data, &v->account.len));
     WY_TRY(wy_get_bytes(r, 64, 1, v->salt.data, &v->salt.len));
     WY_TRY(wy_get_bytes(r, 512, 2, v->verifier.data, &v->verifier.len));
     return WY_OK;
 }
 
-int wy_register__decode(const uint8_t *payload, size_t len, wy_register_ *v) {
+int wy_register_decode(const uint8_t *payload, size_t len, wy_register *v) {
     wy_reader r;
     wy_reader_init(&r, payload, len);
-    WY_TRY(wy_register__read(&r, v));
+    WY_TRY(wy_register_read(&r, v));
     return wy_reader_done(&r);
 }
 
-static int wy_register__write(wy_writer *w, const wy_register_ *v) {
+static int wy_register_write(wy_writer *w, const wy_register *v) {
     WY_TRY(wy_put_string(w, 32, 1, v->account.data, v->account.len));
     WY_TRY(wy_put_bytes(w, 64, 1, v->salt.data, v->salt.len));
     WY_TRY(wy_put_bytes(w, 512, 2, v->verifier.data, v->verifier.len));
     return WY_OK;
 }
 
-int wy_register__encode(const wy_register_ *v, uint8_t *buf, size_t cap, size_t *len) {
+int wy_register_encode(const wy_register *v, uint8_t *buf, size_t cap, size_t *len) {
     wy_writer w;
     WY_TRY(wy_frame_begin(&w, buf, cap));
-    WY_TRY(wy_register__write(&w, v));
+    WY_TRY(wy_register_write(&w, v));
     return wy_frame_end(&w, WY_OP_REGISTER, len);
 }
 
@@ -1764,7 +1764,7 @@ int wy_packet_decode(uint16_t opcode, const uint8_t *payload, size_t len, wy_pac
     case WY_OP_BYE:
         return wy_bye_decode(payload, len, &out->u.bye);
     case WY_OP_REGISTER:
-        return wy_register__decode(payload, len, &out->u.register_);
+        return wy_register_decode(payload, len, &out->u.register_);
     case WY_OP_REGISTERED:
         return wy_registered_decode(payload, len, &out->u.registered);
     case WY_OP_LOGIN_START:
@@ -1867,7 +1867,7 @@ int wy_packet_encode(const wy_packet *p, uint8_t *buf, size_t cap, size_t *len) 
     case WY_OP_BYE:
         return wy_bye_encode(&p->u.bye, buf, cap, len);
     case WY_OP_REGISTER:
-        return wy_register__encode(&p->u.register_, buf, cap, len);
+        return wy_register_encode(&p->u.register_, buf, cap, len);
     case WY_OP_REGISTERED:
         return wy_registered_encode(&p->u.registered, buf, cap, len);
     case WY_OP_LOGIN_START:

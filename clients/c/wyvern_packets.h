@@ -410,7 +410,7 @@ typedef struct {
     wy_str32 account;
     wy_bytes64 salt;
     wy_bytes512 verifier;
-} wy_register_;
+} wy_register;
 
 /* Registered (0x0102, server -> client, reliable): The account exists now; log in with LoginStart. */
 typedef struct {
@@ -725,7 +725,7 @@ typedef struct {
         wy_pong pong;
         wy_error error;
         wy_bye bye;
-        wy_register_ register_;
+        wy_register register_;
         wy_registered registered;
         wy_login_start login_start;
         wy_login_challenge login_challenge;
@@ -792,9 +792,9 @@ void wy_error_json(FILE *out, const wy_error *v);
 int wy_bye_encode(const wy_bye *v, uint8_t *buf, size_t cap, size_t *len);
 int wy_bye_decode(const uint8_t *payload, size_t len, wy_bye *v);
 void wy_bye_json(FILE *out, const wy_bye *v);
-int wy_register__encode(const wy_register_ *v, uint8_t *buf, size_t cap, size_t *len);
-int wy_register__decode(const uint8_t *payload, size_t len, wy_register_ *v);
-void wy_register__json(FILE *out, const wy_register_ *v);
+int wy_register_encode(const wy_register *v, uint8_t *buf, size_t cap, size_t *len);
+int wy_register_decode(const uint8_t *payload, size_t len, wy_register *v);
+void wy_register_json(FILE *out, const wy_register *v);
 int wy_registered_encode(const wy_registered *v, uint8_t *buf, size_t cap, size_t *len);
 int wy_registered_decode(const uint8_t *payload, size_t len, wy_registered *v);
 void wy_registered_json(FILE *out, const wy_registered *v);

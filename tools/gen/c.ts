@@ -65,15 +65,20 @@ const C_KEYWORDS = new Set(
 );
 
 /** protocolVersion -> protocol_version, M1 -> m1, LoginOk -> login_ok. */
-export function snake(name: string): string {
-  const s = name
+function words(name: string): string {
+  return name
     .replace(/([a-z0-9])([A-Z])/g, '$1_$2')
     .replace(/([A-Z])([A-Z][a-z])/g, '$1_$2')
     .toLowerCase();
+}
+
+/** A field or member name: words(name), with a C keyword given a trailing underscore. */
+export function snake(name: string): string {
+  const s = words(name);
   return C_KEYWORDS.has(s) ? `${s}_` : s;
 }
 
-const upper = (name: string) => snake(name).replace(/_$/, '').toUpperCase();
+const upper = (name: string) => words(name).toUpperCase();
 
 function singular(name: string): string {
   return name.endsWith('s') ? name.slice(0, -1) : `${name}_item`;
@@ -120,7 +125,7 @@ class Types {
     switch (s.type) {
       case 'enum':
         if (!this.enums.has(s.values))
-          this.enums.set(s.values, { name: `${owner}_${snake(name)}`, values: s.values });
+          this.enums.set(s.values, { name: `${owner}_${words(name)}`, values: s.values });
         return;
       case 'string':
         this.strings.add(s.max);
@@ -129,14 +134,14 @@ class Types {
         this.bytes.add(s.max);
         return;
       case 'list':
-        return this.visit(owner, singular(snake(name)), s.of, false);
+        return this.visit(owner, singular(words(name)), s.of, false);
       case 'optional':
         // A presence flag beside the value: only where a struct's field can hold both.
         if (!top) throw new Error(`${owner}.${name}: an optional inside a list is not supported`);
         return this.visit(owner, name, s.of, false);
       case 'struct': {
         if (this.structs.has(field)) return;
-        const type: StructType = { name: `${owner}_${snake(name)}`, fields: Object.entries(s.fields) };
+        const type: StructType = { name: `${owner}_${words(name)}`, fields: Object.entries(s.fields) };
         // Inner types first, so the header declares them before their users.
         for (const [n, f] of type.fields) this.visit(type.name, n, f);
         this.structs.set(field, type);
@@ -399,7 +404,7 @@ function structBody(types: Types, fields: readonly [string, Field<unknown>][]): 
 }
 
 function pkName(def: Packet): string {
-  return `wy_${snake(def.name)}`;
+  return `wy_${words(def.name)}`;
 }
 
 function pkConst(def: Packet): string {
