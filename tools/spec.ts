@@ -796,7 +796,7 @@ ${code(ErrorCode.LoginThrottled)} answers [LoginStart](#loginstart) or [LoginPro
 // SRP-6a, as tssrp6a's defaults compute it, with a worked example from fixed secrets.
 
 /** RFC 5054 appendix B test secrets, reused here so the example is reproducible. */
-const EXAMPLE = {
+export const EXAMPLE = {
   account: 'Alice',
   password: 'password123',
   salt: BigInt('0xBEB25379D1A8581EB5A727673A2441EE'),
