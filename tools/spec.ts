@@ -101,6 +101,7 @@ import {
   ZoneInfo,
 } from '../shared/protocol/index.js';
 import type { EntityRecord, Packet } from '../shared/protocol/index.js';
+import { renderC } from './gen/c.js';
 import { goldenFrame, hex } from './golden.js';
 import { samplePacket } from '../test/helpers/sample.js';
 
@@ -795,7 +796,7 @@ ${code(ErrorCode.LoginThrottled)} answers [LoginStart](#loginstart) or [LoginPro
 // SRP-6a, as tssrp6a's defaults compute it, with a worked example from fixed secrets.
 
 /** RFC 5054 appendix B test secrets, reused here so the example is reproducible. */
-const EXAMPLE = {
+export const EXAMPLE = {
   account: 'Alice',
   password: 'password123',
   salt: BigInt('0xBEB25379D1A8581EB5A727673A2441EE'),
@@ -1037,26 +1038,44 @@ Contents: [Frame](#frame) · [Field types](#field-types) · [Connection states](
   return doc.join('\n').replace(/\n{3,}/g, '\n\n');
 }
 
+/** Files generated from the same definitions beside PROTOCOL.md: the client libraries' codecs. */
+export function renderGenerated(): { path: string; content: string }[] {
+  return [...renderC()];
+}
+
 async function main(): Promise<void> {
   const rendered = await renderSpec();
+  const generated = renderGenerated();
   if (process.argv.includes('--check')) {
-    let committed: string | undefined;
-    try {
-      committed = readFileSync(SPEC_PATH, 'utf8');
-    } catch {
-      committed = undefined;
-    }
-    if (committed !== rendered) {
-      const why = committed === undefined ? 'is missing' : 'is out of date with the packet definitions';
-      console.error(`docs/PROTOCOL.md ${why}. Run \`npm run spec\` and commit the result.`);
-      process.exit(1);
-    }
-    console.log('docs/PROTOCOL.md is up to date.');
+    let stale = false;
+    const check = (path: string, content: string, fix: string) => {
+      let committed: string | undefined;
+      try {
+        committed = readFileSync(resolve(ROOT, path), 'utf8');
+      } catch {
+        committed = undefined;
+      }
+      if (committed !== content) {
+        const why = committed === undefined ? 'is missing' : 'is out of date with the packet definitions';
+        console.error(`${path} ${why}. ${fix}`);
+        stale = true;
+      }
+    };
+    check('docs/PROTOCOL.md', rendered, 'Run `npm run spec` and commit the result.');
+    for (const f of generated) check(f.path, f.content, 'Run `npm run spec` and commit the result.');
+    if (stale) process.exit(1);
+    console.log(`docs/PROTOCOL.md and ${generated.length} generated files are up to date.`);
     return;
   }
   mkdirSync(dirname(SPEC_PATH), { recursive: true });
   writeFileSync(SPEC_PATH, rendered);
   console.log(`wrote ${SPEC_PATH} (${packets.length} packets)`);
+  for (const f of generated) {
+    const path = resolve(ROOT, f.path);
+    mkdirSync(dirname(path), { recursive: true });
+    writeFileSync(path, f.content);
+    console.log(`wrote ${path}`);
+  }
 }
 
 const entry = process.argv[1];
