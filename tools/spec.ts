@@ -101,6 +101,7 @@ import {
   ZoneInfo,
 } from '../shared/protocol/index.js';
 import type { EntityRecord, Packet } from '../shared/protocol/index.js';
+import { renderPython } from './gen/python.js';
 import { goldenFrame, hex } from './golden.js';
 import { samplePacket } from '../test/helpers/sample.js';
 
@@ -1037,26 +1038,41 @@ Contents: [Frame](#frame) · [Field types](#field-types) · [Connection states](
   return doc.join('\n').replace(/\n{3,}/g, '\n\n');
 }
 
+/** Files generated from the same definitions beside PROTOCOL.md: the client libraries' codecs. */
+export async function renderGenerated(): Promise<{ path: string; content: string }[]> {
+  const srp = await srpFacts();
+  return [...renderPython({ ...srp, exampleInputs: EXAMPLE })];
+}
+
 async function main(): Promise<void> {
   const rendered = await renderSpec();
+  const generated = await renderGenerated();
+  const files = [{ path: 'docs/PROTOCOL.md', content: rendered }, ...generated];
   if (process.argv.includes('--check')) {
-    let committed: string | undefined;
-    try {
-      committed = readFileSync(SPEC_PATH, 'utf8');
-    } catch {
-      committed = undefined;
+    let stale = false;
+    for (const f of files) {
+      let committed: string | undefined;
+      try {
+        committed = readFileSync(resolve(ROOT, f.path), 'utf8');
+      } catch {
+        committed = undefined;
+      }
+      if (committed !== f.content) {
+        const why = committed === undefined ? 'is missing' : 'is out of date with the packet definitions';
+        console.error(`${f.path} ${why}. Run \`npm run spec\` and commit the result.`);
+        stale = true;
+      }
     }
-    if (committed !== rendered) {
-      const why = committed === undefined ? 'is missing' : 'is out of date with the packet definitions';
-      console.error(`docs/PROTOCOL.md ${why}. Run \`npm run spec\` and commit the result.`);
-      process.exit(1);
-    }
-    console.log('docs/PROTOCOL.md is up to date.');
+    if (stale) process.exit(1);
+    console.log(`docs/PROTOCOL.md and ${generated.length} generated files are up to date.`);
     return;
   }
-  mkdirSync(dirname(SPEC_PATH), { recursive: true });
-  writeFileSync(SPEC_PATH, rendered);
-  console.log(`wrote ${SPEC_PATH} (${packets.length} packets)`);
+  for (const f of files) {
+    const path = resolve(ROOT, f.path);
+    mkdirSync(dirname(path), { recursive: true });
+    writeFileSync(path, f.content);
+    console.log(`wrote ${f.path}${f.path === 'docs/PROTOCOL.md' ? ` (${packets.length} packets)` : ''}`);
+  }
 }
 
 const entry = process.argv[1];
