@@ -184,11 +184,13 @@ class Model {
       }
     };
     for (const def of defs) {
-      for (const [n, f] of Object.entries(def.fields)) walk(def.name, n, f as Field<unknown>, `${def.name}.${n}.`);
+      for (const [n, f] of Object.entries(def.fields))
+        walk(def.name, n, f as Field<unknown>, `${def.name}.${n}.`);
     }
     // An enum is named after its field, or after its packet and field when another enum's
     // field has the same name.
-    const distinct = (field: string) => new Set(enumUses.filter((u) => u.field === field).map((u) => u.values)).size;
+    const distinct = (field: string) =>
+      new Set(enumUses.filter((u) => u.field === field).map((u) => u.values)).size;
     for (const use of enumUses) {
       if (this.enums.has(use.values)) continue;
       const name = distinct(use.field) > 1 ? `${upper(use.packet)}_${upper(use.field)}` : upper(use.field);
@@ -382,7 +384,11 @@ function renderPackets(): string {
     'from .constants import *  # noqa: F401,F403 (the enums the fields use)',
     'from .records import EntityRecord, read_records, write_records',
   ];
-  out.push('', '', '# ------------------------------------------------------------------ structs inside packets');
+  out.push(
+    '',
+    '',
+    '# ------------------------------------------------------------------ structs inside packets',
+  );
   for (const [, info] of m.structs) out.push(...classCode(m, info.className, info.fields, info.doc, []));
   out.push('', '', '# ------------------------------------------------------------------ packets');
   for (const def of packets) {
@@ -419,7 +425,9 @@ function renderPackets(): string {
   );
   for (const def of packets) {
     const fn = snake(def.name);
-    out.push(`    PacketDef(0x${def.opcode.toString(16).padStart(4, '0')}, ${lit(def.name)}, ${def.name}, _read_${fn}, _write_${fn}),`);
+    out.push(
+      `    PacketDef(0x${def.opcode.toString(16).padStart(4, '0')}, ${lit(def.name)}, ${def.name}, _read_${fn}, _write_${fn}),`,
+    );
   }
   out.push(
     ')',
@@ -475,7 +483,12 @@ function configDefault(env: string): number {
 function floatTable(name: string, values: readonly number[]): string[] {
   const lines = [`${name}: tuple[float, ...] = (`];
   for (let i = 0; i < values.length; i += 4) {
-    lines.push(`    ${values.slice(i, i + 4).map(floatLit).join(', ')},`);
+    lines.push(
+      `    ${values
+        .slice(i, i + 4)
+        .map(floatLit)
+        .join(', ')},`,
+    );
   }
   lines.push(')');
   return lines;
@@ -565,7 +578,8 @@ function renderConstants(srp: PythonSrpFacts): string {
     '# Token buckets per connection and class: (packets per second, burst). A flood is ERR_RATE_LIMITED.',
     'RATE_LIMITS: dict[str, tuple[float, int]] = {',
     ...(['default', 'move', 'chat', 'auth'] as const).map(
-      (c) => `    ${lit(c)}: (${configDefault(`RATE_${c.toUpperCase()}`)}, ${configDefault(`RATE_${c.toUpperCase()}_BURST`)}),`,
+      (c) =>
+        `    ${lit(c)}: (${configDefault(`RATE_${c.toUpperCase()}`)}, ${configDefault(`RATE_${c.toUpperCase()}_BURST`)}),`,
     ),
     '}',
     '',
