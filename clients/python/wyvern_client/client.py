@@ -165,6 +165,15 @@ class Client:
                 return
             self._receive(chunk)
 
+    def run(self, seconds: float) -> None:
+        """Handles the connection for `seconds` (returns early if it closes)."""
+        end = time.monotonic() + seconds
+        while not self.closed:
+            left = end - time.monotonic()
+            if left <= 0:
+                return
+            self.pump(min(left, 0.25))
+
     def wait_for(self, cls: type, predicate: Callable[[Any], bool] | None = None,
                  timeout: float | None = None, refused_by: Iterable[int] = ()) -> Any:
         """The next `cls` packet (that passes `predicate`)."""
