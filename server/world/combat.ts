@@ -62,6 +62,7 @@ export function startCast(w: World, p: Player, spellId: number, targetId: number
   if (!target) return refuse(w, p, spellId, 'badTarget');
   if (distance(p, target) > spell.range) return refuse(w, p, spellId, 'outOfRange');
   if (!inSight(w, p, target)) return refuse(w, p, spellId, 'lineOfSight');
+  p.lastCombatAt = w.now;
   if (spell.castTime === 0) {
     completeCast(w, p, spell, target);
     return;
@@ -119,6 +120,7 @@ export function finishCasts(w: World): void {
 }
 
 function completeCast(w: World, p: Player, spell: SpellData, target: Entity): void {
+  p.lastCombatAt = w.now;
   if (spell.manaCost > 0) {
     p.mana -= spell.manaCost;
     statsChanged(w, p);
@@ -311,7 +313,10 @@ export function playerDied(w: World, p: Player): void {
   w.deadPlayers.add(p);
 }
 
-/** Dead players whose delay is over stand up at the graveyard with full health. */
+/**
+ * Dead players whose delay is over stand up at the graveyard, with at least the rules' shares
+ * of their health and mana (respawnHealthPercent, respawnManaPercent).
+ */
 export function respawnPlayers(w: World): void {
   for (const p of w.deadPlayers) {
     if (p.respawnAt === null || w.now < p.respawnAt) continue;
@@ -319,7 +324,12 @@ export function respawnPlayers(w: World): void {
     const g = w.zone.graveyard;
     p.respawnAt = null;
     p.alive = true;
-    p.health = p.maxHealth;
+    p.health = Math.max(1, p.health, share(p.maxHealth, w.rules.respawnHealthPercent));
+    const mana = Math.max(p.mana, share(p.maxMana, w.rules.respawnManaPercent));
+    if (mana !== p.mana) {
+      p.mana = mana;
+      statsChanged(w, p);
+    }
     p.x = g.x;
     p.y = g.y;
     p.moving = false;
@@ -339,13 +349,33 @@ export function respawnPlayers(w: World): void {
   }
 }
 
-/** Slow mana regeneration for living players. */
+/** `percent` of `max`, rounded up: a share of a maximum never rounds away to nothing. */
+function share(max: number, percent: number): number {
+  return Math.min(max, Math.ceil((max * percent) / 100));
+}
+
+/**
+ * Health and mana come back every manaRegenInterval to living players: a trickle in a fight
+ * (healthRegenAmount, manaRegenAmount), and once a player has neither cast nor dealt nor taken
+ * damage for restDelay, a share of its maximum (restHealthPercent, restManaPercent) when that
+ * is more.
+ */
 export function regenerate(w: World): void {
+  const r = w.rules;
   for (const p of w.players.values()) {
     if (w.now < p.nextManaRegenAt) continue;
-    p.nextManaRegenAt = w.now + w.rules.manaRegenInterval;
-    if (!p.alive || p.mana >= p.maxMana || w.rules.manaRegenAmount <= 0) continue;
-    p.mana = Math.min(p.maxMana, p.mana + w.rules.manaRegenAmount);
-    statsChanged(w, p);
+    p.nextManaRegenAt = w.now + r.manaRegenInterval;
+    if (!p.alive) continue;
+    const resting = w.now - p.lastCombatAt >= r.restDelay;
+    const health = Math.max(r.healthRegenAmount, resting ? share(p.maxHealth, r.restHealthPercent) : 0);
+    const mana = Math.max(r.manaRegenAmount, resting ? share(p.maxMana, r.restManaPercent) : 0);
+    if (health > 0 && p.health < p.maxHealth) {
+      p.health = Math.min(p.maxHealth, p.health + health);
+      emit(w, { type: 'health', entity: p });
+    }
+    if (mana > 0 && p.mana < p.maxMana) {
+      p.mana = Math.min(p.maxMana, p.mana + mana);
+      statsChanged(w, p);
+    }
   }
 }
