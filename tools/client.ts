@@ -97,7 +97,7 @@ type DespawnReason = keyof typeof DESPAWN_WORDS;
 /** How many names a summary line lists before it says "and N more". */
 const SUMMARY_NAMES = 4;
 /** How often one walk may plan its way again (corrected, blocked, the target moved on). */
-const MAX_PLANS = 12;
+const MAX_PLANS = 40;
 /** A target that walked this far from where the way to it was planned gets a new way. */
 const TARGET_DRIFT = 24;
 /** A self-whisper comes back twice (delivered, and echoed to the sender): the second within this. */
@@ -779,7 +779,8 @@ class Session {
         if (!plan(undefined, true)) break;
       } else if (dest.stale && now - lastCheck >= 500) {
         lastCheck = now;
-        if (dest.stale() && !plan('The target moved')) break;
+        // A wandering target moves often: said with --verbose only.
+        if (dest.stale() && !plan('The target moved', !this.verbose)) break;
       }
       while (leg < way.length && distance(self, way[leg]!) < 0.01) leg++;
       if (leg >= way.length) {
