@@ -592,13 +592,11 @@ class Session {
    */
   private wayTo(from: Vec2, to: Vec2, ground: Ground | undefined): Vec2[] | null {
     if (!ground) return [from, to];
-    const way = findPath(ground.obstacles, from, to, ENTITY_RADIUS, ground.zone);
+    const way = wayOver(ground, from, to);
     if (way) return way;
     // A place read between two updates may graze a wall: the nearest clear one beside it.
     const near = nearestClear(to, ground.obstacles, ENTITY_RADIUS, ground.zone);
-    return near && distance(near, to) < ENTITY_RADIUS
-      ? findPath(ground.obstacles, from, near, ENTITY_RADIUS, ground.zone)
-      : null;
+    return near && distance(near, to) < ENTITY_RADIUS ? wayOver(ground, from, near) : null;
   }
 
   /** `move X Y`: the nearest place to stand there, or the usage when the arguments are not two numbers. */
@@ -627,7 +625,7 @@ class Session {
     }
     return {
       plan: (from, g) =>
-        findPath(g.obstacles, from, goal, ENTITY_RADIUS, g.zone) ??
+        wayOver(g, from, goal) ??
         `No way to walk to ${round(goal.x)},${round(goal.y)} from here: walls close it off.`,
     };
   }
@@ -826,6 +824,12 @@ class Session {
     offCorrection();
     if (this.walking === walk) this.walking = undefined;
   }
+}
+
+/** findPath's way over `ground`, with `from` as its first point; null when there is none. */
+function wayOver(ground: Ground, from: Vec2, to: Vec2): Vec2[] | null {
+  const route = findPath(ground.obstacles, from, to, ENTITY_RADIUS, ground.zone);
+  return route && [from, ...route];
 }
 
 /**

@@ -1,59 +1,111 @@
 /**
- * The shortest way for a walker between axis-aligned walls. Each wall is grown by the
- * walker's clearance (a box of that half-size, as `blocked` and `segmentBlocked` judge it);
- * the shortest way around boxes bends only at their outer corners, so the search is A* over
- * a visibility graph: the two ends and every grown corner that stands clear, joined where
- * the straight leg between them touches no grown wall.
+ * Shortest walkable routes around walls, for anything that walks a body through a zone: data
+ * checks over the world's layout, and clients that route their character to a point.
  *
- * With ENTITY_RADIUS as the clearance, every point of every leg is a place the server lets
- * a walker stand, so a client walking the legs is never corrected for a wall.
+ * Walls are axis-aligned rectangles and a body is a square of half-size `clearance`, so the
+ * ground a body's centre may not enter is each wall grown by `clearance`: again a rectangle.
+ * The shortest route around rectangles bends only at their corners, so the search is A* over
+ * a visibility graph: the start, the goal and the grown walls' corners (a hair outside), linked
+ * where a body can slide straight from one to the other (segmentBlocked, the check the
+ * server's own movement uses). With clearance >= ENTITY_RADIUS every point of the route is
+ * ground the server lets a player stand on.
  */
-import { distance, insideZone, segmentBlocked, type Rect, type Vec2, type ZoneBounds } from './movement.js';
+import {
+  blocked,
+  distance,
+  ENTITY_RADIUS,
+  insideZone,
+  segmentBlocked,
+  type Rect,
+  type Vec2,
+  type ZoneBounds,
+} from './movement.js';
 
-export type Point = Vec2;
+/** How far outside a grown wall's corner a route bends, so that it never grazes the wall. */
+const CORNER_GAP = 0.5;
 
 /**
- * How far outside a grown wall's corner a waypoint stands: a hair, so that float rounding on
- * the way to the server never puts it on the wall, and legs between corners clear it.
+ * The waypoints of a shortest route from `from` to `to` for a body of half-size `clearance`
+ * (`from` left out, `to` last; `[to]` when the way is straight; movement.ts's pathLength
+ * measures it), or null when no route exists.
+ * With `bounds` (the zone's ground) the route keeps the body inside it; without, it may bend
+ * around the walls' outer corners wherever they are.
  */
-const CORNER_MARGIN = 0.5;
-/** How much nearer an end may come to a wall it already stands too close to: none (a hair). */
-const END_SLACK = 1e-6;
+export function findPath(
+  walls: readonly Rect[],
+  from: Vec2,
+  to: Vec2,
+  clearance: number = ENTITY_RADIUS,
+  bounds?: ZoneBounds,
+): Vec2[] | null {
+  const standable = (p: Vec2): boolean =>
+    !blocked(p, walls, clearance) && (!bounds || insideZone(p, bounds, clearance));
+  if (!standable(to)) return null;
+  if (!segmentBlocked(from, to, walls, clearance)) return [{ x: to.x, y: to.y }];
 
-/** How far p is from the wall in the box sense: the largest of the gaps along x and y. */
+  const grow = clearance + CORNER_GAP;
+  // Node 0 is the start, node 1 the goal, then the corners one can stand on.
+  const nodes: Vec2[] = [from, to];
+  for (const o of walls) {
+    for (const c of [
+      { x: o.x - grow, y: o.y - grow },
+      { x: o.x + o.w + grow, y: o.y - grow },
+      { x: o.x + o.w + grow, y: o.y + o.h + grow },
+      { x: o.x - grow, y: o.y + o.h + grow },
+    ]) {
+      if (standable(c)) nodes.push(c);
+    }
+  }
+
+  const n = nodes.length;
+  const cost = new Float64Array(n).fill(Infinity);
+  const came = new Int32Array(n).fill(-1);
+  const done = new Uint8Array(n);
+  cost[0] = 0;
+  // Few hundred nodes at most: a linear scan for the best open node beats keeping a heap.
+  for (;;) {
+    let best = -1;
+    let bestF = Infinity;
+    for (let i = 0; i < n; i++) {
+      if (done[i] || cost[i] === Infinity) continue;
+      const f = cost[i]! + distance(nodes[i]!, to);
+      if (f < bestF) {
+        bestF = f;
+        best = i;
+      }
+    }
+    if (best < 0) return null;
+    if (best === 1) break;
+    done[best] = 1;
+    const a = nodes[best]!;
+    for (let i = 1; i < n; i++) {
+      if (done[i]) continue;
+      const b = nodes[i]!;
+      const c = cost[best]! + distance(a, b);
+      if (c >= cost[i]!) continue;
+      if (segmentBlocked(a, b, walls, clearance)) continue;
+      cost[i] = c;
+      came[i] = best;
+    }
+  }
+
+  const route: Vec2[] = [];
+  for (let i = 1; i > 0; i = came[i]!) route.push({ x: nodes[i]!.x, y: nodes[i]!.y });
+  return route.reverse();
+}
+
+/** How far p is from the wall in the box sense: the larger of the gaps along x and y. */
 function boxGap(p: Vec2, o: Rect): number {
   const dx = Math.max(o.x - p.x, 0, p.x - (o.x + o.w));
   const dy = Math.max(o.y - p.y, 0, p.y - (o.y + o.h));
   return Math.max(dx, dy);
 }
 
-/**
- * The clearance each wall asks of legs from `p`: `clearance`, except for walls p already stands
- * nearer than that (a walker pressed to a wall, a mob beside one), whose legs may keep the
- * distance p has but never come nearer. Undefined when p is inside or on a wall.
- */
-function endClearances(p: Vec2, walls: readonly Rect[], clearance: number): number[] | undefined {
-  const out: number[] = [];
-  for (const o of walls) {
-    const gap = boxGap(p, o);
-    if (gap <= 0) return undefined;
-    out.push(gap >= clearance ? clearance : Math.max(0, gap - END_SLACK));
-  }
-  return out;
-}
-
-function legClear(a: Vec2, b: Vec2, walls: readonly Rect[], radii: readonly number[]): boolean {
-  for (let i = 0; i < walls.length; i++) {
-    if (segmentBlocked(a, b, [walls[i]!], radii[i]!)) return false;
-  }
-  return true;
-}
-
-/** Whether a walker of half-size `clearance` may stand at p: clear of every wall (and in `bounds`). */
+/** Whether a body of half-size `clearance` may stand at p: clear of every wall (and in `bounds`). */
 export function standsClear(
   p: Vec2,
   walls: readonly Rect[],
-  clearance: number,
+  clearance: number = ENTITY_RADIUS,
   bounds?: ZoneBounds,
 ): boolean {
   if (bounds && !insideZone(p, bounds, clearance)) return false;
@@ -61,30 +113,30 @@ export function standsClear(
 }
 
 /**
- * The point nearest p where a walker of half-size `clearance` may stand: p itself when it is
- * clear, else p pushed out of the walls it is in (or a grown wall's corner). Undefined when
- * none of those is clear.
+ * The point nearest p where a body of half-size `clearance` may stand (a goal findPath
+ * takes): p itself when it is clear, else p pushed out of the grown walls it is in, or a
+ * grown wall's corner. Undefined when none of those is clear.
  */
 export function nearestClear(
   p: Vec2,
   walls: readonly Rect[],
-  clearance: number,
+  clearance: number = ENTITY_RADIUS,
   bounds?: ZoneBounds,
-): Point | undefined {
+): Vec2 | undefined {
   if (standsClear(p, walls, clearance, bounds)) return { x: p.x, y: p.y };
-  const r = clearance + CORNER_MARGIN;
-  const candidates: Point[] = [];
+  const grow = clearance + CORNER_GAP;
+  const candidates: Vec2[] = [];
   for (const o of walls) {
-    const x0 = o.x - r;
-    const x1 = o.x + o.w + r;
-    const y0 = o.y - r;
-    const y1 = o.y + o.h + r;
+    const x0 = o.x - grow;
+    const x1 = o.x + o.w + grow;
+    const y0 = o.y - grow;
+    const y1 = o.y + o.h + grow;
     if (p.x > x0 && p.x < x1 && p.y > y0 && p.y < y1) {
       candidates.push({ x: x0, y: p.y }, { x: x1, y: p.y }, { x: p.x, y: y0 }, { x: p.x, y: y1 });
     }
     candidates.push({ x: x0, y: y0 }, { x: x1, y: y0 }, { x: x0, y: y1 }, { x: x1, y: y1 });
   }
-  let best: Point | undefined;
+  let best: Vec2 | undefined;
   let bestD = Infinity;
   for (const c of candidates) {
     const d = distance(p, c);
@@ -94,84 +146,4 @@ export function nearestClear(
     }
   }
   return best;
-}
-
-/**
- * The shortest way from `from` to `to` for a walker of half-size `clearance` among `walls`,
- * as the points to walk through: `from` first, `to` last, a grown wall's corner at each bend;
- * `[from, to]` when the straight line is clear. Null when no way leads there: `to` is
- * walled in, or either end is inside a wall. Given `bounds` (the ground), the way stays on it.
- *
- * An end that stands nearer a wall than `clearance` (pressed against it) is still an end: its
- * legs may not come nearer that wall than it already is.
- */
-export function findPath(
-  walls: readonly Rect[],
-  from: Point,
-  to: Point,
-  clearance: number,
-  bounds?: ZoneBounds,
-): Point[] | null {
-  const fromRadii = endClearances(from, walls, clearance);
-  const toRadii = endClearances(to, walls, clearance);
-  if (!fromRadii || !toRadii) return null;
-  const start = { x: from.x, y: from.y };
-  const goal = { x: to.x, y: to.y };
-  const bothRadii = fromRadii.map((r, i) => Math.min(r, toRadii[i]!));
-  if (legClear(start, goal, walls, bothRadii)) return [start, goal];
-
-  // Nodes: 0 is the start, 1 the goal, then every clear grown corner.
-  const nodes: Point[] = [start, goal];
-  const r = clearance + CORNER_MARGIN;
-  for (const o of walls) {
-    for (const c of [
-      { x: o.x - r, y: o.y - r },
-      { x: o.x + o.w + r, y: o.y - r },
-      { x: o.x - r, y: o.y + o.h + r },
-      { x: o.x + o.w + r, y: o.y + o.h + r },
-    ]) {
-      if (standsClear(c, walls, clearance, bounds)) nodes.push(c);
-    }
-  }
-  const full = walls.map(() => clearance);
-  const visible = (i: number, j: number): boolean => {
-    const a = Math.min(i, j);
-    const b = Math.max(i, j);
-    const radii = a === 0 ? (b === 1 ? bothRadii : fromRadii) : a === 1 ? toRadii : full;
-    return legClear(nodes[i]!, nodes[j]!, walls, radii);
-  };
-
-  // A* with the straight-line distance as the heuristic; N is a few hundred at most, so the
-  // open set is a plain scan and edges are tested as nodes are expanded.
-  const n = nodes.length;
-  const cost = new Float64Array(n).fill(Infinity);
-  const estimate = new Float64Array(n).fill(Infinity);
-  const came = new Int32Array(n).fill(-1);
-  const done = new Uint8Array(n);
-  const open = new Set<number>([0]);
-  cost[0] = 0;
-  estimate[0] = distance(start, goal);
-  while (open.size > 0) {
-    let current = -1;
-    for (const i of open) if (current < 0 || estimate[i]! < estimate[current]!) current = i;
-    if (current === 1) {
-      const path: Point[] = [];
-      for (let i = 1; i >= 0; i = came[i]!) path.push(nodes[i]!);
-      return path.reverse();
-    }
-    open.delete(current);
-    done[current] = 1;
-    const here = nodes[current]!;
-    for (let next = 1; next < n; next++) {
-      if (done[next] || next === current) continue;
-      const through = cost[current]! + distance(here, nodes[next]!);
-      if (through >= cost[next]!) continue;
-      if (!visible(current, next)) continue;
-      cost[next] = through;
-      estimate[next] = through + distance(nodes[next]!, goal);
-      came[next] = current;
-      open.add(next);
-    }
-  }
-  return null;
 }

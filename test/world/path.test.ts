@@ -5,137 +5,131 @@ import {
   ENTITY_RADIUS,
   pathLength,
   segmentBlocked,
-  type Rect,
   type Vec2,
 } from '../../shared/game/movement.js';
 import { findPath, nearestClear, standsClear } from '../../shared/game/path.js';
 import { mulberry32 } from '../../shared/game/rng.js';
 import { loadWorldData } from '../../server/world/index.js';
 
-const wall = (x: number, y: number, w: number, h: number): Rect => ({ x, y, w, h });
-
-/** Every leg, and every point a walker at 6 units a step would send, is one the server takes. */
-function walkable(path: readonly Vec2[], walls: readonly Rect[], clearance = ENTITY_RADIUS): void {
-  for (let i = 1; i < path.length; i++) {
-    const a = path[i - 1]!;
-    const b = path[i]!;
-    expect(segmentBlocked(a, b, walls, clearance), `leg ${i} clips a wall`).toBe(false);
-    const steps = Math.ceil(distance(a, b) / 6);
-    for (let k = 1; k <= steps; k++) {
-      const p = { x: a.x + ((b.x - a.x) * k) / steps, y: a.y + ((b.y - a.y) * k) / steps };
-      expect(blocked(p, walls), `a step of leg ${i} stands in a wall`).toBe(false);
-    }
+/** Every leg of the route is one a body of half-size `r` slides along without touching a wall. */
+function walkable(
+  walls: Parameters<typeof findPath>[0],
+  from: Vec2,
+  route: Vec2[],
+  r = ENTITY_RADIUS,
+): boolean {
+  let prev = from;
+  for (const p of route) {
+    if (blocked(p, walls, r) || segmentBlocked(prev, p, walls, r)) return false;
+    prev = p;
   }
+  return true;
 }
 
-const length = (path: readonly Vec2[]) => pathLength(path[0]!, path.slice(1));
-
 describe('findPath', () => {
-  it('goes in a straight line when nothing is in the way', () => {
-    const walls = [wall(200, 0, 20, 100)];
-    expect(findPath(walls, { x: 50, y: 200 }, { x: 400, y: 220 }, ENTITY_RADIUS)).toEqual([
-      { x: 50, y: 200 },
-      { x: 400, y: 220 },
-    ]);
-    expect(findPath([], { x: 1, y: 2 }, { x: 3, y: 4 }, ENTITY_RADIUS)).toEqual([
-      { x: 1, y: 2 },
-      { x: 3, y: 4 },
+  it('goes straight when nothing is in the way', () => {
+    expect(findPath([{ x: 500, y: 500, w: 10, h: 10 }], { x: 0, y: 0 }, { x: 100, y: 0 })).toEqual([
+      { x: 100, y: 0 },
     ]);
   });
 
-  it('routes around a wall by its nearer end, bending at its corners', () => {
-    // A wall from y 40 to y 300 between the ends: round its top (nearer) end.
-    const walls = [wall(200, 40, 20, 260)];
-    const from = { x: 100, y: 120 };
-    const to = { x: 320, y: 120 };
-    const path = findPath(walls, from, to, ENTITY_RADIUS)!;
-    expect(path).not.toBeNull();
-    expect(path[0]).toEqual(from);
-    expect(path.at(-1)).toEqual(to);
-    expect(path.length).toBe(4);
-    walkable(path, walls);
-    // Over the top, just past the grown corners (y 40 - 8 = 32).
-    for (const bend of path.slice(1, -1)) expect(bend.y).toBeCloseTo(31.5, 5);
-    expect(length(path)).toBeGreaterThan(distance(from, to));
-    // And no longer than the way round that the corners give.
-    expect(length(path)).toBeLessThan(2 * Math.hypot(108.5, 88.5) + 37);
+  it('goes around a wall by its nearer end, as short as the corners allow', () => {
+    // A wall from y 0 to 300 at x 100..110; the ends: y 0 (far) and 300 (near the goal row).
+    const walls = [{ x: 100, y: 0, w: 10, h: 300 }];
+    const from = { x: 50, y: 250 };
+    const to = { x: 160, y: 250 };
+    const route = findPath(walls, from, to, 8)!;
+    expect(route).not.toBeNull();
+    expect(route.at(-1)).toEqual(to);
+    expect(walkable(walls, from, route, 8)).toBe(true);
+    // Down past y 308.5 and back: the two corners under the wall.
+    expect(route.length).toBe(3);
+    for (const p of route.slice(0, 2)) expect(p.y).toBeCloseTo(308.5);
+    const around = Math.hypot(100 - 8.5 - 50, 58.5) + 10 + 17 + Math.hypot(160 - 118.5, 58.5);
+    expect(pathLength(from, route)).toBeCloseTo(around, 5);
   });
 
-  it('finds a way through a maze of walls', () => {
-    // Two staggered walls: through the gap at the bottom of the first, the top of the second.
+  it('threads a gap wide enough for the body and refuses one that is not', () => {
+    // A wall across x 200..220 with a gap from y 400 to y 400 + gap.
+    const wall = (gap: number) => [
+      { x: 200, y: 0, w: 20, h: 400 },
+      { x: 200, y: 400 + gap, w: 20, h: 600 - gap },
+    ];
+    const bounds = { width: 1000, height: 1000 };
+    const from = { x: 100, y: 100 };
+    const to = { x: 300, y: 900 };
+    const wide = findPath(wall(20), from, to, 8, bounds);
+    expect(wide).not.toBeNull();
+    expect(walkable(wall(20), from, wide!)).toBe(true);
+    expect(wide!.some((p) => p.y > 400 && p.y < 420)).toBe(true); // bends in the gap
+    expect(findPath(wall(15), from, to, 8, bounds)).toBeNull();
+  });
+
+  it('keeps inside the bounds when given: no way round a wall that meets the edge', () => {
+    const walls = [{ x: 200, y: 0, w: 20, h: 1000 }];
+    expect(
+      findPath(walls, { x: 100, y: 500 }, { x: 300, y: 500 }, 8, { width: 1000, height: 1000 }),
+    ).toBeNull();
+    // Without bounds the route goes round the wall's end, outside the ground.
+    expect(findPath(walls, { x: 100, y: 500 }, { x: 300, y: 500 }, 8)).not.toBeNull();
+  });
+
+  it('refuses a goal inside a wall or too near one for the body', () => {
+    const walls = [{ x: 200, y: 200, w: 50, h: 50 }];
+    expect(findPath(walls, { x: 0, y: 0 }, { x: 220, y: 220 })).toBeNull();
+    expect(findPath(walls, { x: 0, y: 0 }, { x: 195, y: 220 })).toBeNull();
+    expect(findPath(walls, { x: 0, y: 0 }, { x: 191, y: 220 })).not.toBeNull();
+  });
+
+  it('finds its way out of a walled yard through its one door', () => {
+    // A box 300 × 300 with a 40-unit door in its south wall; start inside, goal north of it.
+    const walls = [
+      { x: 100, y: 100, w: 300, h: 10 },
+      { x: 100, y: 100, w: 10, h: 300 },
+      { x: 390, y: 100, w: 10, h: 300 },
+      { x: 100, y: 390, w: 130, h: 10 },
+      { x: 270, y: 390, w: 130, h: 10 },
+    ];
+    const from = { x: 250, y: 200 };
+    const to = { x: 250, y: 50 };
+    const route = findPath(walls, from, to, 8, { width: 600, height: 600 })!;
+    expect(walkable(walls, from, route)).toBe(true);
+    expect(route.some((p) => p.y > 400)).toBe(true); // out through the door first
+    expect(route.at(-1)).toEqual(to);
+  });
+});
+
+const wall = (x: number, y: number, w: number, h: number) => ({ x, y, w, h });
+
+describe('findPath for a walking client', () => {
+  it('finds a way through staggered walls', () => {
     const walls = [wall(100, 0, 20, 400), wall(250, 100, 20, 400), wall(0, 500, 500, 20)];
-    const path = findPath(walls, { x: 50, y: 50 }, { x: 400, y: 450 }, ENTITY_RADIUS, {
-      width: 500,
-      height: 500,
-    })!;
-    expect(path).not.toBeNull();
-    walkable(path, walls);
-    expect(path.some((p) => p.y > 400 && p.x < 130)).toBe(true);
-    expect(path.some((p) => p.y < 100 && p.x > 240)).toBe(true);
+    const from = { x: 50, y: 50 };
+    const route = findPath(walls, from, { x: 400, y: 450 }, ENTITY_RADIUS, { width: 500, height: 500 })!;
+    expect(route).not.toBeNull();
+    expect(walkable(walls, from, route)).toBe(true);
+    expect(route.some((p) => p.y > 400 && p.x < 130)).toBe(true);
+    expect(route.some((p) => p.y < 100 && p.x > 240)).toBe(true);
   });
 
-  it('gives no path to a place walled in, nor out of one', () => {
-    // A closed pen from 300,300 to 400,400.
+  it('gives no way into a closed pen, nor out of one, nor from inside a wall', () => {
     const pen = [
       wall(300, 300, 100, 10),
       wall(300, 390, 100, 10),
       wall(300, 300, 10, 100),
       wall(390, 300, 10, 100),
     ];
-    expect(findPath(pen, { x: 100, y: 100 }, { x: 350, y: 350 }, ENTITY_RADIUS)).toBeNull();
-    expect(findPath(pen, { x: 350, y: 350 }, { x: 100, y: 100 }, ENTITY_RADIUS)).toBeNull();
-    // With a door in its east side, the way goes in through it.
-    const door = [...pen.slice(0, 3), wall(390, 300, 10, 30), wall(390, 370, 10, 30)];
-    const path = findPath(door, { x: 100, y: 100 }, { x: 350, y: 350 }, ENTITY_RADIUS)!;
-    expect(path).not.toBeNull();
-    walkable(path, door);
-    expect(path.some((p) => p.x > 400)).toBe(true);
+    expect(findPath(pen, { x: 100, y: 100 }, { x: 350, y: 350 })).toBeNull();
+    expect(findPath(pen, { x: 350, y: 350 }, { x: 100, y: 100 })).toBeNull();
+    expect(findPath(pen, { x: 305, y: 350 }, { x: 100, y: 100 })).toBeNull();
   });
 
-  it('gives no path from or to a point inside a wall', () => {
-    const walls = [wall(200, 200, 50, 50)];
-    expect(findPath(walls, { x: 220, y: 220 }, { x: 10, y: 10 }, ENTITY_RADIUS)).toBeNull();
-    expect(findPath(walls, { x: 10, y: 10 }, { x: 220, y: 220 }, ENTITY_RADIUS)).toBeNull();
-  });
-
-  it('keeps the clearance: a gap narrower than the walker is no way through', () => {
-    // Two walls leave a gap 12 units wide at y 200-212; a walker of half-size 8 needs 16.
-    const walls = [wall(200, 0, 20, 200), wall(200, 212, 20, 300)];
-    const from = { x: 100, y: 206 };
-    const to = { x: 320, y: 206 };
-    const narrow = findPath(walls, from, to, 4)!;
-    expect(narrow).toEqual([from, to]);
-    const wide = findPath(walls, from, to, ENTITY_RADIUS)!;
-    expect(wide).not.toBeNull();
-    walkable(wide, walls);
-    // Round an end of a wall (the upper's is nearer), well away from the gap.
-    expect(wide.some((p) => p.y < 0)).toBe(true);
-    // Within bounds that close that way too, there is none.
-    expect(findPath(walls, from, to, ENTITY_RADIUS, { width: 600, height: 512 })).toBeNull();
-    expect(findPath(walls, from, to, 4, { width: 600, height: 512 })).toEqual([from, to]);
-  });
-
-  it('keeps to the ground it is given: no corner outside the bounds', () => {
-    // The wall touches the top of the ground: the only way round is its bottom.
-    const walls = [wall(200, 0, 20, 150)];
-    const path = findPath(walls, { x: 100, y: 50 }, { x: 320, y: 50 }, ENTITY_RADIUS, {
-      width: 500,
-      height: 500,
-    })!;
-    expect(path).not.toBeNull();
-    expect(path.every((p) => p.y >= ENTITY_RADIUS)).toBe(true);
-    expect(path.some((p) => p.y > 150)).toBe(true);
-  });
-
-  it('walks away from a wall it stands pressed against, never nearer it', () => {
+  it('walks away from a wall it stands pressed against', () => {
     const walls = [wall(200, 100, 20, 200)];
-    // Pressed to the wall's west face (exactly ENTITY_RADIUS off it, and a hair nearer).
-    for (const x of [192, 192.0000001]) {
-      const path = findPath(walls, { x, y: 200 }, { x: 300, y: 200 }, ENTITY_RADIUS)!;
-      expect(path).not.toBeNull();
-      walkable(path, walls, 0);
-      for (const p of path.slice(1)) expect(blocked(p, walls)).toBe(false);
-    }
+    const from = { x: 192, y: 200 };
+    const route = findPath(walls, from, { x: 300, y: 200 })!;
+    expect(route).not.toBeNull();
+    expect(walkable(walls, from, route)).toBe(true);
   });
 
   it('finds walkable ways between random points of the real zones', () => {
@@ -153,11 +147,11 @@ describe('findPath', () => {
       for (let i = 0; i < 40; i++) {
         const from = point();
         const to = point();
-        const path = findPath(zone.obstacles, from, to, ENTITY_RADIUS, bounds);
-        if (!path) continue;
+        const route = findPath(zone.obstacles, from, to, ENTITY_RADIUS, bounds);
+        if (!route) continue;
         found++;
-        walkable(path, zone.obstacles);
-        expect(length(path)).toBeGreaterThanOrEqual(distance(from, to) - 1e-9);
+        expect(walkable(zone.obstacles, from, route)).toBe(true);
+        expect(pathLength(from, route)).toBeGreaterThanOrEqual(distance(from, to) - 1e-9);
       }
       // Nearly everywhere is reachable from nearly everywhere (a closed building is not).
       expect(found).toBeGreaterThan(30);
@@ -166,14 +160,15 @@ describe('findPath', () => {
 });
 
 describe('nearestClear', () => {
-  it('keeps a clear point and pushes one beside a wall out to where a walker fits', () => {
+  it('keeps a clear point and pushes one beside or in a wall out to where a body fits', () => {
     const walls = [wall(200, 200, 50, 50)];
-    expect(nearestClear({ x: 100, y: 100 }, walls, ENTITY_RADIUS)).toEqual({ x: 100, y: 100 });
-    const near = nearestClear({ x: 196, y: 220 }, walls, ENTITY_RADIUS)!;
-    expect(near.y).toBe(220);
-    expect(near.x).toBeCloseTo(191.5, 5);
-    const inside = nearestClear({ x: 240, y: 230 }, walls, ENTITY_RADIUS)!;
+    expect(nearestClear({ x: 100, y: 100 }, walls)).toEqual({ x: 100, y: 100 });
+    const near = nearestClear({ x: 196, y: 220 }, walls)!;
+    expect(near).toEqual({ x: 191.5, y: 220 });
+    const inside = nearestClear({ x: 240, y: 230 }, walls)!;
     expect(inside).toEqual({ x: 258.5, y: 230 });
     expect(blocked(inside, walls)).toBe(false);
+    // What it gives, findPath takes as a goal.
+    expect(findPath(walls, { x: 100, y: 100 }, near)).not.toBeNull();
   });
 });
