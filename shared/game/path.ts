@@ -93,3 +93,57 @@ export function findPath(
   for (let i = 1; i > 0; i = came[i]!) route.push({ x: nodes[i]!.x, y: nodes[i]!.y });
   return route.reverse();
 }
+
+/** How far p is from the wall in the box sense: the larger of the gaps along x and y. */
+function boxGap(p: Vec2, o: Rect): number {
+  const dx = Math.max(o.x - p.x, 0, p.x - (o.x + o.w));
+  const dy = Math.max(o.y - p.y, 0, p.y - (o.y + o.h));
+  return Math.max(dx, dy);
+}
+
+/** Whether a body of half-size `clearance` may stand at p: clear of every wall (and in `bounds`). */
+export function standsClear(
+  p: Vec2,
+  walls: readonly Rect[],
+  clearance: number = ENTITY_RADIUS,
+  bounds?: ZoneBounds,
+): boolean {
+  if (bounds && !insideZone(p, bounds, clearance)) return false;
+  return walls.every((o) => boxGap(p, o) >= clearance);
+}
+
+/**
+ * The point nearest p where a body of half-size `clearance` may stand (a goal findPath
+ * takes): p itself when it is clear, else p pushed out of the grown walls it is in, or a
+ * grown wall's corner. Undefined when none of those is clear.
+ */
+export function nearestClear(
+  p: Vec2,
+  walls: readonly Rect[],
+  clearance: number = ENTITY_RADIUS,
+  bounds?: ZoneBounds,
+): Vec2 | undefined {
+  if (standsClear(p, walls, clearance, bounds)) return { x: p.x, y: p.y };
+  const grow = clearance + CORNER_GAP;
+  const candidates: Vec2[] = [];
+  for (const o of walls) {
+    const x0 = o.x - grow;
+    const x1 = o.x + o.w + grow;
+    const y0 = o.y - grow;
+    const y1 = o.y + o.h + grow;
+    if (p.x > x0 && p.x < x1 && p.y > y0 && p.y < y1) {
+      candidates.push({ x: x0, y: p.y }, { x: x1, y: p.y }, { x: p.x, y: y0 }, { x: p.x, y: y1 });
+    }
+    candidates.push({ x: x0, y: y0 }, { x: x1, y: y0 }, { x: x0, y: y1 }, { x: x1, y: y1 });
+  }
+  let best: Vec2 | undefined;
+  let bestD = Infinity;
+  for (const c of candidates) {
+    const d = distance(p, c);
+    if (d < bestD && standsClear(c, walls, clearance, bounds)) {
+      best = c;
+      bestD = d;
+    }
+  }
+  return best;
+}

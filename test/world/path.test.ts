@@ -1,6 +1,15 @@
 import { describe, expect, it } from 'vitest';
-import { blocked, ENTITY_RADIUS, pathLength, segmentBlocked, type Vec2 } from '../../shared/game/movement.js';
-import { findPath } from '../../shared/game/path.js';
+import {
+  blocked,
+  distance,
+  ENTITY_RADIUS,
+  pathLength,
+  segmentBlocked,
+  type Vec2,
+} from '../../shared/game/movement.js';
+import { findPath, nearestClear, standsClear } from '../../shared/game/path.js';
+import { mulberry32 } from '../../shared/game/rng.js';
+import { loadWorldData } from '../../server/world/index.js';
 
 /** Every leg of the route is one a body of half-size `r` slides along without touching a wall. */
 function walkable(
@@ -87,5 +96,79 @@ describe('findPath', () => {
     expect(walkable(walls, from, route)).toBe(true);
     expect(route.some((p) => p.y > 400)).toBe(true); // out through the door first
     expect(route.at(-1)).toEqual(to);
+  });
+});
+
+const wall = (x: number, y: number, w: number, h: number) => ({ x, y, w, h });
+
+describe('findPath for a walking client', () => {
+  it('finds a way through staggered walls', () => {
+    const walls = [wall(100, 0, 20, 400), wall(250, 100, 20, 400), wall(0, 500, 500, 20)];
+    const from = { x: 50, y: 50 };
+    const route = findPath(walls, from, { x: 400, y: 450 }, ENTITY_RADIUS, { width: 500, height: 500 })!;
+    expect(route).not.toBeNull();
+    expect(walkable(walls, from, route)).toBe(true);
+    expect(route.some((p) => p.y > 400 && p.x < 130)).toBe(true);
+    expect(route.some((p) => p.y < 100 && p.x > 240)).toBe(true);
+  });
+
+  it('gives no way into a closed pen, nor out of one, nor from inside a wall', () => {
+    const pen = [
+      wall(300, 300, 100, 10),
+      wall(300, 390, 100, 10),
+      wall(300, 300, 10, 100),
+      wall(390, 300, 10, 100),
+    ];
+    expect(findPath(pen, { x: 100, y: 100 }, { x: 350, y: 350 })).toBeNull();
+    expect(findPath(pen, { x: 350, y: 350 }, { x: 100, y: 100 })).toBeNull();
+    expect(findPath(pen, { x: 305, y: 350 }, { x: 100, y: 100 })).toBeNull();
+  });
+
+  it('walks away from a wall it stands pressed against', () => {
+    const walls = [wall(200, 100, 20, 200)];
+    const from = { x: 192, y: 200 };
+    const route = findPath(walls, from, { x: 300, y: 200 })!;
+    expect(route).not.toBeNull();
+    expect(walkable(walls, from, route)).toBe(true);
+  });
+
+  it('finds walkable ways between random points of the real zones', () => {
+    const data = loadWorldData('data');
+    const rng = mulberry32(25);
+    for (const zone of data.zones) {
+      const bounds = { x: zone.x, y: zone.y, width: zone.width, height: zone.height };
+      const point = (): Vec2 => {
+        for (;;) {
+          const p = { x: zone.x + rng() * zone.width, y: zone.y + rng() * zone.height };
+          if (standsClear(p, zone.obstacles, ENTITY_RADIUS, bounds)) return p;
+        }
+      };
+      let found = 0;
+      for (let i = 0; i < 40; i++) {
+        const from = point();
+        const to = point();
+        const route = findPath(zone.obstacles, from, to, ENTITY_RADIUS, bounds);
+        if (!route) continue;
+        found++;
+        expect(walkable(zone.obstacles, from, route)).toBe(true);
+        expect(pathLength(from, route)).toBeGreaterThanOrEqual(distance(from, to) - 1e-9);
+      }
+      // Nearly everywhere is reachable from nearly everywhere (a closed building is not).
+      expect(found).toBeGreaterThan(30);
+    }
+  });
+});
+
+describe('nearestClear', () => {
+  it('keeps a clear point and pushes one beside or in a wall out to where a body fits', () => {
+    const walls = [wall(200, 200, 50, 50)];
+    expect(nearestClear({ x: 100, y: 100 }, walls)).toEqual({ x: 100, y: 100 });
+    const near = nearestClear({ x: 196, y: 220 }, walls)!;
+    expect(near).toEqual({ x: 191.5, y: 220 });
+    const inside = nearestClear({ x: 240, y: 230 }, walls)!;
+    expect(inside).toEqual({ x: 258.5, y: 230 });
+    expect(blocked(inside, walls)).toBe(false);
+    // What it gives, findPath takes as a goal.
+    expect(findPath(walls, { x: 100, y: 100 }, near)).not.toBeNull();
   });
 });
