@@ -10,7 +10,6 @@ import { realpathSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { dirname, join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { Bye } from '../shared/protocol/session.js';
 import { ConfigError, configHelp, loadConfig, type Config } from './config.js';
 import { Dispatcher, LOGIN_MESSAGE_SIZE } from './dispatch/dispatcher.js';
 import { noWorldRouter, type GameRouter } from './dispatch/router.js';
@@ -192,7 +191,7 @@ export async function startServer(config: Config, options: StartOptions = {}): P
     // Requests in flight (logins queued for the SRP pool) are answered ERR_SHUTDOWN and new
     // ones refused before anything closes, so no login meets a closed pool or store.
     await dispatcher.beginShutdown(config.shutdownTimeoutMs);
-    dispatcher.broadcast(Bye, { reason: 'shutdown', message: 'The server is shutting down.' });
+    dispatcher.sayByeToAll('shutdown', 'The server is shutting down.');
     options.labFeed?.close();
     scheduler.flushAll();
     const ran = await withTimeout(

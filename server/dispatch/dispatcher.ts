@@ -23,11 +23,10 @@
  */
 import { DecodeError, DecodeErrorCode } from '../../shared/codec/errors.js';
 import { FrameDecoder, HEADER_SIZE, type Frame } from '../../shared/codec/frame.js';
-import type { ClientPacket, PayloadOf, ServerPacket } from '../../shared/protocol/define.js';
+import type { ClientPacket } from '../../shared/protocol/define.js';
 import type { ErrorCode } from '../../shared/protocol/errors.js';
 import { byOpcode, clientPackets, type AnyClientPacket } from '../../shared/protocol/registry.js';
-import { Ping } from '../../shared/protocol/session.js';
-import type { Fields } from '../../shared/codec/fields.js';
+import { Ping, type ByeReason } from '../../shared/protocol/session.js';
 import type { Config } from '../config.js';
 import type { Logger } from '../log.js';
 import {
@@ -166,10 +165,9 @@ export class Dispatcher implements ConnectionListener {
     });
   }
 
-  /** Queues a packet for every open session. */
-  broadcast<P extends ServerPacket<string, Fields>>(def: P, value: PayloadOf<P>): void {
-    const frame = def.encode(value as never);
-    for (const s of this.sessions.values()) if (!s.closing) s.conn.send(frame, def.delivery);
+  /** Says Bye to every open session: the last packet each gets (see Session.sayBye). */
+  sayByeToAll(reason: (typeof ByeReason)[number], message: string): void {
+    for (const s of this.sessions.values()) s.sayBye(reason, message);
   }
 
   /** Closes every session with `reason`; resolves when all are gone or after `timeoutMs`. */

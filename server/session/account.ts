@@ -30,7 +30,6 @@ import {
   Resumed,
 } from '../../shared/protocol/account.js';
 import { errorMessage, type ErrorCode } from '../../shared/protocol/errors.js';
-import { Bye } from '../../shared/protocol/session.js';
 import { loginResults } from '../metrics/index.js';
 import type { AccountService, PendingLogin, Refusal } from './accounts.js';
 import type { Session } from './connection.js';
@@ -126,7 +125,7 @@ export function takeOverAccount(ctx: HandlerContext, accountId: number): void {
 
 /** Bye ('takenOver') and close: the account logged in or resumed elsewhere. */
 export function sayTakenOver(session: Session): void {
-  session.send(Bye, { reason: 'takenOver', message: TAKEN_OVER_MESSAGE });
+  session.sayBye('takenOver', TAKEN_OVER_MESSAGE);
   session.close('takenOver');
 }
 
