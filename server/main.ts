@@ -47,7 +47,7 @@ import {
 } from './cluster/presence.js';
 import { trackCluster } from './metrics/cluster.js';
 import { Gateway } from './gateway/gateway.js';
-import { Realm } from './zone/realm.js';
+import { Realm, type GatewayEnd } from './zone/realm.js';
 import type { ConnectionOptions } from './transport/connection.js';
 import { FlushScheduler } from './transport/flush.js';
 import { listenStatus, type StatusListener } from './zone/status.js';
@@ -423,8 +423,8 @@ export async function startZoneHost(
   );
   let gatewaysWatch: Watch | undefined;
   try {
-    gatewaysWatch = await watchGateways(registry, lapseCheck(bus, registry.ttlMs), (id) =>
-      realm.gatewayGone(id),
+    gatewaysWatch = await watchGateways(registry, lapseCheck(bus, registry.ttlMs), (id, how) =>
+      realm.gatewayGone(id, how),
     );
   } catch (err) {
     log.error({ err }, 'cannot watch the registry: a killed gateway will go unnoticed');
@@ -732,13 +732,14 @@ async function main(argv: readonly string[]): Promise<void> {
 }
 
 /**
- * Calls `gone` with the id of each gateway whose node entry lapses or is released, or is
- * written again by a new instance (a restart within the TTL): its sessions are dead.
+ * Calls `gone` with the id of each gateway whose node entry is released (`stopped`: a planned
+ * stop), lapses or is written again by a new instance (`lost`: killed, or restarted within
+ * the TTL): its sessions are dead.
  */
-async function watchGateways(
+export async function watchGateways(
   registry: ClusterRegistry,
   lapsed: ReturnType<typeof lapseCheck>,
-  gone: (id: string) => void,
+  gone: (id: string, how: GatewayEnd) => void,
 ): Promise<Watch> {
   const instances = new Map<string, string>();
   return registry.watch((e) => {
@@ -747,13 +748,17 @@ async function watchGateways(
     if (e.node && e.node.role !== Role.Gateway) return;
     if (e.node) {
       instances.set(e.id, e.node.instance);
-      if (known !== undefined && known !== e.node.instance) gone(e.id);
+      if (known !== undefined && known !== e.node.instance) gone(e.id, 'lost');
       return;
     }
     if (known === undefined) return;
     instances.delete(e.id);
+    if (e.ended === 'released') {
+      gone(e.id, 'stopped');
+      return;
+    }
     void lapsed(async () => (await registry.node(e.id))?.instance === known).then((dead) => {
-      if (dead) gone(e.id);
+      if (dead) gone(e.id, 'lost');
       // Back with the same instance: it never died; the watch reports it again.
       else if (!instances.has(e.id)) instances.set(e.id, known);
     });
