@@ -207,7 +207,7 @@ export function accountHandlers(deps: AccountHandlerDeps): SessionHandlers {
       );
       let result: LoginResult | undefined;
       try {
-        const started = await accounts.beginLogin(account, session.conn.remoteAddress, {
+        const started = await accounts.beginLogin(account, session.addressKey, {
           onPosition,
           signal: session.signal,
         });
@@ -243,7 +243,7 @@ export function accountHandlers(deps: AccountHandlerDeps): SessionHandlers {
       pendingLogins.delete(session);
       let result: LoginResult;
       try {
-        const done = await accounts.finishLogin(pending, A, M1, session.conn.remoteAddress, {
+        const done = await accounts.finishLogin(pending, A, M1, session.addressKey, {
           signal: session.signal,
         });
         if (session.closing) {

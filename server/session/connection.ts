@@ -53,6 +53,11 @@ export class Session {
   entityId: number | undefined;
   readonly openedAt = Date.now();
   readonly buckets: RateBuckets;
+  /**
+   * What per-address limits count this connection under (server/transport/address.ts):
+   * its address, or its IPv6 prefix. Set by the dispatch core.
+   */
+  addressKey: string;
   /** Why the server closed it, once it has decided to; a peer hang-up leaves it unset. */
   closeReason: string | undefined;
   /** Called once the server has decided to close this session (set by the dispatch core). */
@@ -70,6 +75,7 @@ export class Session {
   ) {
     this.buckets = new RateBuckets(rates);
     this.rootLog = log;
+    this.addressKey = conn.remoteAddress;
   }
 
   /** This connection's logger, made on first use: most idle connections never log. */

@@ -18,6 +18,10 @@
  * account cannot launder an address that guesses others, and the owner's login does not lift
  * a lock other addresses caused.
  *
+ * An "address" is what the dispatch core keys per-address limits by (Session.addressKey): an
+ * IPv4 address, or an IPv6 prefix (/64 by default), since one host may use any address of its
+ * /64.
+ *
  * Time is an argument (ms); memory stays bounded: each key keeps at most its limit of
  * timestamps, and keys whose failures all aged out are swept.
  */
