@@ -442,7 +442,7 @@ const specs = new Map<string, OptionSpec>([
     'LOGIN_LOCK_ADDRESSES',
     '10',
     integer(1, 1_000_000),
-    'Addresses failing to log in to one account within a minute before it is locked for every address.',
+    'Addresses failing to log in to one account within a minute before it is locked for every device that never logged in to it (a remembered-device token lets the owner in).',
   ),
 ]);
 

@@ -3,9 +3,9 @@
  *
  *   Register {account, salt, verifier}  -> Registered
  *                                          | Error ERR_BAD_ACCOUNT_NAME, ERR_ACCOUNT_TAKEN, ERR_BAD_VERIFIER
- *   LoginStart {account}                -> LoginQueue* then LoginChallenge {salt, B}
+ *   LoginStart {account, deviceToken}   -> LoginQueue* then LoginChallenge {salt, B}
  *                                          | Error ERR_BAD_ACCOUNT_NAME, ERR_LOGIN_THROTTLED
- *   LoginProof {A, M1}                  -> LoginOk {M2, accountId, account, resumeToken}
+ *   LoginProof {A, M1}                  -> LoginOk {M2, accountId, account, resumeToken, deviceToken}
  *                                          | Error ERR_BAD_LOGIN, ERR_LOGIN_THROTTLED, ERR_WRONG_STATE
  *   Resume {account, token}             -> Resumed {accountId, account, resumeToken, characterId}
  *                                          | Error ERR_BAD_RESUME
@@ -196,7 +196,7 @@ export function accountHandlers(deps: AccountHandlerDeps): SessionHandlers {
       }
     },
 
-    async LoginStart(ctx, { account }) {
+    async LoginStart(ctx, { account, deviceToken }) {
       const { session } = ctx;
       // A new LoginStart replaces an unanswered challenge.
       pendingLogins.delete(session);
@@ -210,6 +210,7 @@ export function accountHandlers(deps: AccountHandlerDeps): SessionHandlers {
         const started = await accounts.beginLogin(account, session.addressKey, {
           onPosition,
           signal: session.signal,
+          deviceToken,
         });
         if (session.closing) {
           result = LoginResult.Abandoned;
@@ -260,6 +261,7 @@ export function accountHandlers(deps: AccountHandlerDeps): SessionHandlers {
               accountId: done.accountId,
               account: done.name,
               resumeToken,
+              deviceToken: accounts.issueDeviceToken(done.accountId, done.name),
             });
           }
         }

@@ -69,7 +69,7 @@ async function wrongLogin(c: RawClient, account: string): Promise<string> {
   c.send(Hello, hello());
   await next(c, ['Welcome']);
   const from = c.frames.length;
-  c.send(LoginStart, { account });
+  c.send(LoginStart, { account, deviceToken: new Uint8Array(0) });
   const answer = await next(c, ['LoginChallenge', 'Error'], from);
   if (answer.name === 'Error') return answer.payload['code'] as string;
   const after = c.frames.length;

@@ -51,7 +51,7 @@ it('sends nothing after Bye: a request that crosses it is not answered', async (
   // The client answers Bye with a login and a ping, as one that had them on their way would;
   // the server holds its shutdown (a final save) until both have arrived.
   void tcp.waitFor('Bye').then(() => {
-    tcp.send(LoginStart, { account: 'late_comer' });
+    tcp.send(LoginStart, { account: 'late_comer', deviceToken: new Uint8Array(0) });
     tcp.send(Ping, { seq: 1, clientTime: 0 });
   });
   server.onShutdown('final save', async () => {

@@ -96,7 +96,7 @@ it(
     const someoneQueued = new Promise<void>((resolve) => (queued = resolve));
     storm.forEach((c, i) => {
       c.send(Hello, hello(`storm${i}`));
-      c.send(LoginStart, { account: `storm_${i}` });
+      c.send(LoginStart, { account: `storm_${i}`, deviceToken: new Uint8Array(0) });
       void c.waitFor('LoginQueue', 20_000).then(queued, () => {});
       void c.waitFor('LoginChallenge', 20_000).then(
         () => c.send(LoginProof, { A: randomBytes(256), M1: randomBytes(64) }),
