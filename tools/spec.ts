@@ -798,7 +798,7 @@ An ${packetLink(ErrorPacket)} carries one of these codes. Codes are stable: neve
 
 ${table(['Code', 'Origin', 'Message'], rows)}
 
-${code(ErrorCode.LoginThrottled)} answers [LoginStart](#loginstart) or [LoginProof](#loginproof) after too many failed logins: from one address for one account (5 a minute by default), from one address for any accounts (20), or for one account from many addresses (10 different addresses lock it for everyone). Its \`reason\` ends with \`retry-after=N\`: N whole seconds (at least 1) until this address may try this account again; wait that long before retrying. It reads the same whether or not the account exists.
+${code(ErrorCode.LoginThrottled)} answers [LoginStart](#loginstart) or [LoginProof](#loginproof) after too many failed logins: from one address for one account (5 a minute by default), from one address for any accounts (20), or for one account from many addresses (10 different addresses lock it for every device that never logged in to it: a LoginStart bringing the \`deviceToken\` of an earlier LoginOk for the account is let through, and its failures count against that token, 5 a minute). An IPv6 address counts by its /64 (the server's \`IPV6_PREFIX_BITS\`). Its \`reason\` ends with \`retry-after=N\`: N whole seconds (at least 1) until this address may try this account again; wait that long before retrying. It reads the same whether or not the account exists.
 `;
 }
 
@@ -946,7 +946,7 @@ Compute a random salt \`s\` and the verifier \`v\` (see [SRP-6a, exactly](#srp-6
 
 ### 3. Log in with SRP-6a
 
-1. Send ${packetLink(LoginStart)} with the account name.
+1. Send ${packetLink(LoginStart)} with the account name and the \`deviceToken\` the last ${packetLink(LoginOk)} for this account gave this device (empty when none; keep the newest per account).
 2. While the server's SRP workers are busy it may send ${packetLink(LoginQueue)} updates (position 1 is next); they are droppable, so only the newest matters.
 3. ${packetLink(LoginChallenge)} brings \`salt\` and \`B\`. Refuse B ≡ 0 (mod N). Pick \`a\`, compute \`A\`, \`u\`, \`x\`, \`S\` and \`M1\`.
 4. Send ${packetLink(LoginProof)} with \`A = bytes(A)\` and \`M1 = bytes(M1)\`.

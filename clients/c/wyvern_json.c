@@ -181,6 +181,8 @@ void wy_login_start_json(FILE *out, const wy_login_start *v) {
     fputc('{', out);
     fputs("\"account\":", out);
     wy_json_string(out, v->account.data, v->account.len);
+    fputs(",\"deviceToken\":", out);
+    wy_json_hex(out, v->device_token.data, v->device_token.len);
     fputc('}', out);
 }
 
@@ -212,6 +214,8 @@ void wy_login_ok_json(FILE *out, const wy_login_ok *v) {
     wy_json_string(out, v->account.data, v->account.len);
     fputs(",\"resumeToken\":", out);
     wy_json_hex(out, v->resume_token.data, v->resume_token.len);
+    fputs(",\"deviceToken\":", out);
+    wy_json_hex(out, v->device_token.data, v->device_token.len);
     fputc('}', out);
 }
 

@@ -568,6 +568,7 @@ int wy_registered_encode(const wy_registered *v, uint8_t *buf, size_t cap, size_
 
 static int wy_login_start_read(wy_reader *r, wy_login_start *v) {
     WY_TRY(wy_get_string(r, 32, 1, v->account.data, &v->account.len));
+    WY_TRY(wy_get_bytes(r, 32, 1, v->device_token.data, &v->device_token.len));
     return WY_OK;
 }
 
@@ -580,6 +581,7 @@ int wy_login_start_decode(const uint8_t *payload, size_t len, wy_login_start *v)
 
 static int wy_login_start_write(wy_writer *w, const wy_login_start *v) {
     WY_TRY(wy_put_string(w, 32, 1, v->account.data, v->account.len));
+    WY_TRY(wy_put_bytes(w, 32, 1, v->device_token.data, v->device_token.len));
     return WY_OK;
 }
 
@@ -647,6 +649,7 @@ static int wy_login_ok_read(wy_reader *r, wy_login_ok *v) {
     WY_TRY(wy_get_varint(r, &v->account_id));
     WY_TRY(wy_get_string(r, 32, 1, v->account.data, &v->account.len));
     WY_TRY(wy_get_bytes(r, 32, 1, v->resume_token.data, &v->resume_token.len));
+    WY_TRY(wy_get_bytes(r, 32, 1, v->device_token.data, &v->device_token.len));
     return WY_OK;
 }
 
@@ -662,6 +665,7 @@ static int wy_login_ok_write(wy_writer *w, const wy_login_ok *v) {
     WY_TRY(wy_put_varint(w, v->account_id));
     WY_TRY(wy_put_string(w, 32, 1, v->account.data, v->account.len));
     WY_TRY(wy_put_bytes(w, 32, 1, v->resume_token.data, v->resume_token.len));
+    WY_TRY(wy_put_bytes(w, 32, 1, v->device_token.data, v->device_token.len));
     return WY_OK;
 }
 

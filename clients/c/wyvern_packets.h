@@ -12,7 +12,7 @@
 extern "C" {
 #endif
 
-#define WY_PROTOCOL_VERSION 6
+#define WY_PROTOCOL_VERSION 7
 #define WY_HEADER_SIZE 6
 #define WY_MAX_FRAME_SIZE 65535
 /* Coordinates are in [0, WY_COORD_MAX]; entity records carry them in 65536 steps. */
@@ -194,10 +194,10 @@ enum {
 #define WY_BYE_MAX_PAYLOAD 202
 #define WY_REGISTER_MAX_PAYLOAD 612
 #define WY_REGISTERED_MAX_PAYLOAD 33
-#define WY_LOGIN_START_MAX_PAYLOAD 33
+#define WY_LOGIN_START_MAX_PAYLOAD 66
 #define WY_LOGIN_CHALLENGE_MAX_PAYLOAD 579
 #define WY_LOGIN_PROOF_MAX_PAYLOAD 579
-#define WY_LOGIN_OK_MAX_PAYLOAD 136
+#define WY_LOGIN_OK_MAX_PAYLOAD 169
 #define WY_LOGIN_QUEUE_MAX_PAYLOAD 8
 #define WY_RESUME_MAX_PAYLOAD 66
 #define WY_RESUMED_MAX_PAYLOAD 76
@@ -417,9 +417,10 @@ typedef struct {
     wy_str32 account;
 } wy_registered;
 
-/* LoginStart (0x0103, client -> server): SRP step 1: the account name. Answered by LoginChallenge (possibly after LoginQueue updates). */
+/* LoginStart (0x0103, client -> server): SRP step 1: the account name, and the remembered-device token the last LoginOk for this account gave this device (empty when it has none): a device the account logged in from before is not held by the lock that guessing from many addresses puts on the account. Answered by LoginChallenge (possibly after LoginQueue updates). */
 typedef struct {
     wy_str32 account;
+    wy_bytes32 device_token;
 } wy_login_start;
 
 /* LoginChallenge (0x0104, server -> client, reliable): SRP step 2: the account's salt and the server's public ephemeral B. */
@@ -434,12 +435,13 @@ typedef struct {
     wy_bytes64 m1;
 } wy_login_proof;
 
-/* LoginOk (0x0106, server -> client, reliable): SRP step 4: the server's proof M2 (the client must check it) and a session resume token. */
+/* LoginOk (0x0106, server -> client, reliable): SRP step 4: the server's proof M2 (the client must check it), a session resume token, and a remembered-device token: keep it for this account on this device (it lasts weeks) and send it in every LoginStart for the account. */
 typedef struct {
     wy_bytes64 m2;
     uint32_t account_id;
     wy_str32 account;
     wy_bytes32 resume_token;
+    wy_bytes32 device_token;
 } wy_login_ok;
 
 /* LoginQueue (0x0107, server -> client, droppable): Position in the login queue (1 = next); sent while a login waits for the SRP workers. */

@@ -411,26 +411,33 @@ def _write_registered(w: Writer, v: Registered) -> None:
 
 @dataclass
 class LoginStart:
-    """SRP step 1: the account name. Answered by LoginChallenge (possibly after LoginQueue updates)."""
+    """SRP step 1: the account name, and the remembered-device token the last LoginOk for this account
+    gave this device (empty when it has none): a device the account logged in from before is not
+    held by the lock that guessing from many addresses puts on the account. Answered by
+    LoginChallenge (possibly after LoginQueue updates).
+    """
     OPCODE: ClassVar[int] = 0x0103
     DIRECTION: ClassVar[str] = "c2s"
     TARGET: ClassVar[str] = "session"
     STATES: ClassVar[tuple[str, ...]] = ("login",)
     RATE: ClassVar[str] = "auth"
-    MAX_SIZE: ClassVar[int] = 33  # payload bytes; the frame adds 6
-    WIRE_NAMES: ClassVar[tuple[str, ...]] = ("account",)
+    MAX_SIZE: ClassVar[int] = 66  # payload bytes; the frame adds 6
+    WIRE_NAMES: ClassVar[tuple[str, ...]] = ("account", "deviceToken")
 
     account: str  # string, at most 32 UTF-8 bytes (u8 length)
+    device_token: bytes  # bytes, at most 32 (u8 length)
 
 
 def _read_login_start(r: Reader) -> LoginStart:
     return LoginStart(
         account=r.string(32),
+        device_token=r.bytes(32),
     )
 
 
 def _write_login_start(w: Writer, v: LoginStart) -> None:
     w.string(v.account, 32)
+    w.bytes(v.device_token, 32)
 
 
 @dataclass
@@ -487,17 +494,21 @@ def _write_login_proof(w: Writer, v: LoginProof) -> None:
 
 @dataclass
 class LoginOk:
-    """SRP step 4: the server's proof M2 (the client must check it) and a session resume token."""
+    """SRP step 4: the server's proof M2 (the client must check it), a session resume token, and a
+    remembered-device token: keep it for this account on this device (it lasts weeks) and send it in
+    every LoginStart for the account.
+    """
     OPCODE: ClassVar[int] = 0x0106
     DIRECTION: ClassVar[str] = "s2c"
     DELIVERY: ClassVar[str] = "reliable"
-    MAX_SIZE: ClassVar[int] = 136  # payload bytes; the frame adds 6
-    WIRE_NAMES: ClassVar[tuple[str, ...]] = ("M2", "accountId", "account", "resumeToken")
+    MAX_SIZE: ClassVar[int] = 169  # payload bytes; the frame adds 6
+    WIRE_NAMES: ClassVar[tuple[str, ...]] = ("M2", "accountId", "account", "resumeToken", "deviceToken")
 
     m2: bytes  # bytes, at most 64 (u8 length)
     account_id: int  # varint
     account: str  # string, at most 32 UTF-8 bytes (u8 length)
     resume_token: bytes  # bytes, at most 32 (u8 length)
+    device_token: bytes  # bytes, at most 32 (u8 length)
 
 
 def _read_login_ok(r: Reader) -> LoginOk:
@@ -506,6 +517,7 @@ def _read_login_ok(r: Reader) -> LoginOk:
         account_id=r.varint(),
         account=r.string(32),
         resume_token=r.bytes(32),
+        device_token=r.bytes(32),
     )
 
 
@@ -514,6 +526,7 @@ def _write_login_ok(w: Writer, v: LoginOk) -> None:
     w.varint(v.account_id)
     w.string(v.account, 32)
     w.bytes(v.resume_token, 32)
+    w.bytes(v.device_token, 32)
 
 
 @dataclass
