@@ -364,6 +364,10 @@ describe.skipIf(noCompiler)('the C client library', () => {
           });
           expect(chat).toMatchObject({ channel: 'say', from: 'Cwalker', fromId: spawned.id });
           expect(await exited, stderr).toBe(0);
+        } catch (e) {
+          child.kill('SIGKILL');
+          await exited;
+          throw new Error(`${String(e)}\nthe C example's output:\n${stdout}${stderr}`);
         } finally {
           clearTimeout(killer);
           child.kill('SIGKILL');

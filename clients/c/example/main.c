@@ -213,6 +213,9 @@ static void register_account(const options *o) {
 }
 
 static void login(const options *o) {
+    /* The packet union is reused: start from zero (no remembered-device token: this example
+       keeps none, so distributed guessing may make it wait). */
+    memset(&out.u.login_start, 0, sizeof out.u.login_start);
     SET(out.u.login_start.account, o->account, "account");
     send_packet(WY_OP_LOGIN_START);
     if (await(WY_OP_LOGIN_CHALLENGE, 0) != WY_OP_LOGIN_CHALLENGE)

@@ -355,7 +355,8 @@ def run(args: argparse.Namespace) -> int:
             dropped = time.monotonic()
             try:
                 c, resumed, back = reconnect(connect, c.account or args.user, c.resume_token,
-                                             args.reconnect_attempts, args.password, out, session.attach)
+                                             args.reconnect_attempts, args.password, out, session.attach,
+                                             c.device_token)
             except (OSError, WyvernError) as err:
                 out(f"Could not get back in: {err}")
                 return 1

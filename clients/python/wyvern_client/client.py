@@ -79,6 +79,8 @@ class Client:
         self.sock.setblocking(False)
         self.world = world if world is not None else WorldView()
         self.timeout = timeout
+        # The remembered-device token of the newest LoginOk (empty before one).
+        self.device_token = b""
         self.decoder = FrameDecoder()
         self.refs = MotionRefs()
         self.clock = ClockSync()
@@ -227,12 +229,16 @@ class Client:
         return self.request(P.Register(account=account, salt=srp.to_bytes(salt), verifier=srp.to_bytes(verifier)),
                             P.Registered)
 
-    def login(self, account: str, password: str, on_queue: Callable[[int, int], None] | None = None) -> P.LoginOk:
+    def login(self, account: str, password: str, on_queue: Callable[[int, int], None] | None = None,
+              device_token: bytes = b"") -> P.LoginOk:
         """SRP-6a: LoginStart -> (LoginQueue) -> LoginChallenge -> LoginProof -> LoginOk,
-        whose M2 must prove that the server holds the verifier."""
+        whose M2 must prove that the server holds the verifier. `device_token` is the one the
+        last LoginOk for this account gave this device (LoginOk.device_token): a device the
+        account logged in from before is not held by the lock that guessing from many
+        addresses puts on the account."""
         off = self.on(P.LoginQueue, lambda q: on_queue(q.position, q.queue_length) if on_queue else None)
         try:
-            challenge = self.request(P.LoginStart(account=account), P.LoginChallenge)
+            challenge = self.request(P.LoginStart(account=account, device_token=device_token), P.LoginChallenge)
         finally:
             off()
         try:
@@ -245,6 +251,7 @@ class Client:
             self.close("the server failed to prove the account")
             raise WyvernError("ERR_BAD_SERVER_PROOF", "LoginOk M2 does not match", True)
         self._authenticated(ok.account_id, ok.account, ok.resume_token)
+        self.device_token = ok.device_token
         return ok
 
     def resume(self, account: str, token: bytes) -> tuple[P.Resumed, Entered | None]:
@@ -433,7 +440,8 @@ def backoff_delay(attempt: int, base_ms: float = 250, max_ms: float = 8000) -> f
 
 def reconnect(connect: Callable[[], Client], account: str, token: bytes, attempts: int = 8,
               password: str | None = None, on_event: Callable[[str], None] | None = None,
-              prepare: Callable[[Client], None] | None = None) -> tuple[Client, P.Resumed | None, Entered | None]:
+              prepare: Callable[[Client], None] | None = None,
+              device_token: bytes = b"") -> tuple[Client, P.Resumed | None, Entered | None]:
     """Connects and resumes, with backoff, until it works, the token is refused or the
     attempts run out. With `password`, a refused token logs in instead (then the result has
     no Resumed and the character must be entered again)."""
@@ -456,7 +464,7 @@ def reconnect(connect: Callable[[], Client], account: str, token: bytes, attempt
             except WyvernError as e:
                 if e.code != "ERR_BAD_RESUME" or password is None or client.closed:
                     raise
-                client.login(account, password)
+                client.login(account, password, device_token=device_token)
                 return client, None, None
         except (OSError, WyvernError) as e:
             last = e
