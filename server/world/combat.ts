@@ -16,6 +16,8 @@ import { deadReckon } from '../../shared/game/motion.js';
 import { blocked, distance, insideZone, segmentBlocked, type Vec2 } from '../../shared/game/movement.js';
 import { randomInt } from '../../shared/game/rng.js';
 import { relocate } from './move-epoch.js';
+import { creditKill } from './experience.js';
+import { levelStats, withSpellPower } from './progression.js';
 import type { BorderHit, BorderKill, CastFailure, Entity, Player, SpellData } from './types.js';
 import {
   borderNews,
@@ -162,6 +164,7 @@ export function landProjectiles(w: World): void {
     const crit = w.rng() < w.rules.critChance;
     if (crit) amount = Math.round(amount * w.rules.critMultiplier);
     const caster = entityById(w, pr.casterId);
+    if (caster) amount = withSpellPower(w.data.progression, caster.level, amount);
     if (ghost) {
       hitAcross(w, ghost.from, caster, target, s.id, s.kind, amount, crit);
       continue;
@@ -284,7 +287,12 @@ export function applyBorderNews(
     applyDamage(w, null, target, h.spellId, h.amount, h.crit, h.sourceId);
     if (target.kind !== 'mob') continue;
     if (!target.alive) {
-      if (h.sourceId !== 0) borderNews(w, from).kills.push({ killerId: h.sourceId, victimId: target.id });
+      if (h.sourceId !== 0)
+        borderNews(w, from).kills.push({
+          killerId: h.sourceId,
+          victimId: target.id,
+          victimLevel: target.level,
+        });
       continue;
     }
     const by = w.ghosts.get(h.sourceId)?.entity;
@@ -292,9 +300,7 @@ export function applyBorderNews(
   }
   for (const k of kills) {
     const p = w.players.get(k.killerId);
-    if (!p) continue;
-    p.kills++;
-    statsChanged(w, p);
+    if (p) creditKill(w, p, k.victimId, k.victimLevel);
   }
 }
 
@@ -364,13 +370,20 @@ export function respawnPlayers(w: World): void {
   }
 }
 
-/** Slow mana regeneration for living players. */
+/** Slow health and mana regeneration for living players, by their level (progression.json). */
 export function regenerate(w: World): void {
   for (const p of w.players.values()) {
     if (w.now < p.nextManaRegenAt) continue;
     p.nextManaRegenAt = w.now + w.rules.manaRegenInterval;
-    if (!p.alive || p.mana >= p.maxMana || w.rules.manaRegenAmount <= 0) continue;
-    p.mana = Math.min(p.maxMana, p.mana + w.rules.manaRegenAmount);
-    statsChanged(w, p);
+    if (!p.alive) continue;
+    const { healthRegen, manaRegen } = levelStats(w.data.progression, p.level);
+    if (p.health < p.maxHealth && healthRegen > 0) {
+      p.health = Math.min(p.maxHealth, p.health + healthRegen);
+      emit(w, { type: 'health', entity: p });
+    }
+    if (p.mana < p.maxMana && manaRegen > 0) {
+      p.mana = Math.min(p.maxMana, p.mana + manaRegen);
+      statsChanged(w, p);
+    }
   }
 }

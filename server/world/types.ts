@@ -77,12 +77,45 @@ export interface ZoneData {
   spawns: MobSpawnPoint[];
 }
 
+/** A new character: its level (its health and mana are that level's, see Progression), speed and spells. */
 export interface StartingCharacter {
   level: number;
-  health: number;
-  mana: number;
   speed: number;
   spells: number[];
+}
+
+/** What a character has at one level (data/progression.json). */
+export interface LevelStats {
+  level: number;
+  /** Experience from the start of this level to the next; 0 at the highest level. */
+  experience: number;
+  maxHealth: number;
+  maxMana: number;
+  /** Health and mana back per regeneration tick (rules.manaRegenInterval), while alive. */
+  healthRegen: number;
+  manaRegen: number;
+  /** Percent added to what the character's spells do, damage and healing. */
+  spellPower: number;
+}
+
+/**
+ * Experience for a kill, by the mob's level and the difference to the killer's:
+ * `base + perMobLevel × mobLevel`, then per level the mob is above the killer
+ * `+aboveBonus` (counted up to `aboveCap` levels), per level below `-1 / greyLevels`:
+ * a mob `greyLevels` or more below the killer is grey and gives none.
+ */
+export interface KillExperience {
+  base: number;
+  perMobLevel: number;
+  aboveBonus: number;
+  aboveCap: number;
+  greyLevels: number;
+}
+
+export interface Progression {
+  /** levels[0] is level 1; the last is the highest level a character reaches. */
+  levels: LevelStats[];
+  kill: KillExperience;
 }
 
 /** Tunables: timers, ranges and limits. data/rules.json holds them; a server config may override. */
@@ -110,8 +143,8 @@ export interface WorldRules {
   logoutDelay: number;
   corpseTime: number;
   playerRespawnDelay: number;
+  /** Ms between regeneration ticks: each gives a living player its level's health and mana regen. */
   manaRegenInterval: number;
-  manaRegenAmount: number;
   critChance: number;
   critMultiplier: number;
   meleeRange: number;
@@ -128,6 +161,7 @@ export interface WorldData {
   spells: ReadonlyMap<number, SpellData>;
   templates: ReadonlyMap<number, MobTemplate>;
   character: StartingCharacter;
+  progression: Progression;
   rules: WorldRules;
   zones: ZoneData[];
 }
@@ -147,6 +181,8 @@ export interface SavedCharacter {
   health?: number;
   mana?: number;
   kills: number;
+  /** Experience into the current level (0 when absent). */
+  experience?: number;
 }
 
 interface EntityBase {
@@ -184,6 +220,8 @@ export interface Player extends EntityBase {
   mana: number;
   maxMana: number;
   kills: number;
+  /** Experience into the current level. */
+  experience: number;
   spells: number[];
   /** Entities this player sees (never itself), by id: everything in its view cells. */
   visible: IdMap<Entity>;
@@ -282,6 +320,7 @@ export interface HandoffState extends Pick<
   | 'mana'
   | 'maxMana'
   | 'kills'
+  | 'experience'
   | 'spells'
   | 'lastSeq'
   | 'moveEpoch'
@@ -358,6 +397,8 @@ export interface BorderHit {
 export interface BorderKill {
   killerId: number;
   victimId: number;
+  /** The victim's level: the killer's zone works out the experience. */
+  victimLevel: number;
 }
 
 /** What a zone sends a neighbour beside its strip, once. */
@@ -442,6 +483,9 @@ export interface OwnStats {
   maxMana: number;
   level: number;
   kills: number;
+  /** Experience into the current level, and the level's whole span (0 at the highest level). */
+  experience: number;
+  experienceNeeded: number;
 }
 
 /**
@@ -515,6 +559,10 @@ export type WorldEvent =
       epoch: number;
     }
   | { type: 'statsChanged'; player: Player; stats: OwnStats }
+  /** The player earned experience for killing `victimId` (it may have levelled up: see leveledUp). */
+  | { type: 'experienceGained'; player: Player; amount: number; victimId: number }
+  /** The player reached `level` (its new health, mana and spell power are the level's). */
+  | { type: 'leveledUp'; player: Player; level: number; witnesses: readonly number[] }
   | { type: 'cooldownStarted'; player: Player; spellId: number; remaining: number }
   /** A cast refused before it began: only the caster learns it. */
   | { type: 'castRefused'; player: Player; spellId: number; reason: CastFailure }
