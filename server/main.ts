@@ -530,6 +530,7 @@ export async function startGateway(
     mana: levelStats(data.progression, start.level).maxMana,
     spells: [...start.spells],
     kills: 0,
+    experience: 0,
   });
   let server: ServerHandle;
   let view: ClusterView | undefined;

@@ -931,6 +931,7 @@ export function toSaved(record: CharacterRecord): SavedCharacter {
     health: record.health,
     mana: record.mana,
     kills: record.kills,
+    experience: record.experience,
   };
 }
 
@@ -947,5 +948,6 @@ export function toSave(c: SavedCharacter, zone: string, spells: number[]): Chara
     mana: c.mana ?? 0,
     spells,
     kills: c.kills,
+    experience: c.experience ?? 0,
   };
 }
