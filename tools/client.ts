@@ -41,6 +41,7 @@ import {
   Cooldown,
   EnterWorld,
   ErrorPacket,
+  ExperienceGain,
   LogoutCancelled,
   SpellFailed,
   SpellGo,
@@ -49,7 +50,7 @@ import {
   type SpellFailReason,
 } from '../shared/protocol/index.js';
 import { connectAny, parseAddressList } from './net/connect.js';
-import { commandHelp, createWithFreeName } from './terminal-text.js';
+import { commandHelp, createWithFreeName, experienceGainText, levelUpText } from './terminal-text.js';
 
 const USAGE = `Usage: npx tsx tools/client.ts [--host H --port P | --ws URL | --servers LIST] --user NAME --password PW
   --host H            server host (default 127.0.0.1)
@@ -111,6 +112,8 @@ function intOption(value: string | undefined, name: string, fallback: number): n
 class Session {
   private target: number | undefined;
   private level: number | undefined;
+  /** Experience told by ExperienceGain, printed with the stats that follow it. */
+  private gained: { amount: number; victim: string } | undefined;
   private walking: { stopped: boolean } | undefined;
   private readonly moved = new Set<number>();
   private readonly summary: ReturnType<typeof setInterval>;
@@ -181,6 +184,8 @@ class Session {
         out(`${this.spell(c.spellId)} is on cooldown: ready again in ${(c.remaining / 1000).toFixed(1)} s`),
       ),
     );
+    // The stats that come with it say where it leaves the character: told together.
+    client.on(ExperienceGain, (x) => (this.gained = { amount: x.amount, victim: this.name(x.victimId) }));
     client.on(LogoutCancelled, () => out('Logout cancelled.'));
     // Walked across a border (or given back to its own zone when the next did not take it).
     client.on(ZoneChanged, (z) => out(`You are in ${z.zone} now.`));
@@ -280,11 +285,15 @@ class Session {
       case 'enter':
         this.level = change.entity.level;
         return;
-      case 'stats':
+      case 'stats': {
+        const gained = this.gained;
+        this.gained = undefined;
+        if (gained) out(experienceGainText(gained.amount, gained.victim, change.stats));
         if (this.level !== undefined && change.stats.level > this.level)
-          out(`You reached level ${change.stats.level}`);
+          out(levelUpText(change.stats, this.client.world.self?.maxHealth ?? 0));
         this.level = change.stats.level;
         return;
+      }
       default:
         return;
     }
