@@ -5,6 +5,7 @@
  */
 import { MAX_CHAT_BYTES } from '../../../shared/protocol/chat.js';
 import { chatBytesLeft, parseChat } from '../state/chat-command.js';
+import { CAST_BLOCK_TEXT, castBlock } from '../state/can-cast.js';
 import type { ClientWorld } from '../state/world.js';
 import { h, fill } from './dom.js';
 
@@ -155,6 +156,11 @@ export class Hud {
       slot.cd.textContent = left > 0 ? (left / 1000).toFixed(1) : '';
       slot.root.classList.toggle('cooling', left > 0);
       slot.root.classList.toggle('no-mana', !!spell && !!stats && stats.mana < spell.manaCost);
+      const blocked = spell && me && stats ? this.castBlock(world, spell, left, now) : undefined;
+      slot.root.classList.toggle('unusable', blocked !== undefined);
+      if (blocked) slot.root.dataset['blocked'] = blocked;
+      else delete slot.root.dataset['blocked'];
+      slot.root.title = spell ? (blocked ? `${spell.name}: ${CAST_BLOCK_TEXT[blocked]}` : spell.name) : '';
       slot.root.style.setProperty(
         '--spell',
         spell ? `#${spell.colour.toString(16).padStart(6, '0')}` : '#444',
@@ -178,6 +184,23 @@ export class Hud {
       fill(this.chatLog, ...world.chat.slice(-40).map(chatLine));
       this.chatLog.scrollTop = this.chatLog.scrollHeight;
     }
+  }
+  /** Why `spell` cannot be cast now, from where the page draws the caster and its target. */
+  private castBlock(
+    world: ClientWorld,
+    spell: ClientWorld['spells'][number],
+    cooldownLeft: number,
+    now: number,
+  ): ReturnType<typeof castBlock> {
+    const me = world.selfEntity()!;
+    const t = world.targetId !== undefined ? world.entities.get(world.targetId) : undefined;
+    return castBlock({
+      spell,
+      caster: { ...world.drawnPosition(me, now), id: me.id, alive: me.alive, mana: world.stats?.mana ?? 0 },
+      cooldownLeft,
+      target: t && { ...world.drawnPosition(t, now), id: t.id, kind: t.kind, alive: t.alive },
+      walls: world.zone?.obstacles ?? [],
+    });
   }
 }
 
