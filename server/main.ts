@@ -26,7 +26,7 @@ import { LoginLimiter } from './session/login-limiter.js';
 import { SrpPool } from './session/srp.js';
 import { DEFAULT_SECRET_FILE, loadSecret } from './secret.js';
 import { CharacterSaver, openStore, parseStoreUrl, type CharacterState, type Store } from './store/index.js';
-import { loadWorldData, type WorldData } from './world/index.js';
+import { levelStats, loadWorldData, type WorldData } from './world/index.js';
 import {
   InProcessBus,
   NatsBus,
@@ -525,10 +525,11 @@ export async function startGateway(
     y: zone.playerSpawn.y,
     facing: 0,
     level: start.level,
-    health: start.health,
-    mana: start.mana,
+    health: levelStats(data.progression, start.level).maxHealth,
+    mana: levelStats(data.progression, start.level).maxMana,
     spells: [...start.spells],
     kills: 0,
+    experience: 0,
   });
   let server: ServerHandle;
   let view: ClusterView | undefined;

@@ -46,6 +46,7 @@ import {
   Cooldown,
   EnterWorld,
   ErrorPacket,
+  ExperienceGain,
   LogoutCancelled,
   SpellFailed,
   SpellGo,
@@ -54,7 +55,7 @@ import {
   type SpellFailReason,
 } from '../shared/protocol/index.js';
 import { connectAny, parseAddressList } from './net/connect.js';
-import { commandHelp, createWithFreeName } from './terminal-text.js';
+import { commandHelp, createWithFreeName, experienceGainText, levelUpText } from './terminal-text.js';
 
 const USAGE = `Usage: npx tsx tools/client.ts [--host H --port P | --ws URL | --servers LIST] --user NAME --password PW
   --host H            server host (default 127.0.0.1)
@@ -143,6 +144,8 @@ function intOption(value: string | undefined, name: string, fallback: number): n
 class Session {
   private target: number | undefined;
   private level: number | undefined;
+  /** Experience told by ExperienceGain, printed with the stats that follow it. */
+  private gained: { amount: number; victim: string } | undefined;
   private walking: { stopped: boolean } | undefined;
   /** Since the last summary line (quiet mode): what appeared, left and moved in view. */
   private readonly appeared: { entity: ViewEntity; at: string }[] = [];
@@ -221,6 +224,8 @@ class Session {
     // A cooldown starts as a cast completes: nothing to say then (the cast went), only when a
     // cast is refused for it.
     client.on(Cooldown, (c) => this.readyAt.set(c.spellId, performance.now() + c.remaining));
+    // The stats that come with it say where it leaves the character: told together.
+    client.on(ExperienceGain, (x) => (this.gained = { amount: x.amount, victim: this.name(x.victimId) }));
     client.on(LogoutCancelled, () => out('Logout cancelled.'));
     // Walked across a border (or given back to its own zone when the next did not take it).
     client.on(ZoneChanged, (z) => out(`You are in ${z.zone} now.`));
@@ -353,11 +358,15 @@ class Session {
       case 'enter':
         this.level = change.entity.level;
         return;
-      case 'stats':
+      case 'stats': {
+        const gained = this.gained;
+        this.gained = undefined;
+        if (gained) out(experienceGainText(gained.amount, gained.victim, change.stats));
         if (this.level !== undefined && change.stats.level > this.level)
-          out(`You reached level ${change.stats.level}`);
+          out(levelUpText(change.stats, this.client.world.self?.maxHealth ?? 0));
         this.level = change.stats.level;
         return;
+      }
       default:
         return;
     }

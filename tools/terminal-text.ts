@@ -62,3 +62,31 @@ export async function createWithFreeName<T>(
   }
   return undefined;
 }
+
+/** Experience into a level, as a line's tail: "163/350 to level 3", or the top reached. */
+export function experienceProgress(stats: {
+  level: number;
+  experience: number;
+  experienceNeeded: number;
+}): string {
+  return stats.experienceNeeded > 0
+    ? `${stats.experience}/${stats.experienceNeeded} to level ${stats.level + 1}`
+    : 'highest level';
+}
+
+/** A kill's experience: "You gain 63 experience (Meadow Wolf): 163/350 to level 3". */
+export function experienceGainText(
+  amount: number,
+  victim: string,
+  stats: { level: number; experience: number; experienceNeeded: number },
+): string {
+  return `You gain ${amount} experience (${victim}): ${experienceProgress(stats)}`;
+}
+
+/** The own level-up: "You reached level 3: 250 health, 180 mana; 13/500 to level 4". */
+export function levelUpText(
+  stats: { level: number; maxMana: number; experience: number; experienceNeeded: number },
+  maxHealth: number,
+): string {
+  return `You reached level ${stats.level}: ${maxHealth} health, ${stats.maxMana} mana; ${experienceProgress(stats)}`;
+}

@@ -149,7 +149,7 @@ export function writeBenchData(dataDir: string, out: string, size = COORD_MAX): 
   const source = atOrigin(first.z);
   const field = tileZone(source, size);
   mkdirSync(join(out, 'zones'), { recursive: true });
-  for (const f of ['spells.json', 'mobs.json', 'character.json', 'rules.json']) {
+  for (const f of ['spells.json', 'mobs.json', 'character.json', 'progression.json', 'rules.json']) {
     copyFileSync(join(dataDir, f), join(out, f));
   }
   writeFileSync(join(out, 'zones', 'benchfield.json'), `${JSON.stringify(field)}\n`);

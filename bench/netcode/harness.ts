@@ -147,7 +147,7 @@ export async function startBenchServer(): Promise<BenchServer> {
   const dir = mkdtempSync(join(tmpdir(), 'wyvern-netcode-'));
   const data = join(dir, 'data');
   mkdirSync(join(data, 'zones'), { recursive: true });
-  for (const f of ['spells.json', 'mobs.json', 'character.json', 'rules.json'])
+  for (const f of ['spells.json', 'mobs.json', 'character.json', 'progression.json', 'rules.json'])
     copyFileSync(join(ROOT, 'data/test', f), join(data, f));
   for (const z of BENCH_ZONES)
     writeFileSync(join(data, 'zones', `${z.name.toLowerCase()}.json`), JSON.stringify(z));

@@ -459,6 +459,28 @@ void wy_player_stats_json(FILE *out, const wy_player_stats *v) {
     fprintf(out, "%lu", (unsigned long)v->level);
     fputs(",\"kills\":", out);
     fprintf(out, "%lu", (unsigned long)v->kills);
+    fputs(",\"experience\":", out);
+    fprintf(out, "%lu", (unsigned long)v->experience);
+    fputs(",\"experienceNeeded\":", out);
+    fprintf(out, "%lu", (unsigned long)v->experience_needed);
+    fputc('}', out);
+}
+
+void wy_level_up_json(FILE *out, const wy_level_up *v) {
+    fputc('{', out);
+    fputs("\"entityId\":", out);
+    fprintf(out, "%lu", (unsigned long)v->entity_id);
+    fputs(",\"level\":", out);
+    fprintf(out, "%lu", (unsigned long)v->level);
+    fputc('}', out);
+}
+
+void wy_experience_gain_json(FILE *out, const wy_experience_gain *v) {
+    fputc('{', out);
+    fputs("\"victimId\":", out);
+    fprintf(out, "%lu", (unsigned long)v->victim_id);
+    fputs(",\"amount\":", out);
+    fprintf(out, "%lu", (unsigned long)v->amount);
     fputc('}', out);
 }
 
@@ -727,6 +749,12 @@ void wy_packet_json(FILE *out, const wy_packet *p) {
         return;
     case WY_OP_PLAYER_STATS:
         wy_player_stats_json(out, &p->u.player_stats);
+        return;
+    case WY_OP_LEVEL_UP:
+        wy_level_up_json(out, &p->u.level_up);
+        return;
+    case WY_OP_EXPERIENCE_GAIN:
+        wy_experience_gain_json(out, &p->u.experience_gain);
         return;
     case WY_OP_CHAT_SEND:
         wy_chat_send_json(out, &p->u.chat_send);

@@ -1211,6 +1211,8 @@ static int wy_player_stats_read(wy_reader *r, wy_player_stats *v) {
     WY_TRY(wy_get_u32(r, &v->max_mana));
     WY_TRY(wy_get_u8(r, &v->level));
     WY_TRY(wy_get_u32(r, &v->kills));
+    WY_TRY(wy_get_u32(r, &v->experience));
+    WY_TRY(wy_get_u32(r, &v->experience_needed));
     return WY_OK;
 }
 
@@ -1226,6 +1228,8 @@ static int wy_player_stats_write(wy_writer *w, const wy_player_stats *v) {
     WY_TRY(wy_put_u32(w, v->max_mana));
     WY_TRY(wy_put_u8(w, v->level));
     WY_TRY(wy_put_u32(w, v->kills));
+    WY_TRY(wy_put_u32(w, v->experience));
+    WY_TRY(wy_put_u32(w, v->experience_needed));
     return WY_OK;
 }
 
@@ -1234,6 +1238,58 @@ int wy_player_stats_encode(const wy_player_stats *v, uint8_t *buf, size_t cap, s
     WY_TRY(wy_frame_begin(&w, buf, cap));
     WY_TRY(wy_player_stats_write(&w, v));
     return wy_frame_end(&w, WY_OP_PLAYER_STATS, len);
+}
+
+static int wy_level_up_read(wy_reader *r, wy_level_up *v) {
+    WY_TRY(wy_get_varint(r, &v->entity_id));
+    WY_TRY(wy_get_u8(r, &v->level));
+    return WY_OK;
+}
+
+int wy_level_up_decode(const uint8_t *payload, size_t len, wy_level_up *v) {
+    wy_reader r;
+    wy_reader_init(&r, payload, len);
+    WY_TRY(wy_level_up_read(&r, v));
+    return wy_reader_done(&r);
+}
+
+static int wy_level_up_write(wy_writer *w, const wy_level_up *v) {
+    WY_TRY(wy_put_varint(w, v->entity_id));
+    WY_TRY(wy_put_u8(w, v->level));
+    return WY_OK;
+}
+
+int wy_level_up_encode(const wy_level_up *v, uint8_t *buf, size_t cap, size_t *len) {
+    wy_writer w;
+    WY_TRY(wy_frame_begin(&w, buf, cap));
+    WY_TRY(wy_level_up_write(&w, v));
+    return wy_frame_end(&w, WY_OP_LEVEL_UP, len);
+}
+
+static int wy_experience_gain_read(wy_reader *r, wy_experience_gain *v) {
+    WY_TRY(wy_get_varint(r, &v->victim_id));
+    WY_TRY(wy_get_u32(r, &v->amount));
+    return WY_OK;
+}
+
+int wy_experience_gain_decode(const uint8_t *payload, size_t len, wy_experience_gain *v) {
+    wy_reader r;
+    wy_reader_init(&r, payload, len);
+    WY_TRY(wy_experience_gain_read(&r, v));
+    return wy_reader_done(&r);
+}
+
+static int wy_experience_gain_write(wy_writer *w, const wy_experience_gain *v) {
+    WY_TRY(wy_put_varint(w, v->victim_id));
+    WY_TRY(wy_put_u32(w, v->amount));
+    return WY_OK;
+}
+
+int wy_experience_gain_encode(const wy_experience_gain *v, uint8_t *buf, size_t cap, size_t *len) {
+    wy_writer w;
+    WY_TRY(wy_frame_begin(&w, buf, cap));
+    WY_TRY(wy_experience_gain_write(&w, v));
+    return wy_frame_end(&w, WY_OP_EXPERIENCE_GAIN, len);
 }
 
 static int wy_chat_send_read(wy_reader *r, wy_chat_send *v) {
@@ -1815,6 +1871,10 @@ int wy_packet_decode(uint16_t opcode, const uint8_t *payload, size_t len, wy_pac
         return wy_world_update_decode(payload, len, &out->u.world_update);
     case WY_OP_PLAYER_STATS:
         return wy_player_stats_decode(payload, len, &out->u.player_stats);
+    case WY_OP_LEVEL_UP:
+        return wy_level_up_decode(payload, len, &out->u.level_up);
+    case WY_OP_EXPERIENCE_GAIN:
+        return wy_experience_gain_decode(payload, len, &out->u.experience_gain);
     case WY_OP_CHAT_SEND:
         return wy_chat_send_decode(payload, len, &out->u.chat_send);
     case WY_OP_WHISPER:
@@ -1918,6 +1978,10 @@ int wy_packet_encode(const wy_packet *p, uint8_t *buf, size_t cap, size_t *len) 
         return wy_world_update_encode(&p->u.world_update, buf, cap, len);
     case WY_OP_PLAYER_STATS:
         return wy_player_stats_encode(&p->u.player_stats, buf, cap, len);
+    case WY_OP_LEVEL_UP:
+        return wy_level_up_encode(&p->u.level_up, buf, cap, len);
+    case WY_OP_EXPERIENCE_GAIN:
+        return wy_experience_gain_encode(&p->u.experience_gain, buf, cap, len);
     case WY_OP_CHAT_SEND:
         return wy_chat_send_encode(&p->u.chat_send, buf, cap, len);
     case WY_OP_WHISPER:
@@ -2021,6 +2085,10 @@ const char *wy_packet_name(uint16_t opcode) {
         return "WorldUpdate";
     case WY_OP_PLAYER_STATS:
         return "PlayerStats";
+    case WY_OP_LEVEL_UP:
+        return "LevelUp";
+    case WY_OP_EXPERIENCE_GAIN:
+        return "ExperienceGain";
     case WY_OP_CHAT_SEND:
         return "ChatSend";
     case WY_OP_WHISPER:
@@ -2123,6 +2191,10 @@ int wy_packet_from_server(uint16_t opcode) {
     case WY_OP_WORLD_UPDATE:
         return 1;
     case WY_OP_PLAYER_STATS:
+        return 1;
+    case WY_OP_LEVEL_UP:
+        return 1;
+    case WY_OP_EXPERIENCE_GAIN:
         return 1;
     case WY_OP_CHAT_SEND:
         return 0;
@@ -2227,6 +2299,10 @@ long wy_packet_max_payload(uint16_t opcode) {
         return WY_WORLD_UPDATE_MAX_PAYLOAD;
     case WY_OP_PLAYER_STATS:
         return WY_PLAYER_STATS_MAX_PAYLOAD;
+    case WY_OP_LEVEL_UP:
+        return WY_LEVEL_UP_MAX_PAYLOAD;
+    case WY_OP_EXPERIENCE_GAIN:
+        return WY_EXPERIENCE_GAIN_MAX_PAYLOAD;
     case WY_OP_CHAT_SEND:
         return WY_CHAT_SEND_MAX_PAYLOAD;
     case WY_OP_WHISPER:

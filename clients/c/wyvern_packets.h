@@ -165,6 +165,8 @@ enum {
     WY_OP_POSITION_CORRECTION = 0x0303,
     WY_OP_WORLD_UPDATE = 0x0401,
     WY_OP_PLAYER_STATS = 0x0406,
+    WY_OP_LEVEL_UP = 0x0407,
+    WY_OP_EXPERIENCE_GAIN = 0x0408,
     WY_OP_CHAT_SEND = 0x0501,
     WY_OP_WHISPER = 0x0502,
     WY_OP_CHAT_MESSAGE = 0x0503,
@@ -184,7 +186,7 @@ enum {
     WY_OP_LOGOUT_CANCELLED = 0x0704,
     WY_OP_LOGOUT_COMPLETE = 0x0705
 };
-#define WY_PACKET_COUNT 48
+#define WY_PACKET_COUNT 50
 /* The largest payload of each packet; a frame adds WY_HEADER_SIZE. */
 #define WY_HELLO_MAX_PAYLOAD 36
 #define WY_WELCOME_MAX_PAYLOAD 49
@@ -215,7 +217,9 @@ enum {
 #define WY_MOVE_ACK_MAX_PAYLOAD 4
 #define WY_POSITION_CORRECTION_MAX_PAYLOAD 15
 #define WY_WORLD_UPDATE_MAX_PAYLOAD 65529
-#define WY_PLAYER_STATS_MAX_PAYLOAD 13
+#define WY_PLAYER_STATS_MAX_PAYLOAD 21
+#define WY_LEVEL_UP_MAX_PAYLOAD 6
+#define WY_EXPERIENCE_GAIN_MAX_PAYLOAD 9
 #define WY_CHAT_SEND_MAX_PAYLOAD 257
 #define WY_WHISPER_MAX_PAYLOAD 273
 #define WY_CHAT_MESSAGE_MAX_PAYLOAD 296
@@ -590,13 +594,27 @@ typedef struct {
     size_t records_len;
 } wy_world_update;
 
-/* PlayerStats (0x0406, server -> client, reliable): The client's own mana, level and kill count, when they change. */
+/* PlayerStats (0x0406, server -> client, reliable): The client's own mana, level, kill count and experience, when they change. */
 typedef struct {
     uint32_t mana;
     uint32_t max_mana;
     uint8_t level;
     uint32_t kills;
+    uint32_t experience;
+    uint32_t experience_needed;
 } wy_player_stats;
+
+/* LevelUp (0x0407, server -> client, reliable): An entity in view (or the client itself) reached a level; its new max health follows as a health record, its own new stats as PlayerStats. */
+typedef struct {
+    uint32_t entity_id;
+    uint8_t level;
+} wy_level_up;
+
+/* ExperienceGain (0x0408, server -> client, reliable): The client earned experience for a kill (victimId: the mob). Sent before the kill's PlayerStats (and LevelUp). */
+typedef struct {
+    uint32_t victim_id;
+    uint32_t amount;
+} wy_experience_gain;
 
 /* ChatSend (0x0501, client -> server): Say (heard within say range) or zone (heard in the whole zone). */
 typedef struct {
@@ -751,6 +769,8 @@ typedef struct {
         wy_position_correction position_correction;
         wy_world_update world_update;
         wy_player_stats player_stats;
+        wy_level_up level_up;
+        wy_experience_gain experience_gain;
         wy_chat_send chat_send;
         wy_whisper whisper;
         wy_chat_message chat_message;
@@ -866,6 +886,12 @@ void wy_world_update_json(FILE *out, const wy_world_update *v);
 int wy_player_stats_encode(const wy_player_stats *v, uint8_t *buf, size_t cap, size_t *len);
 int wy_player_stats_decode(const uint8_t *payload, size_t len, wy_player_stats *v);
 void wy_player_stats_json(FILE *out, const wy_player_stats *v);
+int wy_level_up_encode(const wy_level_up *v, uint8_t *buf, size_t cap, size_t *len);
+int wy_level_up_decode(const uint8_t *payload, size_t len, wy_level_up *v);
+void wy_level_up_json(FILE *out, const wy_level_up *v);
+int wy_experience_gain_encode(const wy_experience_gain *v, uint8_t *buf, size_t cap, size_t *len);
+int wy_experience_gain_decode(const uint8_t *payload, size_t len, wy_experience_gain *v);
+void wy_experience_gain_json(FILE *out, const wy_experience_gain *v);
 int wy_chat_send_encode(const wy_chat_send *v, uint8_t *buf, size_t cap, size_t *len);
 int wy_chat_send_decode(const uint8_t *payload, size_t len, wy_chat_send *v);
 void wy_chat_send_json(FILE *out, const wy_chat_send *v);

@@ -14,7 +14,7 @@
  *                       · n × (x f32 · y f32)
  *   then news for the receiving zone (combat.ts: applyBorderNews):
  *     hits count, each  sourceId · targetId · spellId u16 · flags u8 (1 heal, 2 crit) · amount
- *     kills count, each killerId · victimId
+ *     kills count, each killerId · victimId · victimLevel u8
  */
 import { Reader } from '../../shared/codec/reader.js';
 import { Writer } from '../../shared/codec/writer.js';
@@ -65,6 +65,7 @@ export function encodeStrip(
   for (const k of news.kills) {
     w.varint(k.killerId);
     w.varint(k.victimId);
+    w.u8(k.victimLevel);
   }
   return w.finish();
 }
@@ -92,7 +93,8 @@ export function decodeStrip(bytes: Uint8Array): BorderStrip {
     });
   }
   const kills: BorderKill[] = [];
-  for (let i = r.varint(); i > 0; i--) kills.push({ killerId: r.varint(), victimId: r.varint() });
+  for (let i = r.varint(); i > 0; i--)
+    kills.push({ killerId: r.varint(), victimId: r.varint(), victimLevel: r.u8() });
   if (r.remaining !== 0) throw new Error(`border strip from ${from}: ${r.remaining} bytes past its end`);
   return { from, entities, hits, kills };
 }
@@ -100,7 +102,7 @@ export function decodeStrip(bytes: Uint8Array): BorderStrip {
 /**
  * A player handed to the next zone's host (the HANDOFF zone input): the entity as in a strip,
  * then what only its zone kept:
- *   characterId · mana · maxMana · kills · spells (count, each u16) · lastSeq · moveEpoch u8
+ *   characterId · mana · maxMana · kills · experience · spells (count, each u16) · lastSeq · moveEpoch u8
  *   · lastMoveAt · lastClientTime · timeBank · moving u8 · moveSpeed f32
  *   · clockOffset · inputAt · sentInputAt
  *   · cast u8 (0 none, 1: spellId u16 · targetId · endsAt)
@@ -119,6 +121,7 @@ export function encodeHandoff(s: HandoffState): Uint8Array {
   w.varint(Math.max(0, Math.round(s.mana)));
   w.varint(Math.max(0, Math.round(s.maxMana)));
   w.varint(s.kills);
+  w.varint(Math.max(0, Math.round(s.experience)));
   w.varint(s.spells.length);
   for (const id of s.spells) w.u16(id);
   w.varint(s.lastSeq);
@@ -178,6 +181,7 @@ export function decodeHandoff(bytes: Uint8Array): HandoffState {
   const mana = r.varint();
   const maxMana = r.varint();
   const kills = r.varint();
+  const experience = r.varint();
   const spells: number[] = [];
   for (let n = r.varint(), i = 0; i < n; i++) spells.push(r.u16());
   const lastSeq = r.varint();
@@ -199,6 +203,7 @@ export function decodeHandoff(bytes: Uint8Array): HandoffState {
     mana,
     maxMana,
     kills,
+    experience,
     spells,
     lastSeq,
     moveEpoch,

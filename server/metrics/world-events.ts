@@ -51,6 +51,7 @@ const COUNTED: ReadonlySet<string> = new Set<WorldEvent['type']>([
   'shouted',
   'chatRefused',
   'logoutStarted',
+  'leveledUp',
 ]);
 
 /** Counts one step's events. */

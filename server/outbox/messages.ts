@@ -17,6 +17,8 @@ import {
   type Cooldown,
   type EnterWorld,
   type ErrorPacket,
+  type ExperienceGain,
+  type LevelUp,
   type LogoutCancelled,
   type LogoutComplete,
   type LogoutStarted,
@@ -31,7 +33,7 @@ import {
   type ZoneChanged,
   type ZoneInfo,
 } from '../../shared/protocol/index.js';
-import type { ChatRefusal, Player, World, WorldEvent } from '../world/index.js';
+import { ownStats, type ChatRefusal, type Player, type World, type WorldEvent } from '../world/index.js';
 
 type Msg<P> = P extends { name: infer N } ? { packet: N; data: PayloadOf<P> } : never;
 
@@ -40,6 +42,8 @@ export type Message =
   | Msg<typeof MoveAck>
   | Msg<typeof PositionCorrection>
   | Msg<typeof PlayerStats>
+  | Msg<typeof ExperienceGain>
+  | Msg<typeof LevelUp>
   | Msg<typeof SpellStart>
   | Msg<typeof SpellGo>
   | Msg<typeof SpellFailed>
@@ -108,6 +112,26 @@ export function messages(w: World, clock: StepClock, e: WorldEvent, sink: Messag
       return;
     case 'statsChanged':
       sink.to(e.player.id, { packet: 'PlayerStats', data: e.stats });
+      return;
+    case 'experienceGained':
+      sink.to(e.player.id, { packet: 'ExperienceGain', data: { victimId: e.victimId, amount: e.amount } });
+      return;
+    case 'leveledUp':
+      // The effect on the entity, and a line in the chat of everyone who sees it.
+      sink.toEach(e.witnesses, e.player.id, {
+        packet: 'LevelUp',
+        data: { entityId: e.player.id, level: e.level },
+      });
+      sink.toEach(e.witnesses, e.player.id, {
+        packet: 'ChatMessage',
+        data: {
+          channel: 'system',
+          fromId: 0,
+          from: '',
+          to: '',
+          text: `${e.player.name} reached level ${e.level}`,
+        },
+      });
       return;
     case 'cooldownStarted':
       sink.to(e.player.id, { packet: 'Cooldown', data: { spellId: e.spellId, remaining: e.remaining } });
@@ -215,11 +239,8 @@ function entered(w: World, clock: StepClock, p: Player, sink: MessageSink): void
       moveEpoch: p.moveEpoch,
     },
   });
-  // The kill count and the rest of the own stats, which EnterWorld does not carry.
-  sink.to(p.id, {
-    packet: 'PlayerStats',
-    data: { mana: p.mana, maxMana: p.maxMana, level: p.level, kills: p.kills },
-  });
+  // The kill count, experience and the rest of the own stats, which EnterWorld does not carry.
+  sink.to(p.id, { packet: 'PlayerStats', data: ownStats(w, p) });
 }
 
 export function zoneInfo(w: World): MessageOf<'ZoneInfo'> {

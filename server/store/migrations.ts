@@ -96,6 +96,13 @@ export const migrations: readonly Migration[] = [
       CREATE INDEX characters_account ON characters(account_id);
     `,
   },
+  {
+    // Characters made before it keep their level (every row has one) and start it at 0.
+    version: 2,
+    name: 'character experience',
+    sqlite: `ALTER TABLE characters ADD COLUMN experience INTEGER NOT NULL DEFAULT 0;`,
+    postgres: `ALTER TABLE characters ADD COLUMN experience INTEGER NOT NULL DEFAULT 0;`,
+  },
 ];
 
 export const LATEST_SCHEMA_VERSION = migrations.reduce((max, m) => Math.max(max, m.version), 0);

@@ -40,6 +40,8 @@ export interface CharacterState {
   /** Known spell ids. */
   spells: number[];
   kills: number;
+  /** Experience into the current level. */
+  experience: number;
 }
 
 /** A whole state for one character, as handed to `saveCharacters`. */
@@ -85,6 +87,7 @@ export const characterStateColumns = {
   maxMana: { column: 'max_mana', kind: 'int', nullable: true },
   spells: { column: 'spells', kind: 'intList' },
   kills: { column: 'kills', kind: 'int' },
+  experience: { column: 'experience', kind: 'int' },
 } as const satisfies { readonly [K in keyof Required<CharacterState>]: ColumnSpec };
 
 export type StateKey = keyof typeof characterStateColumns;

@@ -15,6 +15,8 @@
 import { distance, segmentBlocked, type Vec2 } from '../../shared/game/movement.js';
 import { randomInt } from '../../shared/game/rng.js';
 import { relocate } from './move-epoch.js';
+import { creditKill } from './experience.js';
+import { levelStats, withSpellPower } from './progression.js';
 import { standWalker } from './walkers.js';
 import type { BorderHit, BorderKill, CastFailure, Entity, Player, SpellData } from './types.js';
 import {
@@ -163,6 +165,7 @@ export function landProjectiles(w: World): void {
     const crit = w.rng() < w.rules.critChance;
     if (crit) amount = Math.round(amount * w.rules.critMultiplier);
     const caster = entityById(w, pr.casterId);
+    if (caster) amount = withSpellPower(w.data.progression, caster.level, amount);
     if (ghost) {
       hitAcross(w, ghost.from, caster, target, s.id, s.kind, amount, crit);
       continue;
@@ -285,7 +288,12 @@ export function applyBorderNews(
     applyDamage(w, null, target, h.spellId, h.amount, h.crit, h.sourceId);
     if (target.kind !== 'mob') continue;
     if (!target.alive) {
-      if (h.sourceId !== 0) borderNews(w, from).kills.push({ killerId: h.sourceId, victimId: target.id });
+      if (h.sourceId !== 0)
+        borderNews(w, from).kills.push({
+          killerId: h.sourceId,
+          victimId: target.id,
+          victimLevel: target.level,
+        });
       continue;
     }
     const by = w.ghosts.get(h.sourceId)?.entity;
@@ -293,9 +301,7 @@ export function applyBorderNews(
   }
   for (const k of kills) {
     const p = w.players.get(k.killerId);
-    if (!p) continue;
-    p.kills++;
-    statsChanged(w, p);
+    if (p) creditKill(w, p, k.victimId, k.victimLevel);
   }
 }
 
@@ -356,9 +362,9 @@ function share(max: number, percent: number): number {
 
 /**
  * Health and mana come back every manaRegenInterval to living players: a trickle in a fight
- * (healthRegenAmount, manaRegenAmount), and once a player has neither cast nor dealt nor taken
- * damage for restDelay, a share of its maximum (restHealthPercent, restManaPercent) when that
- * is more.
+ * (its level's healthRegen and manaRegen, progression.json), and once a player has neither
+ * cast nor dealt nor taken damage for restDelay, a share of its maximum (restHealthPercent,
+ * restManaPercent) when that is more.
  */
 export function regenerate(w: World): void {
   const r = w.rules;
@@ -366,9 +372,10 @@ export function regenerate(w: World): void {
     if (w.now < p.nextManaRegenAt) continue;
     p.nextManaRegenAt = w.now + r.manaRegenInterval;
     if (!p.alive) continue;
+    const { healthRegen, manaRegen } = levelStats(w.data.progression, p.level);
     const resting = w.now - p.lastCombatAt >= r.restDelay;
-    const health = Math.max(r.healthRegenAmount, resting ? share(p.maxHealth, r.restHealthPercent) : 0);
-    const mana = Math.max(r.manaRegenAmount, resting ? share(p.maxMana, r.restManaPercent) : 0);
+    const health = Math.max(healthRegen, resting ? share(p.maxHealth, r.restHealthPercent) : 0);
+    const mana = Math.max(manaRegen, resting ? share(p.maxMana, r.restManaPercent) : 0);
     if (health > 0 && p.health < p.maxHealth) {
       p.health = Math.min(p.maxHealth, p.health + health);
       emit(w, { type: 'health', entity: p });

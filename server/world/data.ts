@@ -4,7 +4,10 @@
  *
  *   <dir>/spells.json     { spells: SpellData[] }
  *   <dir>/mobs.json       { templates: MobTemplate[] }
- *   <dir>/character.json  StartingCharacter (level, health, mana, speed, spells)
+ *   <dir>/character.json  StartingCharacter (level, speed, spells)
+ *   <dir>/progression.json Progression: per level (1, 2, ... in order) the experience to the
+ *                         next, max health and mana, their regeneration and spell power; and
+ *                         the experience a kill gives by the level difference
  *   <dir>/rules.json      WorldRules (timers, ranges, limits)
  *   <dir>/zones/*.json    ZoneData (number, corner and size in the world plane, obstacles, player
  *                         spawn, graveyard, mob spawn points); zones must not overlap
@@ -17,6 +20,9 @@ import type {
   MobSpawnPoint,
   MobTemplate,
   SpellData,
+  KillExperience,
+  LevelStats,
+  Progression,
   StartingCharacter,
   WorldData,
   WorldRules,
@@ -168,14 +174,57 @@ function readCharacter(c: Cursor): StartingCharacter {
   c.object();
   return {
     level: c.at('level').int(1, 255),
-    health: c.at('health').number({ positive: true, int: true }),
-    mana: c.at('mana').int(0, 0xffffffff),
     speed: c.at('speed').number({ positive: true }),
     spells: c
       .at('spells')
       .array(1)
       .map((s) => s.int(1, 0xffff)),
   };
+}
+
+/** The most levels a character can have: level is a byte on the wire. */
+export const MAX_LEVEL = 255;
+
+function readLevel(c: Cursor, level: number, last: boolean): LevelStats {
+  c.object();
+  if (c.at('level').int(1, MAX_LEVEL) !== level)
+    c.at('level').fail(`expected ${level} (levels go 1, 2, 3, ... in order)`);
+  const experience = c.at('experience').int(0, 0xffffffff);
+  if (last && experience !== 0) c.at('experience').fail('expected 0 at the highest level (there is no next)');
+  if (!last && experience === 0)
+    c.at('experience').fail('expected a positive integer (experience to the next level)');
+  return {
+    level,
+    experience,
+    maxHealth: c.at('health').int(1, 0xffffffff),
+    maxMana: c.at('mana').int(0, 0xffffffff),
+    healthRegen: c.at('healthRegen').int(0, 0xffff),
+    manaRegen: c.at('manaRegen').int(0, 0xffff),
+    spellPower: c.at('spellPower').int(0, 1000),
+  };
+}
+
+function readProgression(c: Cursor): Progression {
+  c.object();
+  const rows = c.at('levels').array(1);
+  if (rows.length > MAX_LEVEL) c.at('levels').fail(`expected at most ${MAX_LEVEL} levels`);
+  const levels = rows.map((row, i) => readLevel(row, i + 1, i === rows.length - 1));
+  levels.forEach((l, i) => {
+    const before = levels[i - 1];
+    if (!before) return;
+    const row = c.at('levels').at(i);
+    if (l.maxHealth < before.maxHealth) row.at('health').fail(`expected a number >= level ${before.level}'s`);
+    if (l.maxMana < before.maxMana) row.at('mana').fail(`expected a number >= level ${before.level}'s`);
+  });
+  const k = c.at('kill').object();
+  const kill: KillExperience = {
+    base: k.at('base').int(0, 0xffff),
+    perMobLevel: k.at('perMobLevel').int(0, 0xffff),
+    aboveBonus: k.at('aboveBonus').number({ min: 0, max: 1 }),
+    aboveCap: k.at('aboveCap').int(0, MAX_LEVEL),
+    greyLevels: k.at('greyLevels').int(1, MAX_LEVEL),
+  };
+  return { levels, kill };
 }
 
 function readRules(c: Cursor): WorldRules {
@@ -200,10 +249,8 @@ function readRules(c: Cursor): WorldRules {
     corpseTime: nonNeg('corpseTime'),
     playerRespawnDelay: nonNeg('playerRespawnDelay'),
     manaRegenInterval: pos('manaRegenInterval'),
-    manaRegenAmount: nonNeg('manaRegenAmount'),
-    // Absent in a data directory older than them: no health back but by spells, mana at the
-    // same pace in a fight or out of it, and a respawn with full health and the mana one had.
-    healthRegenAmount: optional('healthRegenAmount', 0, nonNeg),
+    // Absent in a data directory older than them: health and mana at the level's pace in a
+    // fight or out of it, and a respawn with full health and the mana one had.
     restDelay: optional('restDelay', 5000, nonNeg),
     restHealthPercent: optional('restHealthPercent', 0, percent),
     restManaPercent: optional('restManaPercent', 0, percent),
@@ -313,6 +360,7 @@ export interface WorldSources {
   spells: DataSource;
   mobs: DataSource;
   character: DataSource;
+  progression: DataSource;
   rules: DataSource;
   zones: DataSource[];
 }
@@ -327,6 +375,13 @@ export function parseWorldData(src: WorldSources): WorldData {
   character.spells.forEach((id, i) => {
     if (!spells.has(id)) charCursor.at('spells').at(i).fail(`no spell ${id} in spells.json`);
   });
+  const progCursor = root(src.progression);
+  const progression = readProgression(progCursor);
+  if (character.level > progression.levels.length) {
+    charCursor
+      .at('level')
+      .fail(`expected at most ${progression.levels.length} (the highest level in progression.json)`);
+  }
   const rules = readRules(root(src.rules));
   if (src.zones.length === 0) throw new DataError('zones/', '', 'expected at least one zone file');
   const zones = src.zones.map((z) => readZone(root(z), templates));
@@ -344,7 +399,7 @@ export function parseWorldData(src: WorldSources): WorldData {
   });
   // By number: new characters start in the first.
   zones.sort((a, b) => a.number - b.number);
-  return { spells, templates, character, rules, zones };
+  return { spells, templates, character, progression, rules, zones };
 }
 
 function readJson(file: string): DataSource {
@@ -376,6 +431,7 @@ export function loadWorldData(dir = 'data'): WorldData {
     spells: readJson(join(dir, 'spells.json')),
     mobs: readJson(join(dir, 'mobs.json')),
     character: readJson(join(dir, 'character.json')),
+    progression: readJson(join(dir, 'progression.json')),
     rules: readJson(join(dir, 'rules.json')),
     zones: zoneFiles.map((f) => readJson(join(zoneDir, f))),
   });

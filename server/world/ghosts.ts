@@ -201,6 +201,7 @@ function ghostPlayer(w: World, s: GhostState): Player {
     mana: 0,
     maxMana: 0,
     kills: 0,
+    experience: 0,
     spells: [],
     visible: new IdMap(),
     viewCells: new CellSet(0),

@@ -53,18 +53,11 @@ import { updateInterest } from './interest.js';
 import { refuseMove, staleMove } from './move-epoch.js';
 import { engage, killMob, simulateMobs, updateDeadMobs } from './mobs.js';
 import type { Rng } from '../../shared/game/rng.js';
+import { creditKill } from './experience.js';
 import { place } from './timeline.js';
 import { holdWalker } from './walkers.js';
 import type { MoveInput, MoveRefusal, Player, TimedInput, WorldEvent, WorldInput } from './types.js';
-import {
-  addPlayer,
-  attachPlayer,
-  emit,
-  playerMoved,
-  removePlayer,
-  statsChanged,
-  type World,
-} from './world.js';
+import { addPlayer, attachPlayer, emit, playerMoved, removePlayer, type World } from './world.js';
 
 export interface StepResult {
   state: World;
@@ -104,10 +97,7 @@ function settleCombat(w: World): void {
       continue;
     }
     killMob(w, entity);
-    if (killer?.kind === 'player') {
-      killer.kills++;
-      statsChanged(w, killer);
-    }
+    if (killer?.kind === 'player') creditKill(w, killer, entity.id, entity.level);
   }
   w.fallen.length = 0;
   for (const { mob, by } of w.provoked) if (mob.alive && mob.state !== 'chase') engage(w, mob, by);

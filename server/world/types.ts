@@ -77,12 +77,45 @@ export interface ZoneData {
   spawns: MobSpawnPoint[];
 }
 
+/** A new character: its level (its health and mana are that level's, see Progression), speed and spells. */
 export interface StartingCharacter {
   level: number;
-  health: number;
-  mana: number;
   speed: number;
   spells: number[];
+}
+
+/** What a character has at one level (data/progression.json). */
+export interface LevelStats {
+  level: number;
+  /** Experience from the start of this level to the next; 0 at the highest level. */
+  experience: number;
+  maxHealth: number;
+  maxMana: number;
+  /** Health and mana back per regeneration tick (rules.manaRegenInterval), while alive. */
+  healthRegen: number;
+  manaRegen: number;
+  /** Percent added to what the character's spells do, damage and healing. */
+  spellPower: number;
+}
+
+/**
+ * Experience for a kill, by the mob's level and the difference to the killer's:
+ * `base + perMobLevel × mobLevel`, then per level the mob is above the killer
+ * `+aboveBonus` (counted up to `aboveCap` levels), per level below `-1 / greyLevels`:
+ * a mob `greyLevels` or more below the killer is grey and gives none.
+ */
+export interface KillExperience {
+  base: number;
+  perMobLevel: number;
+  aboveBonus: number;
+  aboveCap: number;
+  greyLevels: number;
+}
+
+export interface Progression {
+  /** levels[0] is level 1; the last is the highest level a character reaches. */
+  levels: LevelStats[];
+  kill: KillExperience;
 }
 
 /** Tunables: timers, ranges and limits. data/rules.json holds them; a server config may override. */
@@ -110,16 +143,15 @@ export interface WorldRules {
   logoutDelay: number;
   corpseTime: number;
   playerRespawnDelay: number;
-  /** ms between two rounds of regeneration (health and mana alike). */
+  /**
+   * ms between two rounds of regeneration (health and mana alike): in a fight each gives a
+   * living player its level's healthRegen and manaRegen (progression.json).
+   */
   manaRegenInterval: number;
-  /** Mana back each round in a fight. */
-  manaRegenAmount: number;
-  /** Health back each round in a fight. */
-  healthRegenAmount: number;
   /**
    * ms after a player's last cast, blow dealt or blow taken from which it rests: each round
-   * then brings back restHealthPercent and restManaPercent of its maximum (when more than the
-   * amounts in a fight).
+   * then brings back restHealthPercent and restManaPercent of its maximum (when more than its
+   * level's amounts in a fight).
    */
   restDelay: number;
   restHealthPercent: number;
@@ -143,6 +175,7 @@ export interface WorldData {
   spells: ReadonlyMap<number, SpellData>;
   templates: ReadonlyMap<number, MobTemplate>;
   character: StartingCharacter;
+  progression: Progression;
   rules: WorldRules;
   zones: ZoneData[];
 }
@@ -162,6 +195,8 @@ export interface SavedCharacter {
   health?: number;
   mana?: number;
   kills: number;
+  /** Experience into the current level (0 when absent). */
+  experience?: number;
 }
 
 interface EntityBase {
@@ -199,6 +234,8 @@ export interface Player extends EntityBase {
   mana: number;
   maxMana: number;
   kills: number;
+  /** Experience into the current level. */
+  experience: number;
   spells: number[];
   /** Entities this player sees (never itself), by id: everything in its view cells. */
   visible: IdMap<Entity>;
@@ -302,6 +339,7 @@ export interface HandoffState extends Pick<
   | 'mana'
   | 'maxMana'
   | 'kills'
+  | 'experience'
   | 'spells'
   | 'lastSeq'
   | 'moveEpoch'
@@ -378,6 +416,8 @@ export interface BorderHit {
 export interface BorderKill {
   killerId: number;
   victimId: number;
+  /** The victim's level: the killer's zone works out the experience. */
+  victimLevel: number;
 }
 
 /** What a zone sends a neighbour beside its strip, once. */
@@ -462,6 +502,9 @@ export interface OwnStats {
   maxMana: number;
   level: number;
   kills: number;
+  /** Experience into the current level, and the level's whole span (0 at the highest level). */
+  experience: number;
+  experienceNeeded: number;
 }
 
 /**
@@ -535,6 +578,10 @@ export type WorldEvent =
       epoch: number;
     }
   | { type: 'statsChanged'; player: Player; stats: OwnStats }
+  /** The player earned experience for killing `victimId` (it may have levelled up: see leveledUp). */
+  | { type: 'experienceGained'; player: Player; amount: number; victimId: number }
+  /** The player reached `level` (its new health, mana and spell power are the level's). */
+  | { type: 'leveledUp'; player: Player; level: number; witnesses: readonly number[] }
   | { type: 'cooldownStarted'; player: Player; spellId: number; remaining: number }
   /** A cast refused before it began: only the caster learns it. */
   | { type: 'castRefused'; player: Player; spellId: number; reason: CastFailure }

@@ -8,6 +8,7 @@ import { CellSet } from './cell-set.js';
 import { gridArea, grown, neighbours, rectInArea, stripDepth } from './border.js';
 import { Grid } from './grid.js';
 import { newTimeline } from './timeline.js';
+import { levelStats, maxLevel } from './progression.js';
 import { EntitySet, IdMap, IdSet } from './id-table.js';
 import { randomInt, type Rng } from '../../shared/game/rng.js';
 import type {
@@ -255,12 +256,19 @@ export function observerList(e: Entity): readonly number[] {
 }
 
 /** A player's own numbers as they are now. */
-export function ownStats(p: Player): OwnStats {
-  return { mana: p.mana, maxMana: p.maxMana, level: p.level, kills: p.kills };
+export function ownStats(w: World, p: Player): OwnStats {
+  return {
+    mana: p.mana,
+    maxMana: p.maxMana,
+    level: p.level,
+    kills: p.kills,
+    experience: p.experience,
+    experienceNeeded: levelStats(w.data.progression, p.level).experience,
+  };
 }
 
 export function statsChanged(w: World, p: Player): void {
-  w.events.push({ type: 'statsChanged', player: p, stats: ownStats(p) });
+  w.events.push({ type: 'statsChanged', player: p, stats: ownStats(w, p) });
 }
 
 // ------------------------------------------------------------ grid and activation
@@ -431,20 +439,26 @@ export function addPlayer(w: World, sessionId: number, c: SavedCharacter, now: n
     pos = { ...w.zone.playerSpawn };
   }
   pos = clampToZone(pos, w.zone);
+  const prog = w.data.progression;
+  // A level the table no longer has (it was shortened) is its highest.
+  const level = Math.min(Math.max(1, Math.floor(c.level) || 1), maxLevel(prog));
+  const stats = levelStats(prog, level);
   const health =
-    c.health === undefined ? base.health : Math.min(Math.max(0, Math.round(c.health)), base.health);
+    c.health === undefined ? stats.maxHealth : Math.min(Math.max(0, Math.round(c.health)), stats.maxHealth);
+  const experience =
+    stats.experience === 0 ? 0 : Math.min(Math.max(0, Math.floor(c.experience ?? 0)), stats.experience - 1);
   const p: Player = {
     kind: 'player',
     id: playerEntityId(c.id),
     name: c.name,
-    level: c.level,
+    level,
     x: pos.x,
     y: pos.y,
     facing: c.facing ?? 0,
     speed: base.speed,
     // A character saved dead comes back alive at its spot with a sliver of health.
     health: health > 0 ? health : 1,
-    maxHealth: base.health,
+    maxHealth: stats.maxHealth,
     alive: true,
     appearance: c.appearance,
     observers: new IdSet(),
@@ -453,9 +467,10 @@ export function addPlayer(w: World, sessionId: number, c: SavedCharacter, now: n
     slot: -1,
     sessionId,
     characterId: c.id,
-    mana: c.mana === undefined ? base.mana : Math.min(Math.max(0, Math.round(c.mana)), base.mana),
-    maxMana: base.mana,
+    mana: c.mana === undefined ? stats.maxMana : Math.min(Math.max(0, Math.round(c.mana)), stats.maxMana),
+    maxMana: stats.maxMana,
     kills: c.kills,
+    experience,
     spells: [...base.spells],
     visible: new IdMap(),
     viewCells: new CellSet(w.playerGrid.cells.length),
@@ -548,6 +563,7 @@ export function savedCharacter(w: World, p: Player): SavedCharacter {
     health: p.health,
     mana: p.mana,
     kills: p.kills,
+    experience: p.experience,
   };
 }
 

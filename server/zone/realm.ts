@@ -943,6 +943,7 @@ export function toSaved(record: CharacterRecord): SavedCharacter {
     health: record.health,
     mana: record.mana,
     kills: record.kills,
+    experience: record.experience,
   };
 }
 
@@ -959,5 +960,6 @@ export function toSave(c: SavedCharacter, zone: string, spells: number[]): Chara
     mana: c.mana ?? 0,
     spells,
     kills: c.kills,
+    experience: c.experience ?? 0,
   };
 }

@@ -20,7 +20,7 @@ import type { Vec2 } from '../game/movement.js';
 import { pathMotion, sampleMotion, type Placement } from '../game/interpolation.js';
 import { MOB_ID_BASE, type EntityKind } from '../protocol/common.js';
 import type { PayloadOf } from '../protocol/define.js';
-import type { PlayerStats } from '../protocol/entity.js';
+import type { LevelUp, PlayerStats } from '../protocol/entity.js';
 import type { EnterWorld, ZoneInfo } from '../protocol/character.js';
 import type { MoveAck, PositionCorrection } from '../protocol/movement.js';
 import {
@@ -36,6 +36,7 @@ import {
 } from '../protocol/records.js';
 
 export type PlayerStatsPayload = PayloadOf<typeof PlayerStats>;
+export type LevelUpPayload = PayloadOf<typeof LevelUp>;
 export type EnterWorldPayload = PayloadOf<typeof EnterWorld>;
 export type ZoneInfoPayload = PayloadOf<typeof ZoneInfo>;
 export type MoveAckPayload = PayloadOf<typeof MoveAck>;
@@ -88,6 +89,9 @@ export interface SelfStats {
   maxMana: number;
   level: number;
   kills: number;
+  /** Experience into the current level, and what the level needs (0 at the highest). */
+  experience: number;
+  experienceNeeded: number;
 }
 
 export type WorldChange =
@@ -101,6 +105,8 @@ export type WorldChange =
   | { readonly type: 'death'; readonly entity: ViewEntity; readonly killerId: number }
   | { readonly type: 'respawn'; readonly entity: ViewEntity }
   | { readonly type: 'stats'; readonly stats: SelfStats }
+  /** An entity in view (or the own one) reached `entity.level` (LevelUp). */
+  | { readonly type: 'levelUp'; readonly entity: ViewEntity }
   /** The server accepted the client's moves up to seq. */
   | { readonly type: 'ack'; readonly seq: number }
   /** The server refused a move: the self entity was snapped to the payload's position. */
@@ -183,6 +189,8 @@ export class WorldView {
       maxMana: enter.maxMana,
       level: enter.level,
       kills: this.stats?.kills ?? 0,
+      experience: this.stats?.experience ?? 0,
+      experienceNeeded: this.stats?.experienceNeeded ?? 0,
     };
     this.emit({ type: 'enter', entity });
     return entity;
@@ -365,12 +373,26 @@ export class WorldView {
   }
 
   playerStats(p: PlayerStatsPayload): SelfStats {
-    const stats = { mana: p.mana, maxMana: p.maxMana, level: p.level, kills: p.kills };
+    const stats = {
+      mana: p.mana,
+      maxMana: p.maxMana,
+      level: p.level,
+      kills: p.kills,
+      experience: p.experience,
+      experienceNeeded: p.experienceNeeded,
+    };
     this.stats = stats;
     const self = this.self;
     if (self) self.level = p.level;
     this.emit({ type: 'stats', stats });
     return stats;
+  }
+
+  levelUp(p: LevelUpPayload): void {
+    const entity = this.entities.get(p.entityId);
+    if (!entity) return;
+    entity.level = p.level;
+    this.emit({ type: 'levelUp', entity });
   }
 
   moveAck(p: MoveAckPayload): void {
@@ -408,6 +430,9 @@ export class WorldView {
     switch (name) {
       case 'PlayerStats':
         this.playerStats(payload as PlayerStatsPayload);
+        return true;
+      case 'LevelUp':
+        this.levelUp(payload as LevelUpPayload);
         return true;
       case 'MoveAck':
         this.moveAck(payload as MoveAckPayload);

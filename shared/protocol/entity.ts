@@ -1,8 +1,10 @@
 /**
  * Replication, 0x04xx: one WorldUpdate frame per client per tick carries everything it learns
- * about the entities in its view, as entity records; and the client's own stats.
+ * about the entities in its view, as entity records; the client's own stats and experience;
+ * level-ups, seen by everyone in view.
  */
 import { t } from '../codec/index.js';
+import { entityId } from './common.js';
 import { HEADER_SIZE, MAX_FRAME_SIZE } from '../codec/frame.js';
 import { definePacket } from './define.js';
 import { entityRecords } from './records.js';
@@ -30,6 +32,33 @@ export const PlayerStats = definePacket({
   name: 'PlayerStats',
   dir: 's2c',
   delivery: 'reliable',
-  doc: "The client's own mana, level and kill count, when they change.",
-  fields: { mana: t.u32, maxMana: t.u32, level: t.u8, kills: t.u32 },
+  doc: "The client's own mana, level, kill count and experience, when they change.",
+  fields: {
+    mana: t.u32,
+    maxMana: t.u32,
+    level: t.u8,
+    kills: t.u32,
+    /** Experience into the current level. */
+    experience: t.u32,
+    /** Experience the current level needs to the next; 0 at the highest level. */
+    experienceNeeded: t.u32,
+  },
+});
+
+export const LevelUp = definePacket({
+  opcode: 0x0407,
+  name: 'LevelUp',
+  dir: 's2c',
+  delivery: 'reliable',
+  doc: 'An entity in view (or the client itself) reached a level; its new max health follows as a health record, its own new stats as PlayerStats.',
+  fields: { entityId, level: t.u8 },
+});
+
+export const ExperienceGain = definePacket({
+  opcode: 0x0408,
+  name: 'ExperienceGain',
+  dir: 's2c',
+  delivery: 'reliable',
+  doc: "The client earned experience for a kill (victimId: the mob). Sent before the kill's PlayerStats (and LevelUp).",
+  fields: { victimId: entityId, amount: t.u32 },
 });

@@ -1,6 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import { WyvernError } from '../../shared/client/errors.js';
-import { characterNameCandidates, commandHelp, createWithFreeName } from '../../tools/terminal-text.js';
+import {
+  characterNameCandidates,
+  commandHelp,
+  createWithFreeName,
+  experienceGainText,
+  levelUpText,
+} from '../../tools/terminal-text.js';
 
 describe('default character names', () => {
   it('keeps what tells accounts apart: alice1 and alice2 get different names', () => {
@@ -45,5 +51,19 @@ describe('default character names', () => {
 describe('help', () => {
   it('numbers the spells the character has', () => {
     expect(commandHelp(5)).toContain('cast spell N (1-5 in your spell book');
+  });
+});
+
+describe('experience lines', () => {
+  it('tells a gain with where it leaves the character, and a level-up with the new stats', () => {
+    expect(experienceGainText(63, 'Meadow Wolf', { level: 2, experience: 163, experienceNeeded: 350 })).toBe(
+      'You gain 63 experience (Meadow Wolf): 163/350 to level 3',
+    );
+    expect(levelUpText({ level: 3, maxMana: 180, experience: 13, experienceNeeded: 500 }, 250)).toBe(
+      'You reached level 3: 250 health, 180 mana; 13/500 to level 4',
+    );
+    expect(levelUpText({ level: 10, maxMana: 340, experience: 0, experienceNeeded: 0 }, 500)).toBe(
+      'You reached level 10: 500 health, 340 mana; highest level',
+    );
   });
 });

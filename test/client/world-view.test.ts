@@ -57,8 +57,35 @@ describe('WorldView', () => {
       y: 100,
       alive: true,
     });
-    expect(view.stats).toEqual({ mana: 50, maxMana: 50, level: 1, kills: 0 });
+    expect(view.stats).toEqual({
+      mana: 50,
+      maxMana: 50,
+      level: 1,
+      kills: 0,
+      experience: 0,
+      experienceNeeded: 0,
+    });
     expect(changes.map((c) => c.type)).toEqual(['enter']);
+  });
+
+  it('raises the level of an entity in view (or its own) on LevelUp and reports it; keeps experience from PlayerStats', () => {
+    const { view, changes } = viewWithSelf();
+    view.applyRecords(spawned({ id: 40, entity: 'player', level: 2 }), 1000);
+    view.apply('LevelUp', { entityId: 40, level: 3 }, 1100);
+    view.apply('LevelUp', { entityId: SELF, level: 2 }, 1100);
+    view.apply('LevelUp', { entityId: 999, level: 9 }, 1100);
+    expect(view.get(40)?.level).toBe(3);
+    expect(view.self?.level).toBe(2);
+    expect(changes.flatMap((c) => (c.type === 'levelUp' ? [[c.entity.id, c.entity.level]] : []))).toEqual([
+      [40, 3],
+      [SELF, 2],
+    ]);
+    view.apply(
+      'PlayerStats',
+      { mana: 40, maxMana: 55, level: 2, kills: 3, experience: 12, experienceNeeded: 350 },
+      1200,
+    );
+    expect(view.stats).toMatchObject({ level: 2, experience: 12, experienceNeeded: 350 });
   });
 
   it('adds a spawned entity with all its fields, placed by the move after it, and reports it once', () => {

@@ -39,6 +39,7 @@ function startingState(): CharacterState {
     mana: 50,
     spells: [1],
     kills: 0,
+    experience: 0,
   };
 }
 

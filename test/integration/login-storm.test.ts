@@ -117,6 +117,7 @@ if (stormOptions?.wyvernLoginStorm && parentPort) {
       mana: 50,
       spells: [],
       kills: 0,
+      experience: 0,
     });
 
     beforeAll(async () => {

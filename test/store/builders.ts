@@ -27,6 +27,7 @@ export function state(overrides: Partial<CharacterState> = {}): CharacterState {
     mana: 50,
     spells: [1],
     kills: 0,
+    experience: 0,
     ...overrides,
   };
 }

@@ -7,6 +7,7 @@ import { fileURLToPath } from 'node:url';
 import Database from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
 import { openStore, parseStoreUrl, SqliteStore, LATEST_SCHEMA_VERSION } from '../../server/store/index.js';
+import { migrations, SCHEMA_VERSION_TABLE } from '../../server/store/migrations.js';
 import { account, character, state } from './builders.js';
 import { storeSuite } from './store-suite.js';
 
@@ -24,6 +25,29 @@ storeSuite('SQLite', {
   async fresh() {
     const dir = tempDir();
     const path = join(dir, 'nested', 'wyvern.db');
+    return {
+      open: () => openStore(`sqlite:${path}`),
+      dispose: async () => rmSync(dir, { recursive: true, force: true }),
+    };
+  },
+  async legacy(version, statements) {
+    const dir = tempDir();
+    const path = join(dir, 'old.db');
+    const db = new Database(path);
+    try {
+      db.exec(SCHEMA_VERSION_TABLE.sqlite);
+      for (const m of migrations.filter((m) => m.version <= version)) {
+        db.exec(m.sqlite);
+        db.prepare('INSERT INTO schema_version (version, name, applied_at) VALUES (?, ?, ?)').run(
+          m.version,
+          m.name,
+          1,
+        );
+      }
+      for (const sql of statements) db.exec(sql);
+    } finally {
+      db.close();
+    }
     return {
       open: () => openStore(`sqlite:${path}`),
       dispose: async () => rmSync(dir, { recursive: true, force: true }),

@@ -14,6 +14,11 @@ export interface StoreLocation {
 
 export interface StoreHarness {
   fresh(): Promise<StoreLocation>;
+  /**
+   * A fresh location whose database was made by an older server: the migrations up to
+   * `version` applied, then `statements` run (plain SQL both databases take).
+   */
+  legacy(version: number, statements: readonly string[]): Promise<StoreLocation>;
 }
 
 async function storeErrorCode(promise: Promise<unknown>): Promise<string> {
@@ -234,6 +239,40 @@ export function storeSuite(name: string, harness: StoreHarness): void {
         const found = await again.findAccount('persistent');
         expect(found?.id).toBe(a.id);
         expect((await again.listCharacters(a.id)).map((c) => c.name)).toEqual(['Legolas']);
+      });
+    });
+
+    describe('migration 2 (experience)', () => {
+      it('keeps characters made by schema 1 at their level, with no experience yet, and saves it from then on', async () => {
+        const location = await harness.legacy(1, [
+          `INSERT INTO accounts (name, name_key, salt, verifier, created_at) VALUES ('Oldtimer', 'oldtimer', '', '', 1)`,
+          `INSERT INTO characters (account_id, name, name_key, appearance, zone, x, y, facing, level, health, mana,
+             spells, kills, created_at, updated_at)
+           VALUES ((SELECT id FROM accounts WHERE name_key = 'oldtimer'), 'Veteran', 'veteran', 2, 'Greenvale',
+             410.5, 620.25, 1.5, 4, 180, 90, '[1,2]', 7, 1, 1)`,
+          `INSERT INTO characters (account_id, name, name_key, appearance, zone, x, y, facing, level, health, mana,
+             spells, kills, created_at, updated_at)
+           VALUES ((SELECT id FROM accounts WHERE name_key = 'oldtimer'), 'Novice', 'novice', 1, 'Greenvale',
+             100, 100, 0, 1, 200, 150, '[1]', 0, 2, 2)`,
+        ]);
+        cleanups.push(() => location.dispose());
+        const store = await location.open();
+        cleanups.push(() => store.close());
+
+        const owner = await store.findAccount('oldtimer');
+        const list = await store.listCharacters(owner!.id);
+        expect(list.map((c) => [c.name, c.level, c.experience, c.kills, c.health, c.zone])).toEqual([
+          ['Veteran', 4, 0, 7, 180, 'Greenvale'],
+          ['Novice', 1, 0, 0, 200, 'Greenvale'],
+        ]);
+        expect(list[0]).toMatchObject({ x: 410.5, y: 620.25, spells: [1, 2] });
+
+        const veteran = list[0]!;
+        await store.saveCharacters([{ ...veteran, level: 5, experience: 123 }]);
+        await store.close();
+        const again = await location.open();
+        cleanups.push(() => again.close());
+        expect(await again.getCharacter(veteran.id)).toMatchObject({ level: 5, experience: 123, kills: 7 });
       });
     });
 

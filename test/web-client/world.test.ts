@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { Writer } from '../../shared/codec/writer.js';
 import { EnterWorld, ZoneInfo } from '../../shared/protocol/character.js';
 import type { PayloadOf } from '../../shared/protocol/define.js';
-import { WorldUpdate } from '../../shared/protocol/entity.js';
+import { ExperienceGain, LevelUp, PlayerStats, WorldUpdate } from '../../shared/protocol/entity.js';
 
 import { MoveAck, PositionCorrection } from '../../shared/protocol/movement.js';
 import {
@@ -14,7 +14,7 @@ import {
 import { CombatEvent, SpellGo, SpellStart } from '../../shared/protocol/spell.js';
 import { HOLD_MS, MAX_RATE } from '../../web-client/src/state/render-clock.js';
 import { BLEND_MS, BLEND_SPEED } from '../../web-client/src/state/visual-track.js';
-import type { ClientWorld } from '../../web-client/src/state/world.js';
+import { LEVEL_UP_MS, type ClientWorld } from '../../web-client/src/state/world.js';
 import { openPage, type Page } from './page.js';
 
 const T0 = 1_700_000_000_000;
@@ -345,6 +345,52 @@ describe('client world from server packets', () => {
     expect(world.diedAt(1)).toBeUndefined();
     expect(world.drawnPosition(world.selfEntity()!, 30)).toMatchObject({ x: q(500), y: q(500) });
     expect(pr.pending).toHaveLength(0);
+  });
+});
+
+describe('experience and levels', () => {
+  it('shows experience earned over the own character and keeps the own stats for the bar', () => {
+    const world = enteredWorld();
+    feed(world, 500, (w) => {
+      ExperienceGain.write(w, { victimId: 1 << 20, amount: 63 });
+      PlayerStats.write(w, {
+        mana: 40,
+        maxMana: 50,
+        level: 3,
+        kills: 4,
+        experience: 163,
+        experienceNeeded: 500,
+      });
+    });
+    expect(world.combatTexts).toEqual([
+      { targetId: 1, amount: 63, kind: 'experience', crit: false, at: 500 },
+    ]);
+    expect(world.stats).toMatchObject({ level: 3, kills: 4, experience: 163, experienceNeeded: 500 });
+  });
+
+  it('raises the level beside a name on a LevelUp, with a burst that fades, for itself and others', () => {
+    const world = enteredWorld();
+    const heard: [number, number, boolean][] = [];
+    world.onLevelUp = (e, self) => heard.push([e.entityId, e.level, self]);
+    feed(world, 1000, (w) => LevelUp.write(w, { entityId: 2, level: 3 }));
+    feed(world, 1200, (w) => LevelUp.write(w, { entityId: 1, level: 4 }));
+    expect(world.entities.get(2)?.level).toBe(3);
+    expect(world.selfEntity()?.level).toBe(4);
+    expect(world.levelUps.map((e) => [e.entityId, e.level])).toEqual([
+      [2, 3],
+      [1, 4],
+    ]);
+    expect(heard).toEqual([
+      [2, 3, false],
+      [1, 4, true],
+    ]);
+    world.prune(1000 + LEVEL_UP_MS + 100);
+    expect(world.levelUps.map((e) => e.entityId)).toEqual([1]);
+    world.prune(1200 + LEVEL_UP_MS + 100);
+    expect(world.levelUps).toEqual([]);
+    // An entity out of view has no level to raise.
+    feed(world, 5000, (w) => LevelUp.write(w, { entityId: 77, level: 9 }));
+    expect(world.levelUps).toEqual([]);
   });
 });
 

@@ -105,7 +105,7 @@ describe('the border strip', () => {
         { sourceId: 7, targetId: 0x80001, spellId: 3, effect: 'damage' as const, amount: 21, crit: true },
         { sourceId: 7, targetId: 9, spellId: 5, effect: 'heal' as const, amount: 30, crit: false },
       ],
-      kills: [{ killerId: 7, victimId: 0x80001 }],
+      kills: [{ killerId: 7, victimId: 0x80001, victimLevel: 6 }],
     };
     const withNews = decodeStrip(encodeStrip('Greenvale', states, news));
     expect({ hits: withNews.hits, kills: withNews.kills }).toEqual(news);

@@ -11,8 +11,10 @@ import {
   mulberry32,
   step,
   type MobSpawnPoint,
+  type LevelStats,
   type MobTemplate,
   type Player,
+  type Progression,
   type Rng,
   type SavedCharacter,
   type SpellData,
@@ -51,8 +53,6 @@ export function rules(over: Partial<WorldRules> = {}): WorldRules {
     corpseTime: 500,
     playerRespawnDelay: 1000,
     manaRegenInterval: 1e9,
-    manaRegenAmount: 5,
-    healthRegenAmount: 0,
     restDelay: 5000,
     restHealthPercent: 0,
     restManaPercent: 0,
@@ -122,6 +122,28 @@ export function zone(over: Partial<ZoneData> = {}): ZoneData {
   };
 }
 
+/**
+ * A level table: level 1 has 100 health and `mana` mana, no health regen and 5 mana a tick,
+ * and needs 1000 experience (a test that wants a level-up says so); each level after adds 20
+ * health, 10 mana, 1 of each regen and 10 spell power, and needs 100 more.
+ */
+export function progression(
+  o: { mana?: number; levels?: number; first?: Partial<LevelStats> } = {},
+): Progression {
+  const count = o.levels ?? 5;
+  const levels: LevelStats[] = Array.from({ length: count }, (_, i) => ({
+    level: i + 1,
+    experience: i === count - 1 ? 0 : 1000 + 100 * i,
+    maxHealth: 100 + 20 * i,
+    maxMana: (o.mana ?? 100) + 10 * i,
+    healthRegen: i,
+    manaRegen: 5 + i,
+    spellPower: 10 * i,
+  }));
+  levels[0] = { ...levels[0]!, ...o.first };
+  return { levels, kill: { base: 45, perMobLevel: 5, aboveBonus: 0.05, aboveCap: 4, greyLevels: 5 } };
+}
+
 export interface WorldOptions {
   mobs?: MobSpawnPoint[];
   templates?: MobTemplate[];
@@ -129,6 +151,7 @@ export interface WorldOptions {
   rules?: Partial<WorldRules>;
   zone?: Partial<ZoneData>;
   mana?: number;
+  progression?: Progression;
   seed?: number;
 }
 
@@ -161,7 +184,8 @@ export function worldData(o: WorldOptions = {}): WorldData {
   return {
     spells: new Map(spells.map((s) => [s.id, s])),
     templates: new Map(templates.map((t) => [t.id, t])),
-    character: { level: 1, health: 100, mana: o.mana ?? 100, speed: 120, spells: spells.map((s) => s.id) },
+    character: { level: 1, speed: 120, spells: spells.map((s) => s.id) },
+    progression: o.progression ?? progression({ mana: o.mana }),
     rules: rules(o.rules),
     zones: [zone({ ...o.zone, spawns: o.mobs ?? o.zone?.spawns ?? [] })],
   };

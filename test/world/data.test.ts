@@ -55,7 +55,18 @@ function sources(): WorldSources {
     },
     character: {
       file: 'data/character.json',
-      json: { level: 1, health: 100, mana: 50, speed: 120, spells: [1] },
+      json: { level: 1, speed: 120, spells: [1] },
+    },
+    progression: {
+      file: 'data/progression.json',
+      json: {
+        levels: [
+          { level: 1, experience: 100, health: 100, mana: 50, healthRegen: 1, manaRegen: 2, spellPower: 0 },
+          { level: 2, experience: 150, health: 120, mana: 60, healthRegen: 1, manaRegen: 2, spellPower: 5 },
+          { level: 3, experience: 0, health: 140, mana: 70, healthRegen: 2, manaRegen: 3, spellPower: 10 },
+        ],
+        kill: { base: 45, perMobLevel: 5, aboveBonus: 0.05, aboveCap: 4, greyLevels: 5 },
+      },
     },
     rules: { file: 'data/rules.json', json: structuredClone(loadWorldData('data').rules) },
     zones: [
@@ -88,6 +99,7 @@ function errorOf(edit: (s: WorldSources) => void): string {
 }
 
 const mobs = (s: WorldSources): any => s.mobs.json;
+const levels = (s: WorldSources): any[] => (s.progression.json as any).levels;
 const zone = (s: WorldSources): any => s.zones[0]!.json;
 
 describe('world data validation', () => {
@@ -111,8 +123,8 @@ describe('world data validation', () => {
     expect(errorOf((s) => ((s.spells.json as any).spells[0].kind = 'poison'))).toBe(
       'data/spells.json: spells[0].kind: expected one of damage, heal',
     );
-    expect(errorOf((s) => delete (s.character.json as any).mana)).toBe(
-      'data/character.json: mana: expected a number',
+    expect(errorOf((s) => delete (s.character.json as any).speed)).toBe(
+      'data/character.json: speed: expected a positive number',
     );
     expect(errorOf((s) => ((s.rules.json as any).interestRadius = 'far'))).toBe(
       'data/rules.json: interestRadius: expected a positive number',
@@ -123,6 +135,53 @@ describe('world data validation', () => {
     expect(errorOf((s) => ((s.spells.json as any).spells[0].colour = 'red'))).toMatch(
       /^data\/spells\.json: spells\[0\]\.colour: expected a colour/,
     );
+  });
+
+  it('reads the level table and the kill experience rule', () => {
+    const d = parseWorldData(sources());
+    expect(d.progression.levels.map((l) => [l.level, l.experience, l.maxHealth, l.maxMana])).toEqual([
+      [1, 100, 100, 50],
+      [2, 150, 120, 60],
+      [3, 0, 140, 70],
+    ]);
+    expect(d.progression.kill.greyLevels).toBe(5);
+  });
+
+  it('refuses a level table out of order, without an end, or shrinking', () => {
+    expect(errorOf((s) => (levels(s)[1].level = 3))).toBe(
+      'data/progression.json: levels[1].level: expected 2 (levels go 1, 2, 3, ... in order)',
+    );
+    expect(errorOf((s) => (levels(s)[2].experience = 200))).toBe(
+      'data/progression.json: levels[2].experience: expected 0 at the highest level (there is no next)',
+    );
+    expect(errorOf((s) => (levels(s)[0].experience = 0))).toBe(
+      'data/progression.json: levels[0].experience: expected a positive integer (experience to the next level)',
+    );
+    expect(errorOf((s) => (levels(s)[2].health = 110))).toBe(
+      "data/progression.json: levels[2].health: expected a number >= level 2's",
+    );
+    expect(errorOf((s) => (levels(s)[1].spellPower = -1))).toBe(
+      'data/progression.json: levels[1].spellPower: expected a number >= 0',
+    );
+    expect(errorOf((s) => ((s.progression.json as any).levels = []))).toBe(
+      'data/progression.json: levels: expected at least 1 item(s)',
+    );
+    expect(errorOf((s) => delete (s.progression.json as any).kill.greyLevels)).toBe(
+      'data/progression.json: kill.greyLevels: expected a number',
+    );
+    expect(errorOf((s) => ((s.character.json as any).level = 4))).toBe(
+      'data/character.json: level: expected at most 3 (the highest level in progression.json)',
+    );
+  });
+
+  it('ships levels 1 to at least 10, each needing more experience than the one before', () => {
+    for (const dir of ['data', 'data/test']) {
+      const { levels } = loadWorldData(dir).progression;
+      expect(levels.length).toBeGreaterThanOrEqual(10);
+      const spans = levels.slice(0, -1).map((l) => l.experience);
+      expect(spans).toEqual([...spans].sort((a, b) => a - b));
+      expect(levels.at(-1)!.spellPower).toBeGreaterThan(levels[0]!.spellPower);
+    }
   });
 
   it('checks references and placement', () => {

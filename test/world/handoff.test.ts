@@ -12,6 +12,7 @@ import {
   createWorld,
   loadWorldData,
   mulberry32,
+  savedCharacter,
   step,
   type World,
   type WorldEvent,
@@ -108,6 +109,24 @@ describe('hand-off at the border', () => {
     expect(Math.abs(zones.gv.ghosts.get(w.id)!.entity.x - now.x)).toBeLessThanOrEqual(
       (now.speed * 50) / 1000 + 1,
     );
+  });
+
+  it('carries experience, level and kills across (over the wire), with the level’s max health and mana', () => {
+    const zones = new TwoZones();
+    const y = clearRowHere();
+    const w = join(zones.gv, player({ zone: 'Greenvale', x: 1940, y, level: 3, experience: 321, kills: 12 }));
+    zones.tick(50, {});
+    const walk = walker(w, 0, 50);
+    for (let t = 100; t <= 1500 && !zones.am.players.has(w.id); t += 50) {
+      const here = zones.gv.players.has(w.id) ? 'gv' : 'am';
+      zones.tick(t, { [here]: [walk.at(t)] });
+    }
+    const there = zones.am.players.get(w.id)!;
+    expect(there).toBeDefined();
+    const level3 = data.progression.levels[2]!;
+    expect([there.level, there.experience, there.kills]).toEqual([3, 321, 12]);
+    expect([there.maxHealth, there.maxMana]).toEqual([level3.maxHealth, level3.maxMana]);
+    expect(savedCharacter(zones.am, there)).toMatchObject({ zone: 'Ashmoor', level: 3, experience: 321 });
   });
 
   it('carries the inputs still waiting for their time across, and what they were held by: a stop made just past the line is kept', () => {

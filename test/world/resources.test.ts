@@ -4,12 +4,13 @@
  */
 import { describe, expect, it } from 'vitest';
 import type { Player, World } from '../../server/world/index.js';
-import { cast, HEAL, join, mobAt, player, runEach, template, tick, world } from './builders.js';
+import { cast, HEAL, join, mobAt, player, progression, runEach, template, tick, world } from './builders.js';
+
+/** In a fight a level-1 character gets 1 health and 2 mana back a round. */
+const TRICKLE = progression({ first: { healthRegen: 1, manaRegen: 2 } });
 
 const REGEN = {
   manaRegenInterval: 1000,
-  manaRegenAmount: 2,
-  healthRegenAmount: 1,
   restDelay: 5000,
   restHealthPercent: 10,
   restManaPercent: 10,
@@ -28,7 +29,7 @@ function gains(w: World, p: Player, from: number, to: number): { health: number;
 
 describe('regeneration', () => {
   it('trickles in a fight and comes back in tenths of the maximum 5 s after the last cast', () => {
-    const w = world({ rules: REGEN });
+    const w = world({ rules: REGEN, progression: TRICKLE });
     const p = join(w, player({ x: 100, y: 700, health: 30, mana: 30 }), 0);
     // A rest of 5 s from joining has not passed: a cast now starts the fight's clock.
     tick(w, [cast(p.id, HEAL, 0)], 500);
@@ -45,6 +46,7 @@ describe('regeneration', () => {
       mobs: [mobAt(120, 700)],
       templates: [template({ meleeMin: 3, meleeMax: 3, swingTime: 1e9, aggroRadius: 50 })],
       rules: REGEN,
+      progression: TRICKLE,
     });
     const p = join(w, player({ x: 100, y: 700, health: 40, mana: 40 }), 0);
     // The mob swung as the player came in (the step at 0): one blow, 3 of its 40 health.
@@ -61,7 +63,7 @@ describe('regeneration', () => {
   });
 
   it('stops at the maximum, and gives nothing to the dead', () => {
-    const w = world({ rules: REGEN });
+    const w = world({ rules: REGEN, progression: TRICKLE });
     const p = join(w, player({ x: 100, y: 700, health: 95, mana: 99 }), 0);
     gains(w, p, 0, 8000);
     expect([p.health, p.mana]).toEqual([100, 100]);

@@ -37,7 +37,9 @@ describe('casting', () => {
     expect(received(go, p.id, 'SpellGo')).toEqual([
       { casterId: p.id, spellId: FIREBALL, targetId: m.id, travelTime: 1500 },
     ]);
-    expect(received(go, p.id, 'PlayerStats')).toEqual([{ mana: 90, maxMana: 100, level: 1, kills: 0 }]);
+    expect(received(go, p.id, 'PlayerStats')).toEqual([
+      { mana: 90, maxMana: 100, level: 1, kills: 0, experience: 0, experienceNeeded: 1000 },
+    ]);
     expect(m.health).toBe(50);
     const hit = runUntil(w, 2600);
     expect(received(hit, p.id, 'CombatEvent')).toEqual([
@@ -155,7 +157,7 @@ describe('casting', () => {
   });
 
   it('regenerates mana slowly', () => {
-    const w = world({ mobs: [mobAt(250, 700)], rules: { manaRegenInterval: 1000, manaRegenAmount: 5 } });
+    const w = world({ mobs: [mobAt(250, 700)], rules: { manaRegenInterval: 1000 } });
     const p = join(w, player({ x: 100, y: 700, mana: 80 }));
     const ev = runUntil(w, 2000);
     expect(p.mana).toBe(90);

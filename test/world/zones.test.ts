@@ -2,6 +2,7 @@
  * Two zones in one world plane: Greenvale and Ashmoor side by side, each with its own walls
  * and mobs, ids unique across both, a player entering either under its character id.
  */
+import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { MOB_ID_BASE, MOB_IDS_PER_ZONE } from '../../shared/protocol/index.js';
 import { Writer } from '../../shared/codec/writer.js';
@@ -118,6 +119,10 @@ describe('zone files', () => {
       spells: { file: 'spells.json', json: { spells: [...base.spells.values()] } },
       mobs: { file: 'mobs.json', json: { templates: [...base.templates.values()] } },
       character: { file: 'character.json', json: base.character },
+      progression: {
+        file: 'progression.json',
+        json: JSON.parse(readFileSync('data/test/progression.json', 'utf8')) as unknown,
+      },
       rules: { file: 'rules.json', json: base.rules },
       zones,
     };

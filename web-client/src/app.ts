@@ -492,7 +492,14 @@ function exposeForTests(live: () => Live): void {
         health: me.health,
         maxHealth: me.maxHealth,
         alive: me.alive,
+        level: me.level,
+        experience: world.stats?.experience ?? 0,
+        experienceNeeded: world.stats?.experienceNeeded ?? 0,
       };
+    },
+    /** Level-up bursts drawn now (the own character's and others'). */
+    get levelUps() {
+      return live().world.levelUps.map((e) => ({ entityId: e.entityId, level: e.level }));
     },
     get entities() {
       const { world } = live();

@@ -1072,17 +1072,19 @@ def _write_world_update(w: Writer, v: WorldUpdate) -> None:
 
 @dataclass
 class PlayerStats:
-    """The client's own mana, level and kill count, when they change."""
+    """The client's own mana, level, kill count and experience, when they change."""
     OPCODE: ClassVar[int] = 0x0406
     DIRECTION: ClassVar[str] = "s2c"
     DELIVERY: ClassVar[str] = "reliable"
-    MAX_SIZE: ClassVar[int] = 13  # payload bytes; the frame adds 6
-    WIRE_NAMES: ClassVar[tuple[str, ...]] = ("mana", "maxMana", "level", "kills")
+    MAX_SIZE: ClassVar[int] = 21  # payload bytes; the frame adds 6
+    WIRE_NAMES: ClassVar[tuple[str, ...]] = ("mana", "maxMana", "level", "kills", "experience", "experienceNeeded")
 
     mana: int  # u32
     max_mana: int  # u32
     level: int  # u8
     kills: int  # u32
+    experience: int  # u32
+    experience_needed: int  # u32
 
 
 def _read_player_stats(r: Reader) -> PlayerStats:
@@ -1091,6 +1093,8 @@ def _read_player_stats(r: Reader) -> PlayerStats:
         max_mana=r.u32(),
         level=r.u8(),
         kills=r.u32(),
+        experience=r.u32(),
+        experience_needed=r.u32(),
     )
 
 
@@ -1099,6 +1103,62 @@ def _write_player_stats(w: Writer, v: PlayerStats) -> None:
     w.u32(v.max_mana)
     w.u8(v.level)
     w.u32(v.kills)
+    w.u32(v.experience)
+    w.u32(v.experience_needed)
+
+
+@dataclass
+class LevelUp:
+    """An entity in view (or the client itself) reached a level; its new max health follows as a health
+    record, its own new stats as PlayerStats.
+    """
+    OPCODE: ClassVar[int] = 0x0407
+    DIRECTION: ClassVar[str] = "s2c"
+    DELIVERY: ClassVar[str] = "reliable"
+    MAX_SIZE: ClassVar[int] = 6  # payload bytes; the frame adds 6
+    WIRE_NAMES: ClassVar[tuple[str, ...]] = ("entityId", "level")
+
+    entity_id: int  # varint
+    level: int  # u8
+
+
+def _read_level_up(r: Reader) -> LevelUp:
+    return LevelUp(
+        entity_id=r.varint(),
+        level=r.u8(),
+    )
+
+
+def _write_level_up(w: Writer, v: LevelUp) -> None:
+    w.varint(v.entity_id)
+    w.u8(v.level)
+
+
+@dataclass
+class ExperienceGain:
+    """The client earned experience for a kill (victimId: the mob). Sent before the kill's PlayerStats
+    (and LevelUp).
+    """
+    OPCODE: ClassVar[int] = 0x0408
+    DIRECTION: ClassVar[str] = "s2c"
+    DELIVERY: ClassVar[str] = "reliable"
+    MAX_SIZE: ClassVar[int] = 9  # payload bytes; the frame adds 6
+    WIRE_NAMES: ClassVar[tuple[str, ...]] = ("victimId", "amount")
+
+    victim_id: int  # varint
+    amount: int  # u32
+
+
+def _read_experience_gain(r: Reader) -> ExperienceGain:
+    return ExperienceGain(
+        victim_id=r.varint(),
+        amount=r.u32(),
+    )
+
+
+def _write_experience_gain(w: Writer, v: ExperienceGain) -> None:
+    w.varint(v.victim_id)
+    w.u32(v.amount)
 
 
 @dataclass
@@ -1596,6 +1656,8 @@ PACKETS: tuple[PacketDef, ...] = (
     PacketDef(0x0303, "PositionCorrection", PositionCorrection, _read_position_correction, _write_position_correction),
     PacketDef(0x0401, "WorldUpdate", WorldUpdate, _read_world_update, _write_world_update),
     PacketDef(0x0406, "PlayerStats", PlayerStats, _read_player_stats, _write_player_stats),
+    PacketDef(0x0407, "LevelUp", LevelUp, _read_level_up, _write_level_up),
+    PacketDef(0x0408, "ExperienceGain", ExperienceGain, _read_experience_gain, _write_experience_gain),
     PacketDef(0x0501, "ChatSend", ChatSend, _read_chat_send, _write_chat_send),
     PacketDef(0x0502, "Whisper", Whisper, _read_whisper, _write_whisper),
     PacketDef(0x0503, "ChatMessage", ChatMessage, _read_chat_message, _write_chat_message),

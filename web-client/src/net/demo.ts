@@ -159,7 +159,14 @@ export class DemoServer implements ByteTransport {
       });
       this.sentTick = 0;
       this.sentTime = t;
-      PlayerStats.write(w, { mana: 140, maxMana: 200, level: 7, kills: 3 });
+      PlayerStats.write(w, {
+        mana: 140,
+        maxMana: 200,
+        level: 7,
+        kills: 3,
+        experience: 620,
+        experienceNeeded: 1600,
+      });
       const spawn = (
         v: Partial<Omit<SpawnRecord, 'kind'>> & { id: number; name: string; x: number; y: number },
       ) => {

@@ -3,7 +3,8 @@
  *
  * Layers, bottom to top: ground and obstacles (redrawn when the zone changes), the grid and
  * interest circle overlays, corpses and living entities (body, name plate with level, health
- * bar, cast bar), ghosts of the raw server positions, projectiles, floating combat texts;
+ * bar, cast bar), ghosts of the raw server positions, projectiles, level-up bursts, floating
+ * combat texts (damage, healing, experience earned);
  * then, in screen space, the minimap. The camera keeps the own character centred.
  */
 import { Application, Container, Graphics, Text } from 'pixi.js';
@@ -14,6 +15,7 @@ import {
   type Zone,
   type ZoneArea,
 } from '../state/world.js';
+import { LevelUpLayer } from './level-up.js';
 import { bodyStyle, SELF_MARK } from './palette.js';
 
 export interface Overlays {
@@ -65,6 +67,7 @@ export class WorldRenderer {
   private readonly minimap = new Graphics();
   private readonly sprites = new Map<number, EntitySprite>();
   private readonly combatTexts = new Map<object, Text>();
+  private readonly levelUps = new LevelUpLayer();
   private drawnZone: Zone | undefined;
   private gridFor: string | undefined;
   readonly overlays: Overlays = { interest: true, ghosts: true, grid: false };
@@ -106,6 +109,7 @@ export class WorldRenderer {
       this.living,
       this.ghosts,
       this.projectiles,
+      this.levelUps.root,
       this.texts,
     );
     this.app.stage.addChild(this.camera, this.minimap);
@@ -165,6 +169,7 @@ export class WorldRenderer {
 
     this.drawEntities(world, now);
     this.drawProjectiles(world, now);
+    this.levelUps.draw(world, now, BODY_RADIUS);
     this.drawCombatTexts(world, now);
     this.drawMinimap(world, now, w, h);
     this.framesRendered++;
@@ -376,12 +381,22 @@ export class WorldRenderer {
       let t = this.combatTexts.get(c);
       if (!t) {
         t = new Text({
-          text: `${c.kind === 'heal' ? '+' : '-'}${c.amount}${c.crit ? '!' : ''}`,
+          text:
+            c.kind === 'experience'
+              ? `+${c.amount} XP`
+              : `${c.kind === 'heal' ? '+' : '-'}${c.amount}${c.crit ? '!' : ''}`,
           style: {
             fontFamily: 'system-ui, sans-serif',
             fontWeight: 'bold',
             fontSize: c.crit ? 26 : 16,
-            fill: c.kind === 'heal' ? 0x6dff8a : c.crit ? 0xffd84a : 0xffffff,
+            fill:
+              c.kind === 'experience'
+                ? 0xc89bff
+                : c.kind === 'heal'
+                  ? 0x6dff8a
+                  : c.crit
+                    ? 0xffd84a
+                    : 0xffffff,
             stroke: { color: 0x000000, width: 4 },
           },
         });

@@ -86,10 +86,21 @@ export interface Projectile {
 export interface CombatText {
   targetId: number;
   amount: number;
-  kind: 'damage' | 'heal';
+  /** 'experience': earned for a kill, shown over the own character. */
+  kind: 'damage' | 'heal' | 'experience';
   crit: boolean;
   at: number;
 }
+
+/** An entity in view reached a level (LevelUp): drawn as a burst around it for LEVEL_UP_MS. */
+export interface LevelUpEffect {
+  entityId: number;
+  level: number;
+  /** Page time. */
+  at: number;
+}
+
+export const LEVEL_UP_MS = 2500;
 
 export interface ChatLine {
   channel: 'say' | 'zone' | 'whisper' | 'system';
@@ -142,6 +153,9 @@ export class ClientWorld {
   readonly casts = new Map<number, CastBar>();
   projectiles: Projectile[] = [];
   combatTexts: CombatText[] = [];
+  levelUps: LevelUpEffect[] = [];
+  /** Called with each level-up shown (the own or another's), for what else marks it (a sound). */
+  onLevelUp: ((e: LevelUpEffect, self: boolean) => void) | undefined;
   readonly chat: ChatLine[] = [];
   spells: SpellInfo[] = [];
   /** Page time each spell is ready again. */
@@ -277,6 +291,16 @@ export class ClientWorld {
       case 'Cooldown':
         this.cooldowns.set(p.value.spellId, localNow + p.value.remaining);
         break;
+      case 'ExperienceGain':
+        if (this.self)
+          this.combatTexts.push({
+            targetId: this.self.id,
+            amount: p.value.amount,
+            kind: 'experience',
+            crit: false,
+            at: localNow,
+          });
+        break;
       case 'ChatMessage':
         this.chat.push({ ...p.value, at: localNow });
         if (this.chat.length > CHAT_KEEP) this.chat.splice(0, this.chat.length - CHAT_KEEP);
@@ -356,6 +380,12 @@ export class ClientWorld {
         if (c.entity.self) this.self?.predictor.teleport(c.entity.x, c.entity.y);
         return;
       }
+      case 'levelUp': {
+        const effect = { entityId: c.entity.id, level: c.entity.level, at: this.now() };
+        this.levelUps.push(effect);
+        this.onLevelUp?.(effect, c.entity.self);
+        return;
+      }
       case 'reset':
         this.clearWorld();
         return;
@@ -383,6 +413,7 @@ export class ClientWorld {
   prune(localNow: number): void {
     this.projectiles = this.projectiles.filter((p) => localNow - p.startedAt < p.travelTime + 50);
     this.combatTexts = this.combatTexts.filter((c) => localNow - c.at < COMBAT_TEXT_MS);
+    if (this.levelUps.length > 0) this.levelUps = this.levelUps.filter((e) => localNow - e.at < LEVEL_UP_MS);
     for (const [id, c] of this.casts) if (localNow - c.startedAt > c.castTime + 500) this.casts.delete(id);
     // The drawn time is held at what was heard only while a remote player is in view.
     this.clock.bounded = this.remotePlayers;
@@ -530,6 +561,7 @@ export class ClientWorld {
     this.casts.clear();
     this.projectiles = [];
     this.combatTexts = [];
+    this.levelUps = [];
     this.cooldowns.clear();
     this.targetId = undefined;
     this.logoutAt = undefined;

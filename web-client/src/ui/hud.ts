@@ -112,9 +112,10 @@ export class Hud {
     if (me && self) {
       fill(
         this.self,
-        h('div.title', {}, `${me.name}`, h('span.level', {}, ` ${me.level}`)),
+        h('div.title', {}, `${me.name}`, h('span.level', {}, ` level ${me.level}`)),
         meter('health', me.health, me.maxHealth),
         meter('mana', stats?.mana ?? 0, stats?.maxMana ?? 0),
+        experienceBar(stats?.experience ?? 0, stats?.experienceNeeded ?? 0),
         h('div.small', {}, `kills ${stats?.kills ?? 0}${me.alive ? '' : ' · dead'}`),
       );
     }
@@ -210,6 +211,17 @@ function meter(kind: 'health' | 'mana', value: number, max: number): HTMLElement
     {},
     h('div.fill', { style: { width: `${(f * 100).toFixed(1)}%` } }),
     h('span', {}, `${value} / ${max}`),
+  );
+}
+
+/** The experience into this level, of what it needs; full and marked at the highest level. */
+function experienceBar(value: number, needed: number): HTMLElement {
+  const f = needed > 0 ? Math.max(0, Math.min(1, value / needed)) : 1;
+  return h(
+    'div.meter.experience',
+    { title: 'Experience to the next level' },
+    h('div.fill', { style: { width: `${(f * 100).toFixed(1)}%` } }),
+    h('span', {}, needed > 0 ? `XP ${value} / ${needed}` : 'Highest level'),
   );
 }
 
