@@ -248,16 +248,17 @@ function standbyCluster(title: string, order: { first: Zone; gatewayKilledFirst:
             timeoutMs: Math.max(1, deadline - performance.now()),
           });
           expect(down.fatal).toBe(false);
-          figures[`${zone}:killToZoneDown`] ??= Math.round(performance.now() - killed);
+          const downAt = performance.now();
+          figures[`${zone}:killToZoneDown`] ??= Math.round(downAt - killed);
           const back = await p.log.expect(EnterWorld, {
             since: since.get(p),
             timeoutMs: Math.max(1, deadline - performance.now()),
           });
           expect(back.name).toBe(p.name);
-          figures[`${zone}:killToEnterWorld`] = Math.max(
-            figures[`${zone}:killToEnterWorld`] ?? 0,
-            Math.round(performance.now() - killed),
-          );
+          const most = (key: string, ms: number) =>
+            (figures[`${zone}:${key}`] = Math.max(figures[`${zone}:${key}`] ?? 0, Math.round(ms)));
+          most('killToEnterWorld', performance.now() - killed);
+          most('zoneDownToEnterWorld', performance.now() - downAt);
         }),
       );
       for (const p of [...mine, ...others]) expect(p.client.closeReason, p.name).toBeUndefined();
