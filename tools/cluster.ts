@@ -7,13 +7,15 @@
  * in turn; zone host j's /metrics and /healthz on HTTP_PORT + G + j, after the G gateways')
  * and the gateways (`ROLE=gateway`, ids gw-0, gw-1, ...; gateway k on TCP_PORT + k and
  * HTTP_PORT + k, from 7777 and 8080), each `tsx server/main.ts` with its lines prefixed
- * by its id. Every process gets the same DATA_DIR (a relative one is taken from the project
- * root), DATABASE_URL and WYVERN_SECRET: DATABASE_URL as set (postgres://... for processes
- * on several machines), else one SQLite file, var/cluster.db, which processes on one machine
- * can share. "up" is said once every gateway answers its /healthz.
+ * by its id. Every process gets the same DATA_DIR, DATABASE_URL and WYVERN_SECRET:
+ * DATABASE_URL as set (postgres://... for processes on several machines), else one SQLite
+ * file, var/cluster.db, which processes on one machine can share.
  *
  * --standby N adds N standby zone hosts (zh-s0, ...; ZONE_STANDBY=on, every zone): each
  * waits and runs a zone whose host died once its claim lapses (docs/CLUSTER.md, "Faults").
+ *
+ * A relative DATA_DIR is taken from the project root, and given to every role resolved. "up"
+ * is said once every gateway answers its /healthz.
  *
  * Ctrl-C (SIGINT), SIGTERM or SIGHUP stops the gateways, then the zone hosts (which save
  * everyone), then the nats-server it started; a second signal kills them at once. So does the
