@@ -39,7 +39,7 @@ import {
 } from './cluster/index.js';
 import {
   ClusterView,
-  claimZones,
+  claimZone,
   holderOf,
   lapseCheck,
   openRegistry,
@@ -300,6 +300,12 @@ function hostedZones(config: Config, data: WorldData): string[] {
 /**
  * The zone-host role: the realm over the bus, ticking. Its zones' inputs come from whichever
  * gateways hold the players, and its ticks go back to them.
+ *
+ * The realm is made and listening before any zone is claimed, and each zone runs the moment
+ * its claim is held (Realm.claimed), so the registry never names this host for a zone it does
+ * not run. Each zone is claimed on its own: a host returns once it holds all of them (a zone
+ * another host holds is refused), a standby (ZONE_STANDBY) at once, waiting for each zone
+ * apart and running each as its host dies.
  */
 export async function startZoneHost(
   config: Config,
@@ -308,6 +314,8 @@ export async function startZoneHost(
     afterTick?: () => void;
     /** /metrics and /healthz on HTTP_PORT; off when the gateway of the same process serves them. */
     http?: boolean;
+    /** A zone this host waited for (a standby's, or one it lost) runs from now on. */
+    onTaken?: (zone: string, httpPort: number | undefined) => void;
   } = {},
 ): Promise<ZoneHostHandle> {
   const log = options.log ?? createLogger(config.logLevel);
@@ -325,14 +333,71 @@ export async function startZoneHost(
   let node: Lease | undefined;
   /** This host's zone claims, by zone name. */
   const leases = new Map<string, Lease>();
-  /** Stops this host waiting to claim again a zone it lost, when it stops. */
+  /** Stops this host waiting to claim a zone (at start, or again after losing it), when it stops. */
   const standing = new AbortController();
   let untrack = (): void => {};
   let status: StatusListener | undefined;
   let view: ClusterView | undefined;
   /** Filled in once running, for /healthz. */
-  const live: { realm?: Realm; stopping?: boolean } = {};
+  const live: { realm?: Realm; started?: boolean; stopping?: boolean } = {};
   const holder = holderOf(config.nodeId);
+  const saver = new CharacterSaver(store, {
+    onError: (err, ids) => log.error({ err, characters: ids }, 'character save failed'),
+  });
+  /** Zones waited for (not those claimed at start): told to onTaken once they run. */
+  const awaited = new Set<string>();
+  let realm: Realm;
+  try {
+    realm = new Realm({
+      data,
+      zones,
+      store,
+      saver,
+      bus,
+      hostId: config.nodeId,
+      log,
+      tickRate: config.tickRate,
+      autosaveMs: config.autosaveIntervalMs,
+      rules: { interestRadius: config.interestRadius },
+      lingerMs: config.lingerMs,
+      combatLingerMs: config.combatLingerMs,
+      seed: options.seed,
+      afterTick: options.afterTick,
+      holds: (zone) => leases.get(zone)?.held() ?? false,
+      onRunning: (zone) => {
+        if (awaited.delete(zone)) options.onTaken?.(zone, status?.port);
+      },
+    });
+  } catch (e) {
+    if (!options.bus) await bus.close();
+    if (!options.store) await store.close();
+    throw e;
+  }
+  const running = (): string[] => [...realm.zones.keys()].filter((z) => realm.running(z));
+  /**
+   * Claims one zone; it runs here as soon as the claim is held. Lost later to another host
+   * (this one's claim had lapsed: a stall or a partition), the realm drops it and this host
+   * stands by to claim it again once that host's claim lapses in turn.
+   */
+  const claim = async (zone: string, standby: boolean): Promise<void> => {
+    if (standby) awaited.add(zone);
+    const lease = await claimZone(registry!, holder, zone, log, {
+      standby,
+      signal: standing.signal,
+      onLost: () => {
+        leases.delete(zone);
+        realm.loseZone(zone);
+        if (!standing.signal.aborted) standBy(zone);
+      },
+    });
+    leases.set(zone, lease);
+    realm.claimed(zone);
+  };
+  const standBy = (zone: string): void => {
+    claim(zone, true).catch((err: unknown) => {
+      if (!standing.signal.aborted) log.error({ err, zone }, 'no longer standing by for the zone');
+    });
+  };
   try {
     if (options.http ?? true) {
       status = await listenStatus({
@@ -340,20 +405,31 @@ export async function startZoneHost(
         port: config.httpPort,
         routes: {
           metrics: metricsText,
-          health: () => ({
-            status: live.stopping ? 'stopping' : live.realm ? 'ok' : 'starting',
-            role: config.role,
-            id: config.nodeId,
-            zones: live.realm
-              ? [...live.realm.zones.keys()].filter((z) => live.realm!.running(z)).map(zoneId)
-              : [],
-            players: live.realm?.playerCount ?? 0,
-            cluster: view?.summary(),
-          }),
+          health: () => {
+            const zones = live.realm ? running() : [];
+            return {
+              // A standby (or a host whose zones were all taken) that runs nothing is well.
+              status: live.stopping
+                ? 'stopping'
+                : zones.length > 0
+                  ? 'ok'
+                  : live.started
+                    ? 'standby'
+                    : 'starting',
+              role: config.role,
+              id: config.nodeId,
+              zones: zones.map(zoneId),
+              players: live.realm?.playerCount ?? 0,
+              cluster: view?.summary(),
+            };
+          },
         },
       });
     }
     registry = options.registry ?? (await openRegistry(bus, log, config.leaseTtlMs));
+    // Listening (its zones idle, who answered) before the registry names it.
+    live.realm = realm;
+    realm.start();
     node = await registry.announce({
       ...holder,
       role: Role.ZoneHost,
@@ -362,63 +438,34 @@ export async function startZoneHost(
       startedAt: Date.now(),
     });
     if (!options.registry) untrack = trackCluster(bus, registry);
-    /**
-     * A zone this host ran was taken by another host while its claim had lapsed (a stall or a
-     * partition): the realm drops it, and this host stands by to claim it again once that
-     * host's claim lapses in turn.
-     */
-    const lost = (zone: string): void => {
-      leases.delete(zone);
-      live.realm?.loseZone(zone);
-      if (standing.signal.aborted) return;
-      claimZones(registry!, holder, [zone], log, {
-        standby: true,
-        onLost: lost,
-        signal: standing.signal,
-      }).then(
-        ([lease]) => leases.set(zone, lease!),
-        () => {},
-      );
-    };
-    const claimed = await claimZones(registry, holder, zones, log, {
-      standby: config.zoneStandby,
-      onLost: (zone) => lost(zone),
-    });
-    zones.forEach((zone, i) => leases.set(zone, claimed[i]!));
+    if (config.zoneStandby) for (const zone of zones) standBy(zone);
+    else {
+      const claims = await Promise.allSettled(zones.map((zone) => claim(zone, false)));
+      const failed = claims.find((c) => c.status === 'rejected');
+      if (failed) throw (failed as PromiseRejectedResult).reason;
+    }
+    live.started = true;
     if (status) view = await ClusterView.open(registry);
   } catch (e) {
+    standing.abort();
+    live.stopping = true;
     await status?.close();
-    await node?.release();
+    await realm.stop();
+    await releaseAll([...leases.values(), ...(node ? [node] : [])], log, bus);
     untrack();
     if (!options.registry) await registry?.close();
     if (!options.bus) await bus.close();
     if (!options.store) await store.close();
     throw e;
   }
-  const saver = new CharacterSaver(store, {
-    onError: (err, ids) => log.error({ err, characters: ids }, 'character save failed'),
-  });
-  const realm = new Realm({
-    data,
-    zones,
-    store,
-    saver,
-    bus,
-    hostId: config.nodeId,
-    log,
-    tickRate: config.tickRate,
-    autosaveMs: config.autosaveIntervalMs,
-    rules: { interestRadius: config.interestRadius },
-    lingerMs: config.lingerMs,
-    combatLingerMs: config.combatLingerMs,
-    seed: options.seed,
-    afterTick: options.afterTick,
-    holds: (zone) => leases.get(zone)?.held() ?? false,
-  });
-  live.realm = realm;
-  realm.start();
   log.info(
-    { zones: [...realm.zones.keys()], store: store.kind, role: 'zone-host', http: status?.port },
+    {
+      zones: running(),
+      standingBy: zones.filter((z) => !realm.running(z)),
+      store: store.kind,
+      role: 'zone-host',
+      http: status?.port,
+    },
     'world running',
   );
   let gatewaysWatch: Watch | undefined;
@@ -438,7 +485,7 @@ export async function startZoneHost(
     await status?.close();
     // Everyone's final state is written before the store closes.
     await realm.stop();
-    await releaseAll([...leases.values(), node], log, bus);
+    await releaseAll([...leases.values(), node!], log, bus);
     untrack();
     if (!options.registry) await quietly(log, 'registry', () => registry.close());
     if (!options.bus) await quietly(log, 'bus', () => bus.drain());
@@ -692,10 +739,20 @@ async function main(argv: readonly string[]): Promise<void> {
   }
   let running: { log: Logger; stop(): Promise<void> };
   if (config.role === 'zone-host') {
-    const host = await startZoneHost(config);
+    const host = await startZoneHost(config, {
+      // Written whatever LOG_LEVEL says, as the start line is: the moment a standby takes over.
+      onTaken: (zone, httpPort) =>
+        process.stdout.write(
+          `\nWyvern zone host ${config.nodeId} is running zone ${zone} (taken over) over ${config.natsUrl}; /metrics and /healthz on HTTP port ${httpPort}.\n\n`,
+        ),
+    });
+    const httpPort = host.httpPort;
     running = host;
+    const zones = [...host.realm.zones.keys()];
     process.stdout.write(
-      `\nWyvern zone host ${config.nodeId} is running zones ${[...host.realm.zones.keys()].join(', ')} over ${config.natsUrl}; /metrics and /healthz on HTTP port ${host.httpPort}.\n\n`,
+      config.zoneStandby
+        ? `\nWyvern zone host ${config.nodeId} is standing by for zones ${zones.join(', ')} over ${config.natsUrl} (each runs here once its host is gone); /metrics and /healthz on HTTP port ${httpPort}.\n\n`
+        : `\nWyvern zone host ${config.nodeId} is running zones ${zones.join(', ')} over ${config.natsUrl}; /metrics and /healthz on HTTP port ${httpPort}.\n\n`,
     );
   } else {
     const server = config.role === 'gateway' ? await startGateway(config) : await startWyvern(config);

@@ -16,16 +16,23 @@
  * --standby N adds N standby zone hosts (zh-s0, ...; ZONE_STANDBY=on, every zone): each
  * waits and runs a zone whose host died once its claim lapses (docs/CLUSTER.md, "Faults").
  *
- * Ctrl-C (or SIGTERM) stops the gateways, then the zone hosts (which save everyone), then
- * the nats-server it started. A process that dies is reported and not restarted, so a
- * kill -9 can be tried by hand; start it again with the command line printed at start.
+ * A relative DATA_DIR is taken from the project root, and given to every role resolved. "up"
+ * is said once every gateway answers its /healthz.
+ *
+ * Ctrl-C (SIGINT), SIGTERM or SIGHUP stops the gateways, then the zone hosts (which save
+ * everyone), then the nats-server it started; a second signal kills them at once. So does the
+ * death of the process that started this one (`npm run cluster` killed alone, a terminal
+ * closed): the roles run in process groups of their own, out of reach of a terminal's
+ * signals, and must not outlive the runner. A process that dies is reported and not
+ * restarted, so a kill -9 can be tried by hand (its pid is printed); start it again with the
+ * command line printed at start.
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
@@ -81,8 +88,8 @@ async function main(): Promise<void> {
   const gateways = positive(values.gateways, '--gateways');
   const zoneHosts = positive(values['zone-hosts'], '--zone-hosts');
   const standby = values.standby === '0' ? 0 : positive(values.standby, '--standby');
-  const dataDir = process.env['DATA_DIR'] ?? 'data';
-  const zones = loadWorldData(join(ROOT, dataDir)).zones.map((z) => z.name);
+  const dataDir = resolve(ROOT, process.env['DATA_DIR'] ?? 'data');
+  const zones = loadWorldData(dataDir).zones.map((z) => z.name);
   if (zoneHosts > zones.length) {
     throw new Error(
       `${zoneHosts} zone hosts for ${zones.length} zone${zones.length === 1 ? '' : 's'} (${zones.join(', ')}): ` +
@@ -92,8 +99,9 @@ async function main(): Promise<void> {
   const tcpBase = Number(process.env['TCP_PORT'] ?? 7777);
   const httpBase = Number(process.env['HTTP_PORT'] ?? 8080);
 
-  // The browser client the gateways serve, built once (as npm start does).
-  if (!existsSync(join(ROOT, 'web-client/dist/index.html'))) {
+  // The browser client the gateways serve, built once (as npm start does), unless WEB_ROOT
+  // names another.
+  if (process.env['WEB_ROOT'] === undefined && !existsSync(join(ROOT, 'web-client/dist/index.html'))) {
     console.log('[cluster] building the browser client');
     const built = spawnSync(process.execPath, [join(ROOT, 'node_modules/vite/bin/vite.js'), 'build'], {
       cwd: ROOT,
@@ -106,6 +114,40 @@ async function main(): Promise<void> {
   let stopping = false;
   let natsDir: string | undefined;
   let nats: ChildProcess | undefined;
+  const roles: Role[] = [];
+  let stopped: Promise<never> | undefined;
+  const stop = (code: number): Promise<never> =>
+    (stopped ??= (async () => {
+      stopping = true;
+      console.log('[cluster] stopping: gateways, then zone hosts (they save everyone), then nats-server');
+      for (const kind of ['gw-', 'zh-']) {
+        await Promise.all(
+          roles.filter((r) => r.id.startsWith(kind) && r.proc).map((r) => stopChild(r.proc!, 15_000)),
+        );
+      }
+      if (nats) await stopChild(nats, 5_000);
+      if (natsDir) rmSync(natsDir, { recursive: true, force: true });
+      process.exit(code);
+    })());
+  for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) {
+    process.on(signal, () => {
+      // Asked again while stopping: at once (the exit handler kills what is left).
+      if (stopping) {
+        console.log(`[cluster] ${signal} again: killing everything now`);
+        process.exit(1);
+      }
+      console.log(`[cluster] ${signal}`);
+      void stop(0);
+    });
+  }
+  // Whatever way this process ends, no role or nats-server of its own outlives it.
+  process.on('exit', () => {
+    for (const c of [...children, ...(nats ? [nats] : [])]) {
+      if (c.exitCode === null && c.signalCode === null) c.kill('SIGKILL');
+    }
+    if (natsDir) rmSync(natsDir, { recursive: true, force: true });
+  });
+  started = stop;
   let natsUrl = values['nats-url'] ?? process.env['NATS_URL'];
   if (!natsUrl) {
     const bin = NATS_SERVER.find((p) => existsSync(p));
@@ -121,7 +163,7 @@ async function main(): Promise<void> {
     prefixed('nats', nats);
     natsUrl = `nats://127.0.0.1:${port}`;
     await untilListening(port, nats);
-    console.log(`[cluster] nats-server on ${natsUrl} (JetStream in ${natsDir})`);
+    console.log(`[cluster] nats-server (pid ${nats.pid}) on ${natsUrl} (JetStream in ${natsDir})`);
   }
 
   let databaseUrl = process.env['DATABASE_URL'];
@@ -134,8 +176,6 @@ async function main(): Promise<void> {
   }
   const secret = process.env['WYVERN_SECRET'] ?? readSecret() ?? randomBytes(32).toString('hex');
   const common = { NATS_URL: natsUrl, DATABASE_URL: databaseUrl, WYVERN_SECRET: secret, DATA_DIR: dataDir };
-
-  const roles: Role[] = [];
   for (let i = 0; i < zoneHosts; i++) {
     const mine = zones.filter((_, k) => k % zoneHosts === i);
     roles.push({
@@ -175,24 +215,6 @@ async function main(): Promise<void> {
     });
   }
 
-  const stop = async (code: number): Promise<never> => {
-    if (stopping) return new Promise<never>(() => {});
-    stopping = true;
-    console.log('[cluster] stopping: gateways, then zone hosts (they save everyone), then nats-server');
-    for (const kind of ['gw-', 'zh-']) {
-      await Promise.all(
-        roles.filter((r) => r.id.startsWith(kind) && r.proc).map((r) => stopChild(r.proc!, 15_000)),
-      );
-    }
-    if (nats) await stopChild(nats, 5_000);
-    if (natsDir) rmSync(natsDir, { recursive: true, force: true });
-    process.exit(code);
-  };
-  process.on('SIGINT', () => void stop(0));
-  process.on('SIGTERM', () => void stop(0));
-  process.on('exit', () => {
-    for (const c of [...children, ...(nats ? [nats] : [])]) if (c.exitCode === null) c.kill('SIGKILL');
-  });
   nats?.once('exit', (code) => {
     if (!stopping)
       console.log(`[cluster] nats-server exited (${code}); the roles keep reconnecting to ${natsUrl}`);
@@ -211,17 +233,27 @@ async function main(): Promise<void> {
     proc.once('exit', (code, signal) => {
       if (!stopping) console.log(`[cluster] ${role.id} exited (${signal ?? code}); the others go on`);
     });
+    // All it needs to be started again by hand, the secret included (without it a restarted
+    // role would refuse the others' resume tokens).
     const shown = Object.entries(role.env)
-      .filter(([k]) => k !== 'WYVERN_SECRET')
       .map(([k, v]) => `${k}=${v}`)
       .join(' ');
-    console.log(`[cluster] ${role.id}: ${shown} npx tsx server/main.ts`);
+    console.log(`[cluster] ${role.id} (pid ${proc.pid}): ${shown} npx tsx server/main.ts`);
     // Zone hosts first, each with its zones claimed, before the gateways route to them.
     // A standby runs nothing until a host dies: it is not waited for.
     // Its start line, written whatever LOG_LEVEL says (the "world running" log line is info).
     if (role.id.startsWith('zh-') && role.env['ZONE_STANDBY'] === undefined)
-      await untilLine(proc, /zone host \S+ is running/);
+      await untilLine(proc, /zone host \S+ is running/, 'a zone host');
   }
+  // Up once every gateway answers: its start line, then its /healthz.
+  await Promise.all(
+    roles
+      .filter((r) => r.id.startsWith('gw-'))
+      .map(async (r) => {
+        await untilLine(r.proc!, /gateway \S+ is running/, `gateway ${r.id}`);
+        await untilAnswers(Number(r.env['HTTP_PORT']), r.proc!);
+      }),
+  );
   console.log(
     `[cluster] up: ${gateways} gateway${gateways === 1 ? '' : 's'} (browser on ` +
       roles
@@ -262,12 +294,47 @@ function untilListening(port: number, proc: ChildProcess): Promise<void> {
   });
 }
 
-function untilLine(proc: ChildProcess, pattern: RegExp): Promise<void> {
+/**
+ * Stops everything once the process that started this one is gone: `npm run cluster` killed
+ * alone (npm passes SIGTERM to its shell, which dies without passing it on), or killed with
+ * SIGKILL or SIGHUP, leaves this runner with a new parent. Checked twice a second.
+ */
+function watchParent(): void {
+  const parent = process.ppid;
+  const timer = setInterval(() => {
+    if (process.ppid === parent) return;
+    clearInterval(timer);
+    console.log(`[cluster] the process that started this one (pid ${parent}) is gone`);
+    if (started) void started(0);
+    else process.exit(1);
+  }, 500);
+  timer.unref();
+}
+
+/** Resolves once http://127.0.0.1:port/healthz answers 200 (within 60 s, while `proc` runs). */
+async function untilAnswers(port: number, proc: ChildProcess): Promise<void> {
+  const deadline = Date.now() + 60_000;
+  for (;;) {
+    if (proc.exitCode !== null || proc.signalCode !== null)
+      throw new Error(`a gateway exited before it answered`);
+    try {
+      const res = await fetch(`http://127.0.0.1:${port}/healthz`, { signal: AbortSignal.timeout(2_000) });
+      await res.arrayBuffer();
+      if (res.ok) return;
+    } catch {
+      // Not listening yet.
+    }
+    if (Date.now() > deadline) throw new Error(`the gateway on HTTP port ${port} did not answer within 60 s`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
+
+function untilLine(proc: ChildProcess, pattern: RegExp, what: string): Promise<void> {
   return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error('a zone host did not start within 60 s')), 60_000);
+    const timer = setTimeout(() => reject(new Error(`${what} did not start within 60 s`)), 60_000);
     proc.once('exit', (code) => {
       clearTimeout(timer);
-      reject(new Error(`a zone host exited (${code}) before it ran its zones`));
+      reject(new Error(`${what} exited (${code}) before it was running`));
     });
     createInterface({ input: proc.stdout! }).on('line', (line) => {
       if (pattern.test(line)) {
@@ -290,7 +357,16 @@ function stopChild(proc: ChildProcess, waitMs: number): Promise<void> {
   });
 }
 
-main().catch((e) => {
+/** Stops what the runner started (once it started anything): for a failed start, or an orphaned runner. */
+let started: ((code: number) => Promise<never>) | undefined;
+
+// The terminal may be gone (a closed window): writing there must not end the runner before
+// it has stopped its roles.
+for (const stream of [process.stdout, process.stderr]) stream.on('error', () => {});
+
+watchParent();
+main().catch((e: unknown) => {
   console.error(`cluster: ${(e as Error).message}`);
-  process.exit(1);
+  if (started) void started(1);
+  else process.exit(1);
 });

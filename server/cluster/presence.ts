@@ -68,60 +68,67 @@ export function registryDirectory(
 export interface ClaimOptions {
   /** Wait for a zone another host holds, and take it once that host's claim lapses. */
   standby?: boolean;
-  /** Called when a claim made here is found taken by another host (this one had lapsed). */
-  onLost?: (zone: string) => void;
-  /** Gives up waiting (for a standby): resolves with the leases taken so far, released. */
+  /** Called when the claim is found taken by another host (this one had lapsed). */
+  onLost?: () => void;
+  /** Gives up waiting: the claim rejects, and nothing is left claimed. */
   signal?: AbortSignal;
 }
 
 /**
- * Claims every zone for `host`. A zone another host holds is refused (two hosts must never run
+ * Claims one zone for `host`. A zone another host holds is refused (two hosts must never run
  * one zone) unless `standby`: then it is waited for, and taken once that host's claim lapses
  * (the host died; a clean stop releases it at once). One still held by this node's previous
- * run (a restart within the lease's TTL) is waited for until that lease runs out. The leases
- * come in the order of `zones`.
+ * run (a restart within the lease's TTL) is waited for until that lease runs out. A host that
+ * runs several zones claims each on its own, so that each runs as soon as it is held: a
+ * standby for every zone takes the one whose host died, whatever becomes of the others.
+ *
+ * A standby keeps waiting through registry errors (NATS down for a while): it has nothing
+ * else to do. Otherwise the first error rejects.
  */
-export async function claimZones(
+export async function claimZone(
   registry: ClusterRegistry,
   host: Holder,
-  zones: readonly string[],
+  name: string,
   log: Logger,
   options: ClaimOptions = {},
-): Promise<Lease[]> {
-  const leases: Lease[] = [];
-  try {
-    for (const name of zones) {
-      const zone = zoneId(name);
-      const deadline = Date.now() + registry.ttlMs * 2;
-      let told = false;
-      for (;;) {
-        if (options.signal?.aborted) throw new Error('claiming zones: stopped');
-        const lease = await registry.claimZone(zone, host, {
-          onLost: () => {
-            log.error({ zone }, 'another zone host took this zone over');
-            options.onLost?.(name);
-          },
-        });
-        if (lease) {
-          leases.push(lease);
-          break;
+): Promise<Lease> {
+  const zone = zoneId(name);
+  const deadline = Date.now() + registry.ttlMs * 2;
+  let told = false;
+  let failing = false;
+  for (;;) {
+    if (options.signal?.aborted) throw new Error(`claiming zone ${name}: stopped`);
+    try {
+      const lease = await registry.claimZone(zone, host, {
+        onLost: () => {
+          log.error({ zone }, 'another zone host took this zone over');
+          options.onLost?.();
+        },
+      });
+      if (lease) {
+        // Stopped while the claim was on its way: nobody is to run the zone here.
+        if (options.signal?.aborted) {
+          await lease.release().catch(() => {});
+          throw new Error(`claiming zone ${name}: stopped`);
         }
-        const claim = await registry.zoneClaim(zone);
-        if (claim && options.standby && !told) {
-          told = true;
-          log.info({ zone, host: claim.host.id }, 'standing by: the zone is taken when its host is gone');
-        }
-        if (claim && !options.standby && (claim.host.id !== host.id || Date.now() > deadline)) {
-          throw new Error(`zone ${name} is run by zone host ${claim.host.id}`);
-        }
-        await new Promise((resolve) => setTimeout(resolve, CLAIM_RETRY_MS));
+        return lease;
       }
+      const claim = await registry.zoneClaim(zone);
+      failing = false;
+      if (claim && options.standby && !told) {
+        told = true;
+        log.info({ zone, host: claim.host.id }, 'standing by: the zone is taken when its host is gone');
+      }
+      if (claim && !options.standby && (claim.host.id !== host.id || Date.now() > deadline)) {
+        throw new Error(`zone ${name} is run by zone host ${claim.host.id}`);
+      }
+    } catch (err) {
+      if (!options.standby || options.signal?.aborted) throw err;
+      if (!failing) log.warn({ err, zone }, 'standing by: the registry did not answer; asking again');
+      failing = true;
     }
-  } catch (e) {
-    await Promise.all(leases.map((l) => l.release()));
-    throw e;
+    await new Promise((resolve) => setTimeout(resolve, CLAIM_RETRY_MS));
   }
-  return leases;
 }
 
 /**

@@ -104,8 +104,9 @@ export interface GatewayOptions {
 const WHO_LIST_MAX = 200;
 /**
  * A JOIN sent to a zone that has just been claimed again is repeated this often until the
- * host says JOINED (a host claims its zones a moment before it listens on them, and NATS
- * drops what nobody listens to), this many times at most; the host ignores a repeat.
+ * host says JOINED (NATS drops what nobody listens to: a host listens on a zone before it
+ * claims it, but over several nats-servers its interest may arrive after the claim), this many
+ * times at most; the host ignores a repeat.
  */
 const REJOIN_EVERY_MS = 250;
 const REJOIN_TRIES = 40;

@@ -85,8 +85,11 @@ export interface RealmOptions {
   /**
    * Whether this host holds the zone's claim right now (its registry lease). A zone it does
    * not hold is not run (see Realm.runs). Default: always (one process, nobody to share with).
+   * Given, every zone not held when the realm is made stands idle until it is (Realm.claimed).
    */
   readonly holds?: (zone: string) => boolean;
+  /** A zone that stood idle runs from now on (its claim is held). */
+  readonly onRunning?: (zone: string) => void;
 }
 
 /** A character in (or on its way into) one of this host's zones, for one gateway session. */
@@ -165,6 +168,14 @@ export class Realm {
   private leavingIds: number[] = [];
   /** Zones whose claim this host does not hold right now: not stepped, saved or sent. */
   private readonly fenced = new Set<string>();
+  /**
+   * Fenced zones this host has not held since it made them (at start, or anew after losing
+   * them): another host's or nobody's. Their inputs, hand-off requests and strips are left to
+   * whoever runs them; once claimed, the zone is made afresh and runs (see runs).
+   */
+  private readonly idle = new Set<string>();
+  /** Zones this host has run (a claim held again after a loss is told apart from a first one). */
+  private readonly ran = new Set<string>();
   private readonly hooks: ZoneHostHooks;
   private seed: number;
   /** Ticks started late by more than a whole interval (the loop was blocked). */
@@ -185,12 +196,20 @@ export class Realm {
     for (const zone of opts.data.zones) {
       if (!this.hosted.includes(zone.name)) continue;
       this.zones.set(zone.name, this.createZone(zone.name));
+      if (opts.holds && !opts.holds(zone.name)) {
+        this.fenced.add(zone.name);
+        this.idle.add(zone.name);
+      } else this.ran.add(zone.name);
+      // Subscribed before the zone is claimed, so that whoever sees the claim finds it listening.
       this.subscriptions.push(
         opts.bus.subscribe(Subjects.zoneInput(zoneId(zone.name)), (m) => {
-          const host = this.zones.get(zone.name)!;
-          this.onZoneInputs(host, m);
+          const host = this.admit(zone.name);
+          if (host) this.onZoneInputs(host, m);
         }),
-        opts.bus.subscribe(Subjects.zoneHandoff(zoneId(zone.name)), (m) => this.onHandoff(zone.name, m)),
+        opts.bus.subscribe(Subjects.zoneHandoff(zoneId(zone.name)), (m) => {
+          // Unanswered while idle: the host that runs the zone answers.
+          if (this.admit(zone.name)) this.onHandoff(zone.name, m);
+        }),
       );
     }
     if (this.zones.size === 0) throw new Error('the world data has no zone');
@@ -282,8 +301,15 @@ export class Realm {
     if (held === wasHeld) return held;
     if (held) {
       this.fenced.delete(host.name);
-      zoneClaimEvents.inc({ event: 'resumed' });
-      this.opts.log.warn({ zone: host.name }, 'zone claim held again: running the zone');
+      const idle = this.idle.delete(host.name);
+      // Made while another host ran it, or nobody: as its data makes it, from now.
+      if (idle) this.zones.set(host.name, this.createZone(host.name));
+      if (this.ran.has(host.name)) {
+        zoneClaimEvents.inc({ event: 'resumed' });
+        this.opts.log.warn({ zone: host.name }, 'zone claim held again: running the zone');
+      } else this.opts.log.info({ zone: host.name }, 'zone claimed: running the zone');
+      this.ran.add(host.name);
+      if (idle) this.opts.onRunning?.(host.name);
     } else {
       this.fenced.add(host.name);
       zoneClaimEvents.inc({ event: 'stopped' });
@@ -298,6 +324,24 @@ export class Realm {
   }
 
   /**
+   * The zone's claim was just taken (`holds` says so from now): it runs at once, without
+   * waiting for the next tick, so its inputs are taken from the first message on.
+   */
+  claimed(zone: string): void {
+    const host = this.zones.get(zone);
+    if (host) this.runs(host);
+  }
+
+  /**
+   * The zone, when its bus traffic is this host's to take: not while it stands idle (one
+   * claimed a moment ago runs from here, should its first message come before claimed()).
+   */
+  private admit(zone: string): ZoneHost | undefined {
+    if (this.idle.has(zone)) this.runs(this.zones.get(zone)!);
+    return this.idle.has(zone) ? undefined : this.zones.get(zone);
+  }
+
+  /**
    * Another host runs the zone now: it took the claim while this host's had lapsed, and
    * entered the zone's players again from their last saves. Everything of the zone here goes,
    * unsaved and untold (the gateways route those sessions to the other host already), and the
@@ -307,6 +351,7 @@ export class Realm {
     const old = this.zones.get(zone);
     if (!old) return;
     this.fenced.add(zone);
+    this.idle.add(zone);
     let dropped = 0;
     for (const seat of [...this.seats.values()]) {
       if (seat.host !== old) continue;
@@ -598,7 +643,9 @@ export class Realm {
       return;
     }
     seat.spells = record.spells;
-    const host = this.zones.get(record.zone) ?? requested;
+    // Its saved zone if this host has it (not standing idle for another host), else the one asked.
+    const saved = this.idle.has(record.zone) ? undefined : this.zones.get(record.zone);
+    const host = saved ?? requested;
     seat.host = host;
     host.queue({ type: 'join', sessionId: seat.worldSession, character: toSaved(record) });
   }
@@ -735,7 +782,8 @@ export class Realm {
     from.unbind(e.playerId);
     const seat = this.seatOf(e.sessionId, e.playerId);
     const to = this.zones.get(e.to);
-    if (!to) {
+    // A zone this host has but does not run (a standby's, held by another host) is asked too.
+    if (!to || !this.running(e.to)) {
       if (seat) this.handOver(seat, from, e.to, e.state);
       return;
     }

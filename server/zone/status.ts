@@ -1,8 +1,8 @@
 /**
  * A zone host's HTTP listener: /metrics (this process's prom-client registry: tick, bus,
  * registry, move input delay) and /healthz (its role, id, zones and the cluster as the
- * registry shows it: 200 while its status is 'ok', 503 while it is starting or stopping, so
- * a probe waits for its zones). Nothing else: a zone host serves no client. node:http is enough for
+ * registry shows it: 200 while its status is 'ok' (it runs zones) or 'standby' (it runs none
+ * and waits to take over), 503 while it is starting or stopping, so a probe waits for its zones). Nothing else: a zone host serves no client. node:http is enough for
  * two small answers a scrape every few seconds.
  */
 import { createServer, type Server } from 'node:http';
@@ -34,7 +34,7 @@ export async function listenStatus(options: {
       } else if (path === '/healthz') {
         const health = routes.health();
         res
-          .writeHead(health.status === 'ok' ? 200 : 503, {
+          .writeHead(health.status === 'ok' || health.status === 'standby' ? 200 : 503, {
             'content-type': 'application/json; charset=utf-8',
             'cache-control': 'no-store',
           })
