@@ -15,6 +15,7 @@
 import { deadReckon } from '../../shared/game/motion.js';
 import { blocked, distance, insideZone, segmentBlocked, type Vec2 } from '../../shared/game/movement.js';
 import { randomInt } from '../../shared/game/rng.js';
+import { inSight as clearLine } from '../../shared/game/sight.js';
 import { relocate } from './move-epoch.js';
 import type { BorderHit, BorderKill, CastFailure, Entity, Player, SpellData } from './types.js';
 import {
@@ -33,7 +34,7 @@ import {
  * a thin sight line, not a body's path.
  */
 export function inSight(w: World, a: Vec2, b: Vec2): boolean {
-  return !segmentBlocked(a, b, w.walls, 0);
+  return clearLine(a, b, w.walls);
 }
 
 function refuse(w: World, p: Player, spellId: number, reason: CastFailure): void {
