@@ -42,6 +42,14 @@ export type { ChatLine } from './chat-log.js';
 
 export type SpellInfo = PayloadOf<typeof SpellBook>['spells'][number];
 
+export interface RangeRing {
+  radius: number;
+  colour: number;
+  name: string;
+  /** Whether the target is within it; undefined without one. */
+  inRange: boolean | undefined;
+}
+
 /** A zone's rectangle in the world plane (zones lie side by side; positions never translate). */
 export interface ZoneArea {
   name: string;
@@ -146,6 +154,10 @@ export class ClientWorld {
   /** Page time each spell is ready again. */
   readonly cooldowns = new Map<number, number>();
   targetId: number | undefined;
+  /** The action slot whose range the page rings round the own character: the last one used. */
+  selectedSlot = 0;
+  /** A slot the pointer rests on: its range is shown instead while it does. */
+  previewSlot: number | undefined;
   /** The own character's appearance, from the character list (EnterWorld carries none). */
   selfAppearance: number | undefined;
   serverTick = 0;
@@ -493,6 +505,24 @@ export class ClientWorld {
       if (d <= radius && (!best || d < best.d)) best = { id: e.id, d };
     }
     return best?.id;
+  }
+
+  /**
+   * The selected spell's range round the own character, and whether the target stands within
+   * it (undefined without a target): what the ring shows before the key is pressed.
+   */
+  rangeRing(localNow: number): RangeRing | undefined {
+    const me = this.selfEntity();
+    const spell = this.spells[this.previewSlot ?? this.selectedSlot];
+    if (!me || !me.alive || !spell || spell.range <= 0) return undefined;
+    const t = this.targetId !== undefined ? this.entities.get(this.targetId) : undefined;
+    let inRange: boolean | undefined;
+    if (t && t.id !== me.id) {
+      const a = this.drawnPosition(me, localNow);
+      const b = this.drawnPosition(t, localNow);
+      inRange = Math.hypot(b.x - a.x, b.y - a.y) <= spell.range;
+    }
+    return { radius: spell.range, colour: spell.colour, name: spell.name, inRange };
   }
 
   spell(id: number): SpellInfo | undefined {
