@@ -6,8 +6,9 @@
  * `play(cue)` is the one way in: the page calls it for what it hears (state/sound-cues.ts),
  * and anything else that wants a sound (a level-up) calls it the same way.
  */
-import { CueGate, type Cue } from '../state/sound-cues.js';
 import type { Prefs } from '../state/prefs.js';
+import { ChangeCues, CueGate, cueForPacket, type Cue } from '../state/sound-cues.js';
+import type { ClientWorld, Incoming } from '../state/world.js';
 
 /** One tone: a waveform gliding from one pitch to another under a short attack-decay envelope. */
 interface Tone {
@@ -113,4 +114,20 @@ export class Sound {
     }
     return this.context;
   }
+}
+
+/**
+ * Plays the cues of what the page hears: world changes (deaths, the level rising) as they
+ * happen, and packets through the returned function, called with each packet the page applies.
+ */
+export function soundCues(sound: Sound, world: ClientWorld): (p: Incoming) => void {
+  const changes = new ChangeCues();
+  world.view.onChange((c) => {
+    const cue = changes.cue(c, world.self?.id);
+    if (cue) sound.play(cue);
+  });
+  return (p) => {
+    const cue = cueForPacket(p, world.self?.id);
+    if (cue) sound.play(cue);
+  };
 }
