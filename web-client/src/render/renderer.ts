@@ -196,10 +196,12 @@ export class WorldRenderer {
     const ring = world.rangeRing(now);
     if (ring && mePos) {
       // Out of range shows before the key is pressed: the ring turns the warning colour.
+      // Faint with nothing targeted, plainer with a target in reach.
       const colour = ring.inRange === false ? 0xff6b5b : ring.colour;
+      const alpha = ring.inRange === undefined ? 0.22 : ring.inRange ? 0.45 : 0.7;
       this.interest
         .circle(mePos.x, mePos.y, ring.radius)
-        .stroke({ width: 2 / this.zoom, color: colour, alpha: ring.inRange === false ? 0.7 : 0.4 });
+        .stroke({ width: 2 / this.zoom, color: colour, alpha });
     }
 
     this.drawEntities(world, now);
