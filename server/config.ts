@@ -43,6 +43,8 @@ export interface Config {
   readonly shutdownTimeoutMs: number;
   readonly maxConnections: number;
   readonly maxConnectionsPerIp: number;
+  /** IPv6 addresses count as one address per prefix of this many bits (per-address limits). */
+  readonly ipv6PrefixBits: number;
   readonly rates: Readonly<Record<RateClass, RateLimit>>;
   readonly tlsCertFile: string | undefined;
   readonly tlsKeyFile: string | undefined;
@@ -280,6 +282,13 @@ const specs = new Map<string, OptionSpec>([
     'Connections accepted at once from one address.',
   ),
   option(
+    'ipv6PrefixBits',
+    'IPV6_PREFIX_BITS',
+    '64',
+    integer(16, 128),
+    'Per-address limits (connections, failed logins) count an IPv6 address by this prefix: one /64 is one address (a host can pick any address in its /64). IPv4 counts whole.',
+  ),
+  option(
     'rateDefault',
     'RATE_DEFAULT',
     '20',
@@ -433,7 +442,7 @@ const specs = new Map<string, OptionSpec>([
     'LOGIN_LOCK_ADDRESSES',
     '10',
     integer(1, 1_000_000),
-    'Addresses failing to log in to one account within a minute before it is locked for every address.',
+    'Addresses failing to log in to one account within a minute before it is locked for every device that never logged in to it (a remembered-device token lets the owner in).',
   ),
 ]);
 
@@ -506,6 +515,7 @@ export function loadConfig(
     shutdownTimeoutMs: v.shutdownTimeoutMs,
     maxConnections: v.maxConnections,
     maxConnectionsPerIp: v.maxConnectionsPerIp,
+    ipv6PrefixBits: v.ipv6PrefixBits,
     rates: Object.freeze({
       default: Object.freeze({ perSecond: v.rateDefault, burst: v.rateDefaultBurst }),
       move: Object.freeze({ perSecond: v.rateMove, burst: v.rateMoveBurst }),

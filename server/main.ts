@@ -10,7 +10,6 @@ import { realpathSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { dirname, join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { Bye } from '../shared/protocol/session.js';
 import { ConfigError, configHelp, loadConfig, type Config } from './config.js';
 import { Dispatcher, LOGIN_MESSAGE_SIZE } from './dispatch/dispatcher.js';
 import { noWorldRouter, type GameRouter } from './dispatch/router.js';
@@ -48,7 +47,7 @@ import {
 } from './cluster/presence.js';
 import { trackCluster } from './metrics/cluster.js';
 import { Gateway } from './gateway/gateway.js';
-import { Realm } from './zone/realm.js';
+import { Realm, type GatewayEnd } from './zone/realm.js';
 import type { ConnectionOptions } from './transport/connection.js';
 import { FlushScheduler } from './transport/flush.js';
 import { listenStatus, type StatusListener } from './zone/status.js';
@@ -192,7 +191,7 @@ export async function startServer(config: Config, options: StartOptions = {}): P
     // Requests in flight (logins queued for the SRP pool) are answered ERR_SHUTDOWN and new
     // ones refused before anything closes, so no login meets a closed pool or store.
     await dispatcher.beginShutdown(config.shutdownTimeoutMs);
-    dispatcher.broadcast(Bye, { reason: 'shutdown', message: 'The server is shutting down.' });
+    dispatcher.sayByeToAll('shutdown', 'The server is shutting down.');
     options.labFeed?.close();
     scheduler.flushAll();
     const ran = await withTimeout(
@@ -424,8 +423,8 @@ export async function startZoneHost(
   );
   let gatewaysWatch: Watch | undefined;
   try {
-    gatewaysWatch = await watchGateways(registry, lapseCheck(bus, registry.ttlMs), (id) =>
-      realm.gatewayGone(id),
+    gatewaysWatch = await watchGateways(registry, lapseCheck(bus, registry.ttlMs), (id, how) =>
+      realm.gatewayGone(id, how),
     );
   } catch (err) {
     log.error({ err }, 'cannot watch the registry: a killed gateway will go unnoticed');
@@ -733,13 +732,14 @@ async function main(argv: readonly string[]): Promise<void> {
 }
 
 /**
- * Calls `gone` with the id of each gateway whose node entry lapses or is released, or is
- * written again by a new instance (a restart within the TTL): its sessions are dead.
+ * Calls `gone` with the id of each gateway whose node entry is released (`stopped`: a planned
+ * stop), lapses or is written again by a new instance (`lost`: killed, or restarted within
+ * the TTL): its sessions are dead.
  */
-async function watchGateways(
+export async function watchGateways(
   registry: ClusterRegistry,
   lapsed: ReturnType<typeof lapseCheck>,
-  gone: (id: string) => void,
+  gone: (id: string, how: GatewayEnd) => void,
 ): Promise<Watch> {
   const instances = new Map<string, string>();
   return registry.watch((e) => {
@@ -748,13 +748,17 @@ async function watchGateways(
     if (e.node && e.node.role !== Role.Gateway) return;
     if (e.node) {
       instances.set(e.id, e.node.instance);
-      if (known !== undefined && known !== e.node.instance) gone(e.id);
+      if (known !== undefined && known !== e.node.instance) gone(e.id, 'lost');
       return;
     }
     if (known === undefined) return;
     instances.delete(e.id);
+    if (e.ended === 'released') {
+      gone(e.id, 'stopped');
+      return;
+    }
     void lapsed(async () => (await registry.node(e.id))?.instance === known).then((dead) => {
-      if (dead) gone(e.id);
+      if (dead) gone(e.id, 'lost');
       // Back with the same instance: it never died; the watch reports it again.
       else if (!instances.has(e.id)) instances.set(e.id, known);
     });

@@ -26,12 +26,17 @@ import { walkGround } from '../shared/game/ground.js';
 import {
   clampToZone,
   distance,
+  ENTITY_RADIUS,
+  headingTo,
   MOVE_SEND_HZ,
+  pathLength,
   PLAYER_SPEED,
   segmentBlocked,
   slide,
+  type Rect,
   type Vec2,
 } from '../shared/game/movement.js';
+import { findPath, nearestClear } from '../shared/game/path.js';
 import { ErrorCode } from '../shared/protocol/errors.js';
 import { PositionCorrection } from '../shared/protocol/movement.js';
 import {
@@ -65,7 +70,9 @@ const USAGE = `Usage: npx tsx tools/client.ts [--host H --port P | --ws URL | --
   --linger MS         at the end of piped input, wait this long before logging out (default 0)
   --timeout MS        connect and request timeout (default 15000)
   --reconnect-attempts N
-                      after a dropped connection, tries to resume this many times (default 8, 0: never)`;
+                      after a dropped connection, tries to resume this many times (default 8, 0: never)
+  --verbose           a line for everything that appears, leaves or moves in view (default: a
+                      summary of those at most once a second)`;
 
 const SPELL_FAIL_WORDS: Record<SpellFailReason, string> = {
   interrupted: 'interrupted',
@@ -84,6 +91,31 @@ const SPELL_FAIL_WORDS: Record<SpellFailReason, string> = {
 const WORLD_COMMANDS = new Set(['/say', '/s', '/zone', '/z', '/w', '/whisper', 'move', 'cast', 'who']);
 
 const DESPAWN_WORDS = { outOfRange: 'leaves view', left: 'left the world', corpse: 'is gone' } as const;
+const DESPAWN_PLURAL = { outOfRange: 'leave view', left: 'left the world', corpse: 'are gone' } as const;
+type DespawnReason = keyof typeof DESPAWN_WORDS;
+
+/** How many names a summary line lists before it says "and N more". */
+const SUMMARY_NAMES = 4;
+/** How often one walk may plan its way again (corrected, blocked, the target moved on). */
+const MAX_PLANS = 40;
+/** A target that walked this far from where the way to it was planned gets a new way. */
+const TARGET_DRIFT = 24;
+/** A self-whisper comes back twice (delivered, and echoed to the sender): the second within this. */
+const ECHO_MS = 3000;
+
+/** The ground a walk plans over: its bounds and walls. */
+type Ground = ReturnType<typeof walkGround>;
+
+/**
+ * Where a walk goes. `plan` gives the way from `from` (its first point) or why there is none;
+ * it is asked again when the server corrects the walker, a step is blocked, the zone changes,
+ * `stale` says the way is out of date, or the way's end is reached and `done` says no.
+ */
+interface Destination {
+  plan(from: Vec2, ground: Ground): Vec2[] | string;
+  stale?(): boolean;
+  done?(at: Vec2, ground: Ground): boolean;
+}
 
 function out(line: string): void {
   process.stdout.write(`${line}\n`);
@@ -112,8 +144,15 @@ class Session {
   private target: number | undefined;
   private level: number | undefined;
   private walking: { stopped: boolean } | undefined;
+  /** Since the last summary line (quiet mode): what appeared, left and moved in view. */
+  private readonly appeared: { entity: ViewEntity; at: string }[] = [];
+  private readonly left: { entity: ViewEntity; reason: DespawnReason }[] = [];
   private readonly moved = new Set<number>();
   private readonly summary: ReturnType<typeof setInterval>;
+  /** When each of the character's spells is ready again (performance.now() ms). */
+  private readonly readyAt = new Map<number, number>();
+  /** Self-whispers printed, by text, with when: their echo is not printed again. */
+  private readonly selfWhispers = new Map<string, number>();
   finishing = false;
   /** The server said goodbye on the current connection: do not come back on our own. */
   byeReceived = false;
@@ -121,8 +160,9 @@ class Session {
   constructor(
     private client: WyvernClient,
     world: WorldView,
+    private readonly verbose = false,
   ) {
-    this.summary = setInterval(() => this.summarizeMoves(), 1000);
+    this.summary = setInterval(() => this.summarizeView(), 1000);
     world.onChange((change) => this.onWorld(change));
     this.attach(client);
   }
@@ -138,11 +178,9 @@ class Session {
     client.on(ChatMessage, (m) => {
       if (m.channel === 'system') out(`[system] ${m.text}`);
       else if (m.channel === 'whisper') {
-        out(
-          m.fromId === client.world.selfId
-            ? `[whisper to ${m.to}] ${m.text}`
-            : `[whisper from ${m.from}] ${m.text}`,
-        );
+        if (m.fromId !== client.world.selfId) out(`[whisper from ${m.from}] ${m.text}`);
+        else if (m.to.toLowerCase() !== m.from.toLowerCase()) out(`[whisper to ${m.to}] ${m.text}`);
+        else if (this.firstOfSelfWhisper(m.text)) out(`[whisper to yourself] ${m.text}`);
       } else out(`[${m.channel}] ${m.from}: ${m.text}`);
     });
     client.on(SpellStart, (s) =>
@@ -155,32 +193,34 @@ class Session {
         `${this.name(s.casterId)} cast${this.isSelf(s.casterId) ? '' : 's'} ${this.spell(s.spellId)} at ${this.object(s.targetId)}`,
       ),
     );
-    client.on(SpellFailed, (s) =>
-      out(`${this.possessive(s.casterId)} ${this.spell(s.spellId)} failed: ${SPELL_FAIL_WORDS[s.reason]}`),
-    );
+    client.on(SpellFailed, (s) => {
+      if (s.reason === 'cooldown' && this.isSelf(s.casterId)) {
+        const left = (this.readyAt.get(s.spellId) ?? 0) - performance.now();
+        const when = left > 0 ? `: ready again in ${(left / 1000).toFixed(1)} s` : '';
+        out(`${this.spell(s.spellId)} is not ready yet${when}`);
+        return;
+      }
+      out(`${this.possessive(s.casterId)} ${this.spell(s.spellId)} failed: ${SPELL_FAIL_WORDS[s.reason]}`);
+    });
     client.on(CombatEvent, (c) => {
       const crit = c.crit ? ' (critical)' : '';
       if (c.kind === 'heal') {
         out(
-          `${this.possessive(c.sourceId)} ${this.spell(c.spellId)} heals ${this.object(c.targetId)} for ${c.amount}${crit}`,
+          `${this.possessive(c.sourceId)} ${this.spell(c.spellId)} heals ${this.object(c.targetId)} for ${c.amount}${crit}${this.ownHealth(c.targetId)}`,
         );
       } else if (c.spellId === 0) {
         out(
-          `${this.name(c.sourceId)} hit${this.isSelf(c.sourceId) ? '' : 's'} ${this.object(c.targetId)} for ${c.amount}${crit}`,
+          `${this.name(c.sourceId)} hit${this.isSelf(c.sourceId) ? '' : 's'} ${this.object(c.targetId)} for ${c.amount}${crit}${this.ownHealth(c.targetId)}`,
         );
       } else {
         out(
-          `${this.possessive(c.sourceId)} ${this.spell(c.spellId)} hits ${this.object(c.targetId)} for ${c.amount}${crit}`,
+          `${this.possessive(c.sourceId)} ${this.spell(c.spellId)} hits ${this.object(c.targetId)} for ${c.amount}${crit}${this.ownHealth(c.targetId)}`,
         );
       }
     });
-    // A cooldown starts as its cast completes and comes just before the cast's SpellGo: told
-    // after the frames it came with, so the cast comes first.
-    client.on(Cooldown, (c) =>
-      queueMicrotask(() =>
-        out(`${this.spell(c.spellId)} is on cooldown: ready again in ${(c.remaining / 1000).toFixed(1)} s`),
-      ),
-    );
+    // A cooldown starts as a cast completes: nothing to say then (the cast went), only when a
+    // cast is refused for it.
+    client.on(Cooldown, (c) => this.readyAt.set(c.spellId, performance.now() + c.remaining));
     client.on(LogoutCancelled, () => out('Logout cancelled.'));
     // Walked across a border (or given back to its own zone when the next did not take it).
     client.on(ZoneChanged, (z) => out(`You are in ${z.zone} now.`));
@@ -201,7 +241,26 @@ class Session {
 
   stop(): void {
     clearInterval(this.summary);
+    this.summarizeView();
     this.stopWalking();
+  }
+
+  /** Whether this self-whisper is the first of its two copies (the second is its echo). */
+  private firstOfSelfWhisper(text: string): boolean {
+    const now = performance.now();
+    for (const [t, at] of this.selfWhispers) if (now - at > ECHO_MS) this.selfWhispers.delete(t);
+    if (this.selfWhispers.has(text)) {
+      this.selfWhispers.delete(text);
+      return false;
+    }
+    this.selfWhispers.set(text, now);
+    return true;
+  }
+
+  /** " (95/100 hp)" after a line about damage or healing that reached the character, else "". */
+  private ownHealth(targetId: number): string {
+    const self = this.client.world.self;
+    return self && this.isSelf(targetId) ? ` (${self.health}/${self.maxHealth} hp)` : '';
   }
 
   // ---- naming ---------------------------------------------------------------------------
@@ -239,25 +298,39 @@ class Session {
       case 'spawn': {
         const e = change.entity;
         if (e.self) return;
-        out(`${this.describe(e)} appears at ${round(e.x)},${round(e.y)}${e.alive ? '' : ' (dead)'}`);
+        if (this.verbose) out(`${this.describe(e)} appears at ${this.at(e)}`);
+        else this.appeared.push({ entity: e, at: this.at(e) });
         return;
       }
       case 'despawn': {
         const e = change.entity;
-        const name = e.name || `#${e.id}`;
-        // Mobs share names: the id says which one of the pack went.
-        const who = e.kind === 'mob' ? `${name} (mob #${e.id})` : name;
-        out(
-          change.reason === 'corpse' ? `${name}'s corpse decays` : `${who} ${DESPAWN_WORDS[change.reason]}`,
-        );
         this.moved.delete(e.id);
-        if (this.target === e.id) this.target = undefined;
+        if (this.target === e.id) {
+          // Said at once, whatever the mode. Out of view it stays the target (it may come
+          // back, and `move target` goes on to where it was last seen); gone, it does not.
+          if (change.reason !== 'outOfRange') this.target = undefined;
+          out(`Your target ${this.leaving(e, change.reason)}`);
+        } else if (this.verbose) out(this.leaving(e, change.reason));
+        else this.left.push({ entity: e, reason: change.reason });
         return;
       }
       case 'move':
-      case 'path':
-        if (!change.entity.self) this.moved.add(change.entity.id);
+      case 'path': {
+        const e = change.entity;
+        if (e.self) return;
+        if (!this.verbose) this.moved.add(e.id);
+        else if (change.type === 'path' && e.path) {
+          const end = e.path.waypoints.at(-1) ?? e.path.from;
+          out(
+            `${this.tag(e)} walks from ${round(e.path.from.x)},${round(e.path.from.y)} to ${round(end.x)},${round(end.y)}`,
+          );
+        } else {
+          out(
+            `${this.tag(e)} ${e.motion.at(-1)?.moving ? 'walks on from' : 'stands at'} ${round(e.x)},${round(e.y)}`,
+          );
+        }
         return;
+      }
       case 'death': {
         const killer = change.killerId ? `, killed by ${this.object(change.killerId)}` : '';
         const line = `${this.name(change.entity.id)} ${change.entity.self ? 'die' : 'dies'}${killer}`;
@@ -290,11 +363,54 @@ class Session {
     }
   }
 
-  private summarizeMoves(): void {
-    if (this.moved.size === 0) return;
+  /**
+   * One line for what came, went and moved in view since the last: at most one a second,
+   * nothing when nothing did (without --verbose, which says each as it happens).
+   */
+  private summarizeView(): void {
+    const parts: string[] = [];
+    const came = this.appeared.splice(0);
+    if (came.length === 1) parts.push(`${this.describe(came[0]!.entity)} appears at ${came[0]!.at}`);
+    else if (came.length > 1) {
+      parts.push(`${came.length} appear: ${this.list(came.map((c) => `${this.tag(c.entity)} at ${c.at}`))}`);
+    }
+    const went = this.left.splice(0);
+    for (const reason of Object.keys(DESPAWN_WORDS) as DespawnReason[]) {
+      const these = went.filter((l) => l.reason === reason).map((l) => l.entity);
+      if (these.length === 1) parts.push(this.leaving(these[0]!, reason));
+      else if (these.length > 1) {
+        parts.push(`${these.length} ${DESPAWN_PLURAL[reason]}: ${this.list(these.map((e) => this.tag(e)))}`);
+      }
+    }
+    // Those that just came are placed, not moved.
+    for (const c of came) this.moved.delete(c.entity.id);
     const n = this.moved.size;
     this.moved.clear();
-    out(`${n} ${n === 1 ? 'entity' : 'entities'} moved`);
+    if (n > 0) parts.push(`${n} ${n === 1 ? 'entity' : 'entities'} moved`);
+    if (parts.length > 0) out(parts.join('; '));
+  }
+
+  /** Names, the first few of them and how many more. */
+  private list(names: string[]): string {
+    const shown = names.slice(0, SUMMARY_NAMES).join(', ');
+    return names.length > SUMMARY_NAMES ? `${shown} and ${names.length - SUMMARY_NAMES} more` : shown;
+  }
+
+  /** Where an entity stands, and whether it is dead: "812,430" or "812,430 (dead)". */
+  private at(e: ViewEntity): string {
+    return `${round(e.x)},${round(e.y)}${e.alive ? '' : ' (dead)'}`;
+  }
+
+  /** A name that tells mobs of a pack apart: "Grey Wolf (mob #1004)", "Bo". */
+  private tag(e: ViewEntity): string {
+    const name = e.name || `#${e.id}`;
+    return e.kind === 'mob' ? `${name} (mob #${e.id})` : name;
+  }
+
+  private leaving(e: ViewEntity, reason: DespawnReason): string {
+    return reason === 'corpse'
+      ? `${e.name || `#${e.id}`}'s corpse decays`
+      : `${this.tag(e)} ${DESPAWN_WORDS[reason]}`;
   }
 
   // ---- commands -------------------------------------------------------------------------
@@ -315,10 +431,12 @@ class Session {
       case '/say':
       case '/s':
         if (restText) this.client.say(restText, 'say');
+        else out(`Nothing sent: ${head} needs something to say (${head} TEXT).`);
         return undefined;
       case '/zone':
       case '/z':
         if (restText) this.client.say(restText, 'zone');
+        else out(`Nothing sent: ${head} needs something to say (${head} TEXT).`);
         return undefined;
       case '/w':
       case '/whisper': {
@@ -331,9 +449,9 @@ class Session {
         return undefined;
       }
       case 'move': {
-        const goal = rest.length === 1 && rest[0] === 'target' ? this.nearTarget() : this.point(rest);
+        const goal = rest.length === 1 && rest[0] === 'target' ? this.towardTarget() : this.toPoint(rest);
         if (!goal) return undefined;
-        const walk = this.walkTo(goal.x, goal.y);
+        const walk = this.walk(goal);
         if (waitForWalk) await walk;
         return undefined;
       }
@@ -396,18 +514,44 @@ class Session {
     const self = world.self;
     if (arg === 'nearest') {
       if (!self) return out('Not in the world.');
+      const ground = this.ground();
+      const walls = ground?.obstacles ?? [];
       const now = this.client.serverNow();
-      // A spell needs a clear line: the nearest mob in sight, else the nearest behind a wall.
-      const walls = this.client.zone ? walkGround(this.client.zone).obstacles : [];
-      const inSight = (e: ViewEntity): boolean => !segmentBlocked(self, world.positionAt(e, now), walls, 0);
-      const living = (e: ViewEntity): boolean => e.kind === 'mob' && e.alive;
-      const seen = world.nearest(self, now, (e) => living(e) && inSight(e));
-      const mob = seen ?? world.nearest(self, now, living);
-      if (!mob) return out('No living mob in view.');
-      this.target = mob.id;
-      const at = world.positionAt(mob, now);
+      const mobs = [...world.entities.values()]
+        .filter((e) => e.kind === 'mob' && e.alive && !e.self)
+        .map((e) => {
+          const p = world.positionAt(e, now);
+          return { e, at: { x: p.x, y: p.y }, d: distance(self, p) };
+        })
+        .sort((a, b) => a.d - b.d);
+      if (mobs.length === 0) return out('No living mob in view.');
+      // A spell needs a clear line (the server's sight rule) and range, which a walk gives:
+      // the nearest mob in sight that a walk reaches; else the one the shortest walk reaches;
+      // else, with no way to any, the nearest in sight, else the nearest.
+      const inSight = (m: (typeof mobs)[number]): boolean => !segmentBlocked(self, m.at, walls, 0);
+      let pick = mobs.find((m) => inSight(m) && this.wayTo(self, m.at, ground));
+      let note = '';
+      if (!pick) {
+        let best = Infinity;
+        for (const m of mobs) {
+          // The straight distance is the least any walk can be: none further on is shorter.
+          if (m.d >= best) break;
+          const way = this.wayTo(self, m.at, ground);
+          const walk = way ? pathLength(way[0]!, way.slice(1)) : Infinity;
+          if (walk < best) {
+            best = walk;
+            pick = m;
+            note = ` (behind a wall: a ${round(walk)}-unit walk)`;
+          }
+        }
+      }
+      if (!pick) {
+        pick = mobs.find(inSight) ?? mobs[0]!;
+        note = inSight(pick) ? ' (no way to walk there)' : ' (behind a wall, no way to walk there)';
+      }
+      this.target = pick.e.id;
       out(
-        `Target: ${this.describe(mob)} at ${round(at.x)},${round(at.y)}, ${round(distance(self, at))} away${seen ? '' : ' (behind a wall)'}`,
+        `Target: ${this.describe(pick.e)} at ${round(pick.at.x)},${round(pick.at.y)}, ${round(pick.d)} away${note}`,
       );
       return;
     }
@@ -437,71 +581,181 @@ class Session {
     this.walking = undefined;
   }
 
-  /** `move X Y`: the point, or the usage when the arguments are not two numbers. */
-  private point(args: string[]): Vec2 | undefined {
-    const x = Number(args[0]);
-    const y = Number(args[1]);
-    if (args.length === 2 && Number.isFinite(x) && Number.isFinite(y)) return { x, y };
-    out('Usage: move X Y | move target');
-    return undefined;
+  /** The ground the character walks now: its zone and those beside, and the walls it knows. */
+  private ground(): Ground | undefined {
+    return this.client.zone ? walkGround(this.client.zone) : undefined;
   }
 
   /**
-   * Where to walk to cast at the target: on the line to where it stands now, within the
-   * shortest range in the spell book (with a margin for its own steps), or beside it.
+   * The way a walker from `from` takes to stand at `to` (an entity's place: the server lets
+   * it stand there, if maybe pressed against a wall), or null when there is none.
    */
-  private nearTarget(): Vec2 | undefined {
-    const self = this.client.world.self;
-    const e = this.target === undefined ? undefined : this.client.world.get(this.target);
-    if (!self) {
+  private wayTo(from: Vec2, to: Vec2, ground: Ground | undefined): Vec2[] | null {
+    if (!ground) return [from, to];
+    const way = wayOver(ground, from, to);
+    if (way) return way;
+    // A place read between two updates may graze a wall: the nearest clear one beside it.
+    const near = nearestClear(to, ground.obstacles, ENTITY_RADIUS, ground.zone);
+    return near && distance(near, to) < ENTITY_RADIUS ? wayOver(ground, from, near) : null;
+  }
+
+  /** `move X Y`: the nearest place to stand there, or the usage when the arguments are not two numbers. */
+  private toPoint(args: string[]): Destination | undefined {
+    const x = Number(args[0]);
+    const y = Number(args[1]);
+    if (args.length !== 2 || !Number.isFinite(x) || !Number.isFinite(y)) {
+      out('Usage: move X Y | move target');
+      return undefined;
+    }
+    const ground = this.ground();
+    if (!ground || !this.client.world.self) {
       out('Not in the world.');
       return undefined;
     }
-    if (!e) {
-      out('No target (target nearest, or target ID).');
+    const asked = clampToZone({ x, y }, ground.zone);
+    const goal = nearestClear(asked, ground.obstacles, ENTITY_RADIUS, ground.zone);
+    if (!goal) {
+      out(`There is no place to stand near ${round(x)},${round(y)}.`);
       return undefined;
     }
-    const at = this.client.world.positionAt(e, this.client.serverNow());
-    const ranges = this.client.spellBook?.spells.map((s) => s.range).filter((r) => r > 0) ?? [];
-    const reach = ranges.length > 0 ? Math.min(...ranges) * 0.8 : 20;
-    const d = distance(self, at);
-    if (d <= reach) {
-      out(`${this.describe(e)} is within reach, ${round(d)} away.`);
-      return undefined;
+    if (distance(goal, asked) > 0.5) {
+      out(
+        `${round(asked.x)},${round(asked.y)} is in or against a wall: the nearest place to stand is ${round(goal.x)},${round(goal.y)}.`,
+      );
     }
-    const k = (d - reach) / d;
-    return { x: self.x + (at.x - self.x) * k, y: self.y + (at.y - self.y) * k };
+    return {
+      plan: (from, g) =>
+        wayOver(g, from, goal) ??
+        `No way to walk to ${round(goal.x)},${round(goal.y)} from here: walls close it off.`,
+    };
   }
 
   /**
-   * Walks toward x,y at the character's speed, predicting locally every 1/MOVE_SEND_HZ s and
-   * sending movement states as MoveSender says: start, turns (sliding along a wall), a
-   * heartbeat, and a stop where it ends. The walk may go on into a zone beside this one
+   * `move target`: the way toward the target, up to the first place on it from which a spell
+   * reaches it (range, with a margin for its own steps, and a clear line past every wall).
+   * Planned again when the target walks on, and at the end should it be out of reach.
+   */
+  private towardTarget(): Destination | undefined {
+    const world = this.client.world;
+    const self = world.self;
+    const id = this.target;
+    const e = id === undefined ? undefined : world.get(id);
+    const ground = this.ground();
+    if (!self || !ground) {
+      out('Not in the world.');
+      return undefined;
+    }
+    if (id === undefined || !e) {
+      out('No target (target nearest, or target ID).');
+      return undefined;
+    }
+    const book = this.client.spellBook?.spells ?? [];
+    // The spells that can land on it: damage on a mob, healing on a player.
+    const fitting = book.filter((s) => s.range > 0 && (s.kind === 'heal') === (e.kind === 'player'));
+    const ranges = (fitting.length > 0 ? fitting : book.filter((s) => s.range > 0)).map((s) => s.range);
+    const reach = ranges.length > 0 ? Math.min(...ranges) * 0.8 : 20;
+    // Where it is, or (out of view) where it was last seen; undefined once dead.
+    let seen: Vec2 | undefined;
+    const where = (): Vec2 | undefined => {
+      const t = world.get(id);
+      if (!t) return seen;
+      if (!t.alive) return undefined;
+      const p = world.positionAt(t, this.client.serverNow());
+      seen = { x: p.x, y: p.y };
+      return seen;
+    };
+    const reaches = (at: Vec2, t: Vec2, walls: readonly Rect[], sightMargin: number): boolean =>
+      distance(at, t) <= reach && !segmentBlocked(at, t, walls, sightMargin);
+    const now = where();
+    if (now && reaches(self, now, ground.obstacles, 0)) {
+      out(`${this.describe(e)} is within reach, ${round(distance(self, now))} away.`);
+      return undefined;
+    }
+    let plannedFor: Vec2 | undefined;
+    return {
+      plan: (from, g) => {
+        const t = where();
+        if (!t) return `${this.tag(e)} is dead.`;
+        plannedFor = t;
+        const way = this.wayTo(from, t, g);
+        if (!way) return `No way to walk to ${this.tag(e)} from here.`;
+        // A sight line 2 units clear of walls: the server's is a thin line, so one that
+        // passes here still passes after rounding and the target's small steps.
+        return wayUntil(way, (p) => reaches(p, t, g.obstacles, 2));
+      },
+      stale: () => {
+        const t = where();
+        return !t || !plannedFor || distance(t, plannedFor) > TARGET_DRIFT;
+      },
+      // Out of view, the place it was last seen is as far as the walk goes.
+      done: (at, g) => {
+        const t = where();
+        return t === undefined || !world.get(id) || reaches(at, t, g.obstacles, 0);
+      },
+    };
+  }
+
+  /**
+   * Walks `dest`'s way at the character's speed, predicting locally every 1/MOVE_SEND_HZ s and
+   * sending movement states as MoveSender says: start, a turn at each bend of the way (sent
+   * from the bend itself, so the server sees the legs as walked), a heartbeat, and a stop
+   * where it ends. The way is planned again after a correction, a blocked step, a zone
+   * change or when `dest` says so. The walk may go on into a zone beside this one
    * (walkGround): the server hands the character over as it crosses.
    */
-  private async walkTo(x: number, y: number): Promise<void> {
+  private async walk(dest: Destination): Promise<void> {
     this.stopWalking();
-    const zone = this.client.zone;
     const start = this.client.world.self;
-    if (!zone || !start) return out('Not in the world.');
+    if (!this.client.zone || !start) return out('Not in the world.');
     const walk = { stopped: false };
     this.walking = walk;
-    let info = zone;
+    let info = this.client.zone;
     let ground = walkGround(info);
-    const goal = clampToZone({ x, y }, ground.zone);
     // A little under full speed: the server's check must never see an input as too fast.
     const speed = (start.speed || PLAYER_SPEED) * 0.95;
     const interval = 1000 / MOVE_SEND_HZ;
     const sender = new MoveSender();
     sender.reset(performance.now(), start.x, start.y, start.facing);
     // The server stands a corrected walker where it says: from there the walk is a new start.
-    const offCorrection = this.client.on(PositionCorrection, (c) =>
-      sender.reset(performance.now(), c.x, c.y, c.facing),
-    );
-    out(`Walking to ${round(goal.x)},${round(goal.y)}`);
+    let corrected = false;
+    const offCorrection = this.client.on(PositionCorrection, (c) => {
+      sender.reset(performance.now(), c.x, c.y, c.facing);
+      corrected = true;
+    });
+    let way: Vec2[] = [];
+    let leg = 1;
+    let plans = 0;
+    /** Plans the way from where the character stands; false (having said why) when there is none. */
+    const plan = (why: string | undefined, quiet = false): boolean => {
+      const self = this.client.world.self;
+      if (!self) return false;
+      if (++plans > MAX_PLANS) {
+        out(`Stopped at ${round(self.x)},${round(self.y)}: the way changed ${MAX_PLANS} times.`);
+        return false;
+      }
+      const next = dest.plan({ x: self.x, y: self.y }, ground);
+      if (typeof next === 'string') {
+        out(next);
+        return false;
+      }
+      way = next;
+      leg = 1;
+      if (!quiet) {
+        const end = way.at(-1)!;
+        const turns = way.length - 2;
+        const around =
+          turns > 0
+            ? ` around ${turns === 1 ? 'a wall' : 'walls'} (${turns} turn${turns === 1 ? '' : 's'}, ${round(pathLength(way[0]!, way.slice(1)))} units)`
+            : '';
+        out(`${why ? `${why}: walking` : 'Walking'} to ${round(end.x)},${round(end.y)}${around}`);
+      }
+      return true;
+    };
     let last = performance.now();
+    let lastCheck = last;
     let stuck = 0;
-    while (!walk.stopped && !this.client.isClosed) {
+    const going = plan(undefined);
+    while (going && !walk.stopped && !this.client.isClosed) {
       await sleep(interval);
       if (walk.stopped) break;
       const now = performance.now();
@@ -513,32 +767,51 @@ class Session {
         out('You cannot move while dead.');
         break;
       }
-      const left = distance(self, goal);
-      if (left < 0.5) {
+      if (corrected) {
+        corrected = false;
+        if (!plan('From there')) break;
+      } else if (this.client.zone && this.client.zone !== info) {
+        // Into the zone beside: its ground and walls from now on.
+        info = this.client.zone;
+        ground = walkGround(info);
+        if (!plan(undefined, true)) break;
+      } else if (dest.stale && now - lastCheck >= 500) {
+        lastCheck = now;
+        // A wandering target moves often: said with --verbose only.
+        if (dest.stale() && !plan('The target moved', !this.verbose)) break;
+      }
+      while (leg < way.length && distance(self, way[leg]!) < 0.01) leg++;
+      if (leg >= way.length) {
+        if (dest.done && !dest.done(self, ground)) {
+          if (!plan('Not in reach yet')) break;
+          continue;
+        }
         out(`Arrived at ${round(self.x)},${round(self.y)}`);
         break;
       }
-      const step = Math.min(left, (speed * elapsed) / 1000);
-      const wanted = {
-        x: self.x + ((goal.x - self.x) / left) * step,
-        y: self.y + ((goal.y - self.y) / left) * step,
-      };
-      // Into the zone beside: its ground and walls from now on.
-      if (this.client.zone && this.client.zone !== info) {
-        info = this.client.zone;
-        ground = walkGround(info);
-      }
+      // One step along the leg, never past its bend: the turn is sent from the bend.
+      const bend = way[leg]!;
+      const toBend = distance(self, bend);
+      const step = Math.min(toBend, (speed * elapsed) / 1000);
+      const wanted =
+        step === toBend
+          ? bend
+          : {
+              x: self.x + ((bend.x - self.x) / toBend) * step,
+              y: self.y + ((bend.y - self.y) / toBend) * step,
+            };
       const next = slide(self, wanted, ground.obstacles, ground.zone);
       const moved = distance(self, next);
       if (moved < 0.01) {
         if (++stuck >= 3) {
-          out(`Blocked at ${round(self.x)},${round(self.y)}`);
-          break;
+          stuck = 0;
+          if (!plan(`Blocked at ${round(self.x)},${round(self.y)}`)) break;
         }
         continue;
       }
       stuck = 0;
-      const heading = Math.atan2(next.y - self.y, next.x - self.x);
+      const atBend = next.x === bend.x && next.y === bend.y && leg + 1 < way.length;
+      const heading = atBend ? headingTo(bend, way[leg + 1]!) : headingTo(self, next);
       // Along a wall the walk is slower than the step asked for: that is the speed to send.
       const walkSpeed = moved < step - 0.01 ? (speed * moved) / step : speed;
       this.client.world.setSelfPosition(next.x, next.y, heading, this.client.serverNow());
@@ -551,6 +824,42 @@ class Session {
     offCorrection();
     if (this.walking === walk) this.walking = undefined;
   }
+}
+
+/** findPath's way over `ground`, with `from` as its first point; null when there is none. */
+function wayOver(ground: Ground, from: Vec2, to: Vec2): Vec2[] | null {
+  const route = findPath(ground.obstacles, from, to, ENTITY_RADIUS, ground.zone);
+  return route && [from, ...route];
+}
+
+/**
+ * The way cut at its first point where `enough` holds (looked for every unit along it, then
+ * to a hundredth of a unit between the last miss and the hit), or the whole way when it holds
+ * nowhere before the end.
+ */
+function wayUntil(way: readonly Vec2[], enough: (p: Vec2) => boolean): Vec2[] {
+  const cut: Vec2[] = [way[0]!];
+  if (enough(way[0]!)) return [way[0]!, way[0]!];
+  for (let i = 1; i < way.length; i++) {
+    const a = way[i - 1]!;
+    const b = way[i]!;
+    const along = (f: number): Vec2 => (f >= 1 ? b : { x: a.x + (b.x - a.x) * f, y: a.y + (b.y - a.y) * f });
+    const samples = Math.max(1, Math.ceil(distance(a, b)));
+    for (let k = 1; k <= samples; k++) {
+      if (!enough(along(k / samples))) continue;
+      let miss = (k - 1) / samples;
+      let hit = k / samples;
+      while ((hit - miss) * samples > 0.01) {
+        const mid = (miss + hit) / 2;
+        if (enough(along(mid))) hit = mid;
+        else miss = mid;
+      }
+      cut.push(along(hit));
+      return cut;
+    }
+    cut.push(b);
+  }
+  return cut;
 }
 
 async function authenticate(
@@ -599,6 +908,7 @@ async function main(): Promise<number> {
       linger: { type: 'string' },
       timeout: { type: 'string' },
       'reconnect-attempts': { type: 'string' },
+      verbose: { type: 'boolean', default: false },
       help: { type: 'boolean', short: 'h', default: false },
     },
     strict: true,
@@ -650,7 +960,7 @@ async function main(): Promise<number> {
     out(`Created character ${character.name}`);
   }
 
-  const session = new Session(client, world);
+  const session = new Session(client, world, values.verbose);
   const { zone, spells, enter } = await client.enterWorld(character.id);
   out(
     `Entered ${zone.zone} as ${enter.name} (lvl ${enter.level}, player #${enter.entityId}) at ${round(enter.x)},${round(enter.y)}: ${enter.health}/${enter.maxHealth} hp, ${enter.mana}/${enter.maxMana} mana`,

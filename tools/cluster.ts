@@ -8,8 +8,10 @@
  * and the gateways (`ROLE=gateway`, ids gw-0, gw-1, ...; gateway k on TCP_PORT + k and
  * HTTP_PORT + k, from 7777 and 8080), each `tsx server/main.ts` with its lines prefixed
  * by its id. Every process gets the same DATA_DIR, DATABASE_URL and WYVERN_SECRET:
- * DATABASE_URL as set (postgres://... for processes on several machines), else one SQLite
- * file, var/cluster.db, which processes on one machine can share.
+ * DATABASE_URL as set (postgres://... for processes on several machines), else the default
+ * `npm start` uses (the SQLite file var/wyvern.db), so the accounts and characters of one are
+ * those of the other. SQLite in WAL mode with a busy timeout (server/store/sqlite.ts) is
+ * shared safely by processes on one machine.
  *
  * --standby N adds N standby zone hosts (zh-s0, ...; ZONE_STANDBY=on, every zone): each
  * waits and runs a zone whose host died once its claim lapses (docs/CLUSTER.md, "Faults").
@@ -20,13 +22,14 @@
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
+import { CONFIG_OPTIONS } from '../server/config.js';
 import { loadWorldData } from '../server/world/index.js';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
@@ -123,11 +126,10 @@ async function main(): Promise<void> {
 
   let databaseUrl = process.env['DATABASE_URL'];
   if (!databaseUrl) {
-    mkdirSync(join(ROOT, 'var'), { recursive: true });
-    databaseUrl = 'sqlite:var/cluster.db';
+    databaseUrl = CONFIG_OPTIONS.find((o) => o.env === 'DATABASE_URL')!.default!;
     console.log(
-      '[cluster] DATABASE_URL is not set: every process shares var/cluster.db (one machine only; ' +
-        'set DATABASE_URL=postgres://... to spread the roles over machines)',
+      `[cluster] DATABASE_URL is not set: every process shares ${databaseUrl}, as npm start does ` +
+        '(one machine only; set DATABASE_URL=postgres://... to spread the roles over machines)',
     );
   }
   const secret = process.env['WYVERN_SECRET'] ?? readSecret() ?? randomBytes(32).toString('hex');

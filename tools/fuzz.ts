@@ -12,7 +12,7 @@
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { parseArgs } from 'node:util';
+import { intOption, parseCommandLine } from './cli.js';
 import type { FuzzTransport } from './fuzz/cases.js';
 import { runFuzz, type FuzzResult } from './fuzz/run.js';
 import { ROOT, stamp } from './fuzz/server.js';
@@ -20,50 +20,74 @@ import { ROOT, stamp } from './fuzz/server.js';
 const P99_TARGET_MS = 50;
 const RSS_TARGET_PCT = 10;
 
-const { values } = parseArgs({
-  options: {
-    frames: { type: 'string', default: '100000' },
-    concurrency: { type: 'string', default: '16' },
-    seed: { type: 'string', default: '1' },
-    transports: { type: 'string', default: 'tcp,ws' },
-    'deadline-ms': { type: 'string', default: '8000' },
-    'settle-ms': { type: 'string', default: '10000' },
-    'warmup-frames': { type: 'string', default: '50000' },
-    'max-minutes': { type: 'string', default: '60' },
-    'tcp-port': { type: 'string' },
-    'http-port': { type: 'string' },
-    pid: { type: 'string' },
-    write: { type: 'boolean', default: false },
-  },
+const USAGE = `Usage: npm run fuzz -- [options]
+
+Hostile frames over TCP and WebSocket against a server child it starts (or a server already
+running on 127.0.0.1), an observer pinging in the world throughout. Prints the figures and
+exits 1 when a target is missed (a crash, an uncaught exception, an error logged, the
+observer lost or slow, RSS not back within ${RSS_TARGET_PCT}%, a connection neither answered nor closed).
+
+  --frames N          hostile frames to send (default 100000)
+  --concurrency N     cases at once, 1-64 (default 16)
+  --seed N            case i of seed s is always the same bytes: replay a finding (default 1)
+  --transports LIST   tcp, ws or tcp,ws (default tcp,ws)
+  --deadline-ms MS    longest a case waits for an answer or a close (default 8000)
+  --settle-ms MS      wait before RSS is read again after the warm-up and the run (default 10000)
+  --warmup-frames N   frames sent first, before RSS is read cold (default 50000)
+  --max-minutes M     hard limit on the run (default 60)
+  --tcp-port P        fuzz a running server: its TCP port (with --http-port)
+  --http-port P       ... and its HTTP port (WebSocket at /ws)
+  --pid PID           ... and its process id, for RSS
+  --write             also record bench/results/fuzz-<time>.{json,md}
+  -h, --help          this text`;
+
+const cli = parseCommandLine('fuzz', USAGE, {
+  frames: { type: 'string', default: '100000' },
+  concurrency: { type: 'string', default: '16' },
+  seed: { type: 'string', default: '1' },
+  transports: { type: 'string', default: 'tcp,ws' },
+  'deadline-ms': { type: 'string', default: '8000' },
+  'settle-ms': { type: 'string', default: '10000' },
+  'warmup-frames': { type: 'string', default: '50000' },
+  'max-minutes': { type: 'string', default: '60' },
+  'tcp-port': { type: 'string' },
+  'http-port': { type: 'string' },
+  pid: { type: 'string' },
+  write: { type: 'boolean', default: false },
 });
+const { values } = cli;
 
 const transports = values.transports.split(',').map((t) => t.trim()) as FuzzTransport[];
-if (!transports.every((t) => t === 'tcp' || t === 'ws')) throw new Error('--transports: tcp, ws or both');
-const frames = Number(values.frames);
-const concurrency = Number(values.concurrency);
-if (!(frames > 0 && concurrency >= 1 && concurrency <= 64))
-  throw new Error('--frames > 0, --concurrency 1-64');
+if (!transports.every((t) => t === 'tcp' || t === 'ws')) cli.fail('--transports: tcp, ws or tcp,ws');
+const frames = intOption(cli, 'frames', values.frames, 1);
+const concurrency = intOption(cli, 'concurrency', values.concurrency, 1, 64);
+const seed = intOption(cli, 'seed', values.seed, 0);
+const deadlineMs = intOption(cli, 'deadline-ms', values['deadline-ms'], 1);
+const settleMs = intOption(cli, 'settle-ms', values['settle-ms'], 0);
+const warmupFrames = intOption(cli, 'warmup-frames', values['warmup-frames'], 0);
+const maxMinutes = intOption(cli, 'max-minutes', values['max-minutes'], 1);
 const external = values['tcp-port'] !== undefined || values['http-port'] !== undefined;
 if (external && !(values['tcp-port'] && values['http-port'])) {
-  throw new Error('a running server needs both --tcp-port and --http-port');
+  cli.fail('a running server needs both --tcp-port and --http-port');
 }
+const target = external
+  ? {
+      tcpPort: intOption(cli, 'tcp-port', values['tcp-port'] ?? '', 1, 65535),
+      httpPort: intOption(cli, 'http-port', values['http-port'] ?? '', 1, 65535),
+      pid: values.pid === undefined ? undefined : intOption(cli, 'pid', values.pid, 1),
+    }
+  : undefined;
 
 const result = await runFuzz({
   frames,
   concurrency,
-  seed: Number(values.seed),
+  seed,
   transports,
-  deadlineMs: Number(values['deadline-ms']),
-  settleMs: Number(values['settle-ms']),
-  warmupFrames: Number(values['warmup-frames']),
-  maxRunMs: Number(values['max-minutes']) * 60_000,
-  target: external
-    ? {
-        tcpPort: Number(values['tcp-port']),
-        httpPort: Number(values['http-port']),
-        pid: values.pid ? Number(values.pid) : undefined,
-      }
-    : undefined,
+  deadlineMs,
+  settleMs,
+  warmupFrames,
+  maxRunMs: maxMinutes * 60_000,
+  target,
   verbose: true,
 });
 

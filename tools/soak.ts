@@ -9,7 +9,7 @@
  */
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { parseArgs } from 'node:util';
+import { intOption, parseCommandLine } from './cli.js';
 import { ROOT, stamp } from './fuzz/server.js';
 import { drift, runSoak, type SoakResult, type SoakSample } from './soak/run.js';
 
@@ -59,21 +59,57 @@ export function parseDuration(text: string): number {
   return Number(m[1]) * unit;
 }
 
-const { values } = parseArgs({
-  options: {
-    duration: { type: 'string', default: '1h' },
-    bots: { type: 'string', default: '40' },
-    sample: { type: 'string', default: '5s' },
-    warmup: { type: 'string' },
-    seed: { type: 'string', default: '1' },
-    'no-write': { type: 'boolean', default: false },
-    from: { type: 'string' },
-  },
+const USAGE = `Usage: npm run soak -- [options]
+       npm run soak -- --from bench/results/soak-<time>.json
+
+Bots with churn (connect over TCP and WebSocket, play, drop and resume, log out, register)
+against a server child on 127.0.0.1, sampling its RSS, heap, descriptors, handles and
+connections. Writes bench/results/soak-<time>.{json,md,svg}; exits 1 when a target is missed
+(0 errors, RSS drift under ${DRIFT_TARGET_PCT}% after the warm-up).
+
+  --duration D     how long the bots play: 90s, 20m, 1h (default 1h)
+  --bots N         bots at once, 1-500 (default 40)
+  --sample D       how often the server is sampled (default 5s)
+  --warmup D       samples before this are left out of the drift (default: a twelfth of the run)
+  --seed N         the bots' choices (default 1)
+  --no-write       print the figures only, write nothing
+  --from FILE      re-render a recorded run's figures and plot, run nothing
+  -h, --help       this text`;
+
+const cli = parseCommandLine('soak', USAGE, {
+  duration: { type: 'string', default: '1h' },
+  bots: { type: 'string', default: '40' },
+  sample: { type: 'string', default: '5s' },
+  warmup: { type: 'string' },
+  seed: { type: 'string', default: '1' },
+  'no-write': { type: 'boolean', default: false },
+  from: { type: 'string' },
 });
+const { values } = cli;
+
+/** A duration option, or a usage error. */
+function durationOption(name: string, text: string): number {
+  try {
+    const ms = parseDuration(text);
+    if (ms > 0) return ms;
+  } catch {
+    // reported below with the usage
+  }
+  return cli.fail(`--${name} ${JSON.stringify(text)}: expected a duration such as 90s, 20m or 1h`);
+}
+
+/** A recorded run's JSON, or a usage error. */
+function readRecorded(file: string): SoakResult {
+  try {
+    return JSON.parse(readFileSync(file, 'utf8')) as SoakResult;
+  } catch (e) {
+    return cli.fail(`--from ${file}: ${(e as Error).message}`);
+  }
+}
 
 if (values.from) {
   // Re-renders a recorded run (its samples) with this version's figures and plot.
-  const recorded = JSON.parse(readFileSync(values.from, 'utf8')) as SoakResult;
+  const recorded = readRecorded(values.from);
   const warmupS = recorded.options.warmupMs / 1000;
   const r: SoakResult = {
     ...recorded,
@@ -90,16 +126,18 @@ if (values.from) {
   process.exit(ok ? 0 : 1);
 }
 
-const durationMs = parseDuration(values.duration);
-const bots = Number(values.bots);
-if (!(bots >= 1 && bots <= 500)) throw new Error('--bots: 1 to 500');
+const durationMs = durationOption('duration', values.duration);
+const bots = intOption(cli, 'bots', values.bots, 1, 500);
+const sampleMs = durationOption('sample', values.sample);
+const warmupMs = values.warmup === undefined ? undefined : durationOption('warmup', values.warmup);
+const seed = intOption(cli, 'seed', values.seed, 0);
 const result = await runSoak({
   durationMs,
   bots,
-  sampleMs: parseDuration(values.sample),
+  sampleMs,
   // The first twelfth (5 min of an hour): the heap and the JIT settle, accounts accumulate.
-  warmupMs: values.warmup ? parseDuration(values.warmup) : durationMs / 12,
-  seed: Number(values.seed),
+  warmupMs: warmupMs ?? durationMs / 12,
+  seed,
   playMs: [5000, 20_000],
   verbose: true,
 });

@@ -25,6 +25,7 @@ import type { Field, FieldSpec } from '../shared/codec/index.js';
 import { CONFIG_OPTIONS } from '../server/config.js';
 import { LOGIN_MESSAGE_SIZE } from '../server/dispatch/dispatcher.js';
 import { LATENESS_WINDOW_MS, MAX_HOLD_MS } from '../server/world/timeline.js';
+import { ENTITY_RADIUS } from '../shared/game/movement.js';
 import {
   CLIENT_HEARTBEAT_MS,
   CLIENT_TURN_EPSILON,
@@ -101,6 +102,8 @@ import {
   ZoneInfo,
 } from '../shared/protocol/index.js';
 import type { EntityRecord, Packet } from '../shared/protocol/index.js';
+import { renderC } from './gen/c.js';
+import { renderPython } from './gen/python.js';
 import { goldenFrame, hex } from './golden.js';
 import { samplePacket } from '../test/helpers/sample.js';
 
@@ -336,7 +339,7 @@ Details a decoder must match:
 - **string(max)**: the length counts UTF-8 bytes, not characters. A length above max is ${code(DecodeErrorCode.StringTooLong)}; malformed UTF-8 (overlong forms, surrogates, truncated sequences) is ${code(DecodeErrorCode.BadUtf8)}. A leading U+FEFF is an ordinary character of the string, not a byte order mark: keep it (many UTF-8 decoders drop it unless told not to).
 - **bytes(max)** above max is ${code(DecodeErrorCode.BytesTooLong)}; **list(of, max)** with a count above max is ${code(DecodeErrorCode.ListTooLong)}. These checks happen on the prefix, before any item is read.
 - **enum**: an index at or above the number of values is ${code(DecodeErrorCode.BadEnum)}. Values are only ever appended, so an index keeps its meaning.
-- **quantized(min, max)**: encode \`q = round((v − min) × 65535 / (max − min))\` clamped to [0, 65535]; decode \`v = min + q × ((max − min) / 65535)\`. Positions in [entity records](#${anchor(RECORDS_HEADING)}) are quantized the same way over [0, ${COORD_MAX}], a step of ${COORD_MAX}/65535 ≈ 1/16 unit.
+- **quantized(min, max)**: encode \`q = round((v − min) × 65535 / (max − min))\` clamped to [0, 65535]; decode \`v = min + q × ((max − min) / 65535)\`. Here and in **angle**, \`round(v)\` is \`floor(v + 0.5)\` (JavaScript's Math.round: halves go up), not the half-to-even rounding of Python's \`round\` or C's \`rint\`. Positions in [entity records](#${anchor(RECORDS_HEADING)}) are quantized the same way over [0, ${COORD_MAX}], a step of ${COORD_MAX}/65535 ≈ 1/16 unit.
 - **angle**: encode \`q = round(((v mod 2π) + 2π) mod 2π × 256 / 2π) mod 256\`; decode \`v = q × (2π / 256)\`, in [0, 2π). Radians as \`atan2(dy, dx)\`: from the zone's +x axis towards its +y axis.
 - **records**: see [${RECORDS_HEADING}](#${anchor(RECORDS_HEADING)}). They are read until the payload ends, so bytes after the last block are not ${code(DecodeErrorCode.Overlong)} but the start of another block.
 `;
@@ -408,7 +411,7 @@ function packetsSection(): string {
   const sections = [
     `## Packets
 
-Direction is from the sender's point of view. A client packet names its **dispatch target** (session: handled at once; zone: queued for the next tick of the client's zone; world: cross-zone), the **states** it is accepted in and a **rate class** (a token bucket per class; a flood is ${code(ErrorCode.RateLimited)}). A server packet is **reliable** or **droppable**: droppable packets may be skipped for a client that has fallen behind, so a client must not depend on seeing every one of them.
+Direction is from the sender's point of view. A client packet names its **dispatch target** (session: handled at once; zone: queued for the next tick of the client's zone; world: cross-zone), the **states** it is accepted in and a **rate class** (a token bucket per class and connection; a flood is ${code(ErrorCode.RateLimited)}; the server's defaults, in packets per second and burst: ${rateBudgets()}). A server packet is **reliable** or **droppable**: droppable packets may be skipped for a client that has fallen behind, so a client must not depend on seeing every one of them.
 
 In the field tables, rows named \`a[].b\` describe field \`b\` of one item of list \`a\`, and \`a.b\` field \`b\` of struct \`a\`; their max bytes are per item.
 
@@ -755,9 +758,9 @@ Movement is replicated as state, not as a stream of positions. A ${move} record 
 
 - **Observers dead-reckon** from the newest state: a walker is at \`(x + cos(angle) · speed · dt, y + sin(angle) · speed · dt)\` with \`dt = (now − time) / 1000\` on the server's clock (see [Clock sync](#8-clock-sync)). Dead-reckon at most ${MAX_DEAD_RECKON_MS} ms past a state: a walker whose updates stall is held where it got to, not run on and pulled back.
 - A new state of the same entity replaces the old one; blend from where the entity is drawn to the new track over a short time rather than jumping. A ${code('JUMP')} state is a discontinuity (a teleport or a large correction): snap to it, do not blend. A respawn record places its entity anew, too.
-- **References and moveBy.** Each entity's **reference** is the state of its newest ${move} or ${code('moveBy')} record: position in coord steps, angle in angle steps, whether it walks, its speed in speed steps (the record's, else the spawn's) and the server time it held at (the frame's time, less ${code('age')} with AGE). A ${code('moveBy')} gives the new state, as it held at its own time (the frame's time, less ${code('age')} with AGE: the server sends a player's state as it was when its input took effect, which may be before the frame), relative to it: first reckon where the reference puts the entity at that time, in coord steps — standing, its own position; walking, \`q + round(c · speed / 16 · dt · 65535 / ${COORD_MAX})\` for each axis with \`c\` the cosine (x) or sine (y) of \`angle · 2π / 256\`, \`dt = (time − t) / 1000\`, computed in IEEE doubles, \`round(v) = floor(v + 0.5)\`, clamped to [0, 65535] — then add \`dx\`, \`dy\` (zigzag varints: n is sent as \`2n\` when n ≥ 0, else \`−2n − 1\`) and clamp again; the angle is the record's unless SAME_ANGLE; the result, held at that time, becomes the reference. A spawn's motion record and a resync's records are references sent as they are (a walker's with AGE), so a client that just got an entity holds the same reference as every other. A ${code('moveBy')} for an entity with no reference (a path or nothing came last: the client's own entity, which it predicts, or one whose spawn follows in the same frame) is ignored. The server sends moveBy only for players; mobs send paths and absolute moves.
+- **References and moveBy.** Each entity's **reference** is the state of its newest ${move} or ${code('moveBy')} record: position in coord steps, angle in angle steps, whether it walks, its speed in speed steps (the record's, else the spawn's) and the server time it held at (the frame's time, less ${code('age')} with AGE). A ${code('moveBy')} gives the new state, as it held at its own time (the frame's time, less ${code('age')} with AGE: the server sends a player's state as it was when its input took effect, which may be before the frame), relative to it: first reckon where the reference puts the entity at that time, in coord steps — standing, its own position; walking, \`q + round(c · speed / 16 · dt · 65535 / ${COORD_MAX})\` for each axis with \`c\` the cosine (x) or sine (y) of \`angle · 2π / 256\`, \`dt = (time − t) / 1000\`, computed in IEEE doubles with the cosine and sine of each angle step exactly as the server takes them (JavaScript's \`Math.cos\` and \`Math.sin\` of \`k × (2π / 256)\`: a C library's may differ in the last bit for a few steps, glibc's for 13 of the 256, which moves a reckoned position by one step now and then; the generated \`clients/python/wyvern_client/constants.py\` lists the 256 pairs as \`COS_STEPS\` and \`SIN_STEPS\`), \`round(v) = floor(v + 0.5)\`, clamped to [0, 65535] — then add \`dx\`, \`dy\` (zigzag varints: n is sent as \`2n\` when n ≥ 0, else \`−2n − 1\`) and clamp again; the angle is the record's unless SAME_ANGLE; the result, held at that time, becomes the reference. A spawn's motion record and a resync's records are references sent as they are (a walker's with AGE), so a client that just got an entity holds the same reference as every other. A ${code('moveBy')} for an entity with no reference (a path or nothing came last: the client's own entity, which it predicts, or one whose spawn follows in the same frame) is ignored. The server sends moveBy only for players; mobs send paths and absolute moves.
 - **The server re-sends** a player's state when it starts or stops, turns or changes speed (by a quantization step), when observers' dead reckoning of it would stray more than ${MOTION_ERROR_UNITS} units from where it is, and at least every ${MOTION_HEARTBEAT_MS} ms while it walks. A standing entity sends nothing until it moves; a quiet tick sends nothing at all.
-- **Clients send** their own ${packetLink(MoveInput)} the same way: on start, stop and turn (a heading change above ${CLIENT_TURN_EPSILON} rad), and every ${CLIENT_HEARTBEAT_MS} ms while walking. A walker whose inputs stop for ${INPUT_SILENCE_MS} ms is stopped by the server where it was.
+- **Clients send** their own ${packetLink(MoveInput)} the same way: on start, stop and turn (a heading change above ${CLIENT_TURN_EPSILON} rad), and every ${CLIENT_HEARTBEAT_MS} ms while walking. A walker whose next input is ${INPUT_SILENCE_MS} ms late on its timeline (below) is held by the server where its newest state has carried it, which is where observers draw it; the inputs that come after the hold take effect at once, and the move checks start from where the client's newest input was, not from the hold.
 
 **A client that falls behind** (its connection's send buffer over the server's soft limit) may have the **motion blocks** of a tick skipped: whole blocks, never part of one, and never the other records (spawns, despawns, health, deaths, respawns). Once it has caught up, the server sends it a **resync**: a ${move} or path record for every entity in its view (references, as for a spawn), in place of that tick's motion blocks. Until then, keep dead-reckoning from the states you have.
 
@@ -768,6 +771,14 @@ ${worldUpdateExample()}
 }
 
 /** A server setting's default, in seconds, as text: "30 s". */
+/** The rate classes' default budgets, from the server's configuration. */
+function rateBudgets(): string {
+  const value = (env: string) => CONFIG_OPTIONS.find((o) => o.env === env)?.default ?? '?';
+  return (['default', 'move', 'chat', 'auth'] as const)
+    .map((c) => `${c} ${value(`RATE_${c.toUpperCase()}`)}/s, burst ${value(`RATE_${c.toUpperCase()}_BURST`)}`)
+    .join('; ');
+}
+
 function seconds(env: string): string {
   const option = CONFIG_OPTIONS.find((o) => o.env === env);
   if (!option?.default) throw new Error(`no default for ${env}`);
@@ -787,7 +798,7 @@ An ${packetLink(ErrorPacket)} carries one of these codes. Codes are stable: neve
 
 ${table(['Code', 'Origin', 'Message'], rows)}
 
-${code(ErrorCode.LoginThrottled)} answers [LoginStart](#loginstart) or [LoginProof](#loginproof) after too many failed logins: from one address for one account (5 a minute by default), from one address for any accounts (20), or for one account from many addresses (10 different addresses lock it for everyone). Its \`reason\` ends with \`retry-after=N\`: N whole seconds (at least 1) until this address may try this account again; wait that long before retrying. It reads the same whether or not the account exists.
+${code(ErrorCode.LoginThrottled)} answers [LoginStart](#loginstart) or [LoginProof](#loginproof) after too many failed logins: from one address for one account (5 a minute by default), from one address for any accounts (20), or for one account from many addresses (10 different addresses lock it for every device that never logged in to it: a LoginStart bringing the \`deviceToken\` of an earlier LoginOk for the account is let through, and its failures count against that token, 5 a minute). An IPv6 address counts by its /64 (the server's \`IPV6_PREFIX_BITS\`). Its \`reason\` ends with \`retry-after=N\`: N whole seconds (at least 1) until this address may try this account again; wait that long before retrying. It reads the same whether or not the account exists.
 `;
 }
 
@@ -795,7 +806,7 @@ ${code(ErrorCode.LoginThrottled)} answers [LoginStart](#loginstart) or [LoginPro
 // SRP-6a, as tssrp6a's defaults compute it, with a worked example from fixed secrets.
 
 /** RFC 5054 appendix B test secrets, reused here so the example is reproducible. */
-const EXAMPLE = {
+export const EXAMPLE = {
   account: 'Alice',
   password: 'password123',
   salt: BigInt('0xBEB25379D1A8581EB5A727673A2441EE'),
@@ -935,7 +946,7 @@ Compute a random salt \`s\` and the verifier \`v\` (see [SRP-6a, exactly](#srp-6
 
 ### 3. Log in with SRP-6a
 
-1. Send ${packetLink(LoginStart)} with the account name.
+1. Send ${packetLink(LoginStart)} with the account name and the \`deviceToken\` the last ${packetLink(LoginOk)} for this account gave this device (empty when none; keep the newest per account).
 2. While the server's SRP workers are busy it may send ${packetLink(LoginQueue)} updates (position 1 is next); they are droppable, so only the newest matters.
 3. ${packetLink(LoginChallenge)} brings \`salt\` and \`B\`. Refuse B ≡ 0 (mod N). Pick \`a\`, compute \`A\`, \`u\`, \`x\`, \`S\` and \`M1\`.
 4. Send ${packetLink(LoginProof)} with \`A = bytes(A)\` and \`M1 = bytes(M1)\`.
@@ -973,12 +984,12 @@ ${packetLink(WorldUpdate)} is reliable, but when your connection falls behind it
 
 ### 7. Moving: prediction and reconciliation
 
-Move your own character at once (prediction) and tell the server your **movement state** with ${packetLink(MoveInput)}: a new \`seq\` (counting up), where you are at \`clientTime\` (your clock), your heading (\`facing\`), whether you walk (\`moving\`) and how fast (\`speed\`, units per second; at most EnterWorld's \`speed\`, less when sliding along a wall). Send it when you start, stop or turn (a heading change above ${CLIENT_TURN_EPSILON} rad), and every ${CLIENT_HEARTBEAT_MS} ms while walking; a walker the server hears nothing from for ${INPUT_SILENCE_MS} ms is stopped where it was. Stamp each with the newest move epoch the server told you (${packetLink(EnterWorld)}'s \`moveEpoch\`, then each ${packetLink(PositionCorrection)}'s \`epoch\`). Keep every input the server has not yet acknowledged. The server places each input on its clock at \`clientTime\` plus the offset of your most delayed input of the last ${LATENESS_WINDOW_MS / 1000} s (chosen while you stand, kept through a walk), at most ${MAX_HOLD_MS} ms after it arrived: an input that came sooner waits for its time, so your moves take effect with the spacing you made them at and everyone who watches you sees you walk as you did, never past a stop. On a jittery or lossy link your MoveAck comes later by that hold; a cast or logout you send after moves still waiting takes effect after them.
+Move your own character at once (prediction) and tell the server your **movement state** with ${packetLink(MoveInput)}: a new \`seq\` (counting up), where you are at \`clientTime\` (your clock), your heading (\`facing\`), whether you walk (\`moving\`) and how fast (\`speed\`, units per second; at most EnterWorld's \`speed\`, less when sliding along a wall). Send it when you start, stop or turn (a heading change above ${CLIENT_TURN_EPSILON} rad), and every ${CLIENT_HEARTBEAT_MS} ms while walking; a walker whose next input is ${INPUT_SILENCE_MS} ms overdue is held where observers have it until its inputs come again (they then take effect at once, checked from your last accepted position, so an honest client is not corrected for its stall). Stamp each with the newest move epoch the server told you (${packetLink(EnterWorld)}'s \`moveEpoch\`, then each ${packetLink(PositionCorrection)}'s \`epoch\`). Keep every input the server has not yet acknowledged. The server places each input on its clock at \`clientTime\` plus the offset of your most delayed input of the last ${LATENESS_WINDOW_MS / 1000} s (chosen while you stand, kept through a walk), at most ${MAX_HOLD_MS} ms after it arrived: an input that came sooner waits for its time, so your moves take effect with the spacing you made them at and everyone who watches you sees you walk as you did, never past a stop. On a jittery or lossy link your MoveAck comes later by that hold; a cast or logout you send after moves still waiting takes effect after them.
 
 - ${packetLink(MoveAck)}: the newest \`seq\` the server accepted. Forget inputs up to it.
 - ${packetLink(PositionCorrection)}: the server put your character somewhere you did not walk it: an input was refused (too fast, out of bounds, into a wall, dead), or the server moved it itself (it died where the server had it, it stood up at the graveyard: \`respawn\`, it was teleported). Snap to its position and facing. It starts a new **move epoch**: put its \`epoch\` in every ${packetLink(MoveInput)} from now on. The server drops, unanswered, every input of an older epoch (made before you heard), so forget every input not yet acknowledged. For a refused input, replay the movement made after its \`seq\` from there and send where that puts you as a fresh state; for \`dead\`, \`respawn\` and \`teleport\` replay nothing (and send nothing while dead).
 
-Stay within EnterWorld's \`speed\`, the zone bounds and the walls of ZoneInfo, and send no faster than the \`move\` rate class allows.
+Stay within EnterWorld's \`speed\`, the zone bounds and the walls of ZoneInfo, and send no faster than the \`move\` rate class allows. Your character is a square of half-size ${ENTITY_RADIUS} units around its position: a position where that square overlaps a wall (an [obstacle](#zoneinfo) rectangle) is refused with reason \`obstacle\`, as is a move whose straight line from the previous position crosses a wall; one closer than ${ENTITY_RADIUS} units to the edge of the ground (the zone and the zones beside it) with \`bounds\`. Beside a wall at x = 450, x = 441.9 is accepted and 442.1 refused. To walk, step toward the goal and, where the step is refused by a wall, try its x part alone, then its y part alone (sliding along the wall).
 
 ### 8. Clock sync
 
@@ -1037,26 +1048,41 @@ Contents: [Frame](#frame) · [Field types](#field-types) · [Connection states](
   return doc.join('\n').replace(/\n{3,}/g, '\n\n');
 }
 
+/** Files generated from the same definitions beside PROTOCOL.md: the client libraries' codecs. */
+export async function renderGenerated(): Promise<{ path: string; content: string }[]> {
+  const srp = await srpFacts();
+  return [...renderC(), ...renderPython({ ...srp, exampleInputs: EXAMPLE })];
+}
+
 async function main(): Promise<void> {
   const rendered = await renderSpec();
+  const generated = await renderGenerated();
+  const files = [{ path: 'docs/PROTOCOL.md', content: rendered }, ...generated];
   if (process.argv.includes('--check')) {
-    let committed: string | undefined;
-    try {
-      committed = readFileSync(SPEC_PATH, 'utf8');
-    } catch {
-      committed = undefined;
+    let stale = false;
+    for (const f of files) {
+      let committed: string | undefined;
+      try {
+        committed = readFileSync(resolve(ROOT, f.path), 'utf8');
+      } catch {
+        committed = undefined;
+      }
+      if (committed !== f.content) {
+        const why = committed === undefined ? 'is missing' : 'is out of date with the packet definitions';
+        console.error(`${f.path} ${why}. Run \`npm run spec\` and commit the result.`);
+        stale = true;
+      }
     }
-    if (committed !== rendered) {
-      const why = committed === undefined ? 'is missing' : 'is out of date with the packet definitions';
-      console.error(`docs/PROTOCOL.md ${why}. Run \`npm run spec\` and commit the result.`);
-      process.exit(1);
-    }
-    console.log('docs/PROTOCOL.md is up to date.');
+    if (stale) process.exit(1);
+    console.log(`docs/PROTOCOL.md and ${generated.length} generated files are up to date.`);
     return;
   }
-  mkdirSync(dirname(SPEC_PATH), { recursive: true });
-  writeFileSync(SPEC_PATH, rendered);
-  console.log(`wrote ${SPEC_PATH} (${packets.length} packets)`);
+  for (const f of files) {
+    const path = resolve(ROOT, f.path);
+    mkdirSync(dirname(path), { recursive: true });
+    writeFileSync(path, f.content);
+    console.log(`wrote ${f.path}${f.path === 'docs/PROTOCOL.md' ? ` (${packets.length} packets)` : ''}`);
+  }
 }
 
 const entry = process.argv[1];

@@ -86,9 +86,15 @@ export interface ResumeRecord {
   expiresAt: number;
 }
 
+/**
+ * How an entry went: `released` by its holder (a planned stop, or a zone given up), or
+ * `lapsed`, not rewritten for a TTL (its holder died, or lost NATS for that long).
+ */
+export type EntryEnd = 'released' | 'lapsed';
+
 export type RegistryEvent =
-  | { type: 'node'; id: string; node: NodeInfo | undefined }
-  | { type: 'zone'; zone: string; claim: ZoneClaim | undefined };
+  | { type: 'node'; id: string; node: NodeInfo | undefined; ended?: EntryEnd }
+  | { type: 'zone'; zone: string; claim: ZoneClaim | undefined; ended?: EntryEnd };
 
 export interface Lease {
   readonly key: string;
@@ -434,7 +440,7 @@ export class KvRegistry implements ClusterRegistry {
   async watch(handler: (event: RegistryEvent) => void): Promise<Watch> {
     /** Per key: the revision and bytes last reported, and when the entry was last seen written. */
     const seen = new Map<string, { revision: number; value: Uint8Array; at: number }>();
-    const report = (key: string, entry: KvEntry | undefined) => {
+    const report = (key: string, entry: KvEntry | undefined, ended: EntryEnd) => {
       const last = seen.get(key);
       if (entry) {
         if (last && last.revision >= entry.revision) return;
@@ -445,7 +451,7 @@ export class KvRegistry implements ClusterRegistry {
         if (!last) return;
         seen.delete(key);
       }
-      const event = toEvent(key, entry);
+      const event = toEvent(key, entry, ended);
       if (!event) return;
       try {
         handler(event);
@@ -453,10 +459,11 @@ export class KvRegistry implements ClusterRegistry {
         this.logger.error({ err, key }, 'registry watch handler failed');
       }
     };
-    const changes = await this.kv.watch('leases', report);
+    // Only a holder's release deletes a lease: the watch's deletions are releases.
+    const changes = await this.kv.watch('leases', (key, entry) => report(key, entry, 'released'));
     for (const key of await this.kv.keys('leases', '')) {
       const entry = await this.kv.get('leases', key);
-      if (entry) report(key, entry);
+      if (entry) report(key, entry, 'released');
     }
     // Expiry makes no event: an entry not rewritten for a TTL is looked up, and reported gone if it is.
     let checking = false;
@@ -470,8 +477,8 @@ export class KvRegistry implements ClusterRegistry {
             const entry = await this.kv.get('leases', key);
             if (entry) {
               if (entry.revision === last.revision) last.at = this.now();
-              else report(key, entry);
-            } else report(key, undefined);
+              else report(key, entry, 'lapsed');
+            } else report(key, undefined, 'lapsed');
           }
         } catch (err) {
           this.logger.debug({ err }, 'registry expiry check failed (will retry)');
@@ -635,12 +642,21 @@ export function registryMetrics(registry: Registry, cluster: Pick<ClusterRegistr
   });
 }
 
-function toEvent(key: string, entry: KvEntry | undefined): RegistryEvent | undefined {
+/** The event for a key's new entry, or for its end (`ended` says how) when there is none. */
+function toEvent(key: string, entry: KvEntry | undefined, ended: EntryEnd): RegistryEvent | undefined {
   const dot = key.indexOf('.');
   const kind = key.slice(0, dot);
   const id = key.slice(dot + 1);
-  if (kind === 'node') return { type: 'node', id, node: entry && decode<NodeInfo>(entry) };
-  if (kind === 'zone') return { type: 'zone', zone: id, claim: entry && decode<ZoneClaim>(entry) };
+  if (kind === 'node') {
+    return entry
+      ? { type: 'node', id, node: decode<NodeInfo>(entry) }
+      : { type: 'node', id, node: undefined, ended };
+  }
+  if (kind === 'zone') {
+    return entry
+      ? { type: 'zone', zone: id, claim: decode<ZoneClaim>(entry) }
+      : { type: 'zone', zone: id, claim: undefined, ended };
+  }
   return undefined;
 }
 

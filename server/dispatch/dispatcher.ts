@@ -23,11 +23,10 @@
  */
 import { DecodeError, DecodeErrorCode } from '../../shared/codec/errors.js';
 import { FrameDecoder, HEADER_SIZE, type Frame } from '../../shared/codec/frame.js';
-import type { ClientPacket, PayloadOf, ServerPacket } from '../../shared/protocol/define.js';
+import type { ClientPacket } from '../../shared/protocol/define.js';
 import type { ErrorCode } from '../../shared/protocol/errors.js';
 import { byOpcode, clientPackets, type AnyClientPacket } from '../../shared/protocol/registry.js';
-import { Ping } from '../../shared/protocol/session.js';
-import type { Fields } from '../../shared/codec/fields.js';
+import { Ping, type ByeReason } from '../../shared/protocol/session.js';
 import type { Config } from '../config.js';
 import type { Logger } from '../log.js';
 import {
@@ -46,6 +45,7 @@ import type {
   ConnectionListener,
   TransportErrorCode,
 } from '../transport/connection.js';
+import { addressKey } from '../transport/address.js';
 import type { GameRouter } from './router.js';
 
 export type DispatchConfig = Pick<
@@ -56,6 +56,7 @@ export type DispatchConfig = Pick<
   | 'idleTimeoutMs'
   | 'maxConnections'
   | 'maxConnectionsPerIp'
+  | 'ipv6PrefixBits'
   | 'rates'
   | 'sendHardLimit'
 >;
@@ -166,10 +167,9 @@ export class Dispatcher implements ConnectionListener {
     });
   }
 
-  /** Queues a packet for every open session. */
-  broadcast<P extends ServerPacket<string, Fields>>(def: P, value: PayloadOf<P>): void {
-    const frame = def.encode(value as never);
-    for (const s of this.sessions.values()) if (!s.closing) s.conn.send(frame, def.delivery);
+  /** Says Bye to every open session: the last packet each gets (see Session.sayBye). */
+  sayByeToAll(reason: (typeof ByeReason)[number], message: string): void {
+    for (const s of this.sessions.values()) s.sayBye(reason, message);
   }
 
   /** Closes every session with `reason`; resolves when all are gone or after `timeoutMs`. */
@@ -187,7 +187,8 @@ export class Dispatcher implements ConnectionListener {
   }
 
   open(conn: Connection): ConnectionInput {
-    const refusal = this.refusal(conn);
+    const key = addressKey(conn.remoteAddress, this.options.config.ipv6PrefixBits);
+    const refusal = this.refusal(key);
     if (refusal) {
       this.pendingRefusals++;
       const session = new Session(conn, this.options.config.rates, this.options.log);
@@ -202,8 +203,9 @@ export class Dispatcher implements ConnectionListener {
       };
     }
     const session = new Session(conn, this.options.config.rates, this.options.log);
+    session.addressKey = key;
     this.sessions.set(conn.id, session);
-    this.perAddress.set(conn.remoteAddress, (this.perAddress.get(conn.remoteAddress) ?? 0) + 1);
+    this.perAddress.set(key, (this.perAddress.get(key) ?? 0) + 1);
     connections.inc({ transport: conn.transport });
     const log = this.options.log;
     // Through the root logger: a per-connection child is made only once something is logged
@@ -244,13 +246,17 @@ export class Dispatcher implements ConnectionListener {
     }
   }
 
-  private refusal(conn: Connection): [ErrorCode, string] | undefined {
+  /** Why a new connection counted under `key` is refused, if it is. */
+  private refusal(key: string): [ErrorCode, string] | undefined {
     const { maxConnections, maxConnectionsPerIp } = this.options.config;
     if (!this.accepting) return ['ERR_SHUTDOWN', 'the server is shutting down'];
     if (this.sessions.size >= maxConnections)
       return ['ERR_SERVER_FULL', `the server holds ${maxConnections} connections`];
-    if ((this.perAddress.get(conn.remoteAddress) ?? 0) >= maxConnectionsPerIp) {
-      return ['ERR_TOO_MANY_FROM_ADDRESS', `at most ${maxConnectionsPerIp} connections per address`];
+    if ((this.perAddress.get(key) ?? 0) >= maxConnectionsPerIp) {
+      const per = key.includes('/')
+        ? `per address (IPv6: per ${key.slice(key.indexOf('/'))})`
+        : 'per address';
+      return ['ERR_TOO_MANY_FROM_ADDRESS', `at most ${maxConnectionsPerIp} connections ${per}`];
     }
     return undefined;
   }
@@ -258,7 +264,7 @@ export class Dispatcher implements ConnectionListener {
   /** Bookkeeping when a session's connection is gone. */
   sessionClosed(session: Session, transportReason: string): void {
     if (!this.sessions.delete(session.id)) return;
-    const address = session.conn.remoteAddress;
+    const address = session.addressKey;
     const left = (this.perAddress.get(address) ?? 1) - 1;
     if (left > 0) this.perAddress.set(address, left);
     else this.perAddress.delete(address);

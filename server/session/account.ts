@@ -3,9 +3,9 @@
  *
  *   Register {account, salt, verifier}  -> Registered
  *                                          | Error ERR_BAD_ACCOUNT_NAME, ERR_ACCOUNT_TAKEN, ERR_BAD_VERIFIER
- *   LoginStart {account}                -> LoginQueue* then LoginChallenge {salt, B}
+ *   LoginStart {account, deviceToken}   -> LoginQueue* then LoginChallenge {salt, B}
  *                                          | Error ERR_BAD_ACCOUNT_NAME, ERR_LOGIN_THROTTLED
- *   LoginProof {A, M1}                  -> LoginOk {M2, accountId, account, resumeToken}
+ *   LoginProof {A, M1}                  -> LoginOk {M2, accountId, account, resumeToken, deviceToken}
  *                                          | Error ERR_BAD_LOGIN, ERR_LOGIN_THROTTLED, ERR_WRONG_STATE
  *   Resume {account, token}             -> Resumed {accountId, account, resumeToken, characterId}
  *                                          | Error ERR_BAD_RESUME
@@ -30,7 +30,6 @@ import {
   Resumed,
 } from '../../shared/protocol/account.js';
 import { errorMessage, type ErrorCode } from '../../shared/protocol/errors.js';
-import { Bye } from '../../shared/protocol/session.js';
 import { loginResults } from '../metrics/index.js';
 import type { AccountService, PendingLogin, Refusal } from './accounts.js';
 import type { Session } from './connection.js';
@@ -126,7 +125,7 @@ export function takeOverAccount(ctx: HandlerContext, accountId: number): void {
 
 /** Bye ('takenOver') and close: the account logged in or resumed elsewhere. */
 export function sayTakenOver(session: Session): void {
-  session.send(Bye, { reason: 'takenOver', message: TAKEN_OVER_MESSAGE });
+  session.sayBye('takenOver', TAKEN_OVER_MESSAGE);
   session.close('takenOver');
 }
 
@@ -197,7 +196,7 @@ export function accountHandlers(deps: AccountHandlerDeps): SessionHandlers {
       }
     },
 
-    async LoginStart(ctx, { account }) {
+    async LoginStart(ctx, { account, deviceToken }) {
       const { session } = ctx;
       // A new LoginStart replaces an unanswered challenge.
       pendingLogins.delete(session);
@@ -208,9 +207,10 @@ export function accountHandlers(deps: AccountHandlerDeps): SessionHandlers {
       );
       let result: LoginResult | undefined;
       try {
-        const started = await accounts.beginLogin(account, session.conn.remoteAddress, {
+        const started = await accounts.beginLogin(account, session.addressKey, {
           onPosition,
           signal: session.signal,
+          deviceToken,
         });
         if (session.closing) {
           result = LoginResult.Abandoned;
@@ -244,7 +244,7 @@ export function accountHandlers(deps: AccountHandlerDeps): SessionHandlers {
       pendingLogins.delete(session);
       let result: LoginResult;
       try {
-        const done = await accounts.finishLogin(pending, A, M1, session.conn.remoteAddress, {
+        const done = await accounts.finishLogin(pending, A, M1, session.addressKey, {
           signal: session.signal,
         });
         if (session.closing) {
@@ -261,6 +261,7 @@ export function accountHandlers(deps: AccountHandlerDeps): SessionHandlers {
               accountId: done.accountId,
               account: done.name,
               resumeToken,
+              deviceToken: accounts.issueDeviceToken(done.accountId, done.name),
             });
           }
         }

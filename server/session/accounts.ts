@@ -20,6 +20,15 @@
  * redeem takes by compare-and-set: once, and not after a newer login or resume.
  *
  *   token (32 bytes)  accountId u48 BE · nonce 10 bytes · HMAC-SHA-256(key, first 16 bytes)[0..16)
+ *
+ * A remembered-device token is issued with every LoginOk; the client keeps it for that account
+ * and sends it in LoginStart. While a guess spread over many addresses locks an account (see
+ * LoginLimiter), a login bringing a valid one is let through to its password check, and its
+ * failures count against the token. It authenticates nothing by itself (the password is still
+ * checked), so it is stateless: checked by its MAC and age on any gateway, nothing stored.
+ *
+ *   device token (32 bytes)  accountId u48 BE · issued u32 BE (s, Unix) · nonce 6 bytes ·
+ *                            HMAC-SHA-256(deviceKey, first 16 bytes · lower-cased name)[0..16)
  */
 import { createHmac, hkdfSync, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { ResumeRecord } from '../cluster/registry.js';
@@ -65,6 +74,8 @@ export interface AccountServiceOptions {
   readonly maxCharacters?: number;
   /** Where the newest token of each account is kept: the cluster registry. Default: in this process. */
   readonly resumeTokens?: ResumeTokenStore;
+  /** How long a remembered-device token lasts after its login. Default 30 days. */
+  readonly deviceTokenTtlMs?: number;
 }
 
 /** The registry's side of resume tokens (ClusterRegistry has these). */
@@ -107,6 +118,8 @@ export interface PendingLogin {
   readonly accountId: number | null;
   readonly serverState: SrpServerState;
   readonly startedAt: number;
+  /** The id of the remembered-device token the login brought, when valid for the account. */
+  readonly device: string | undefined;
   used: boolean;
 }
 
@@ -116,6 +129,12 @@ const TOKEN_NONCE_BYTES = 10;
 const TOKEN_BODY_BYTES = TOKEN_ACCOUNT_BYTES + TOKEN_NONCE_BYTES;
 /** HMAC-SHA-256 cut to 128 bits (RFC 2104 allows any cut of at least half the hash). */
 const TOKEN_MAC_BYTES = RESUME_TOKEN_BYTES - TOKEN_BODY_BYTES;
+
+export const DEVICE_TOKEN_BYTES = 32;
+const DEVICE_ISSUED_AT = TOKEN_ACCOUNT_BYTES;
+const DEVICE_NONCE_AT = DEVICE_ISSUED_AT + 4;
+const DEVICE_BODY_BYTES = 16;
+const utf8 = new TextEncoder();
 
 const refuse = (code: ErrorCode): Refusal => ({ ok: false, code });
 
@@ -139,6 +158,8 @@ export class AccountService {
   private readonly tokenKey: Buffer;
   /** The id of the token this process last issued per account (renewed when its connection drops). */
   private readonly tokenByAccount = new Map<number, string>();
+  private readonly deviceKey: Buffer;
+  private readonly deviceTtlMs: number;
 
   constructor(options: AccountServiceOptions) {
     if (options.secret.length < 16) throw new Error('AccountService: the secret needs at least 16 bytes');
@@ -153,6 +174,8 @@ export class AccountService {
     this.maxCharacters = options.maxCharacters ?? MAX_CHARACTERS;
     this.resumeTokens = options.resumeTokens ?? new MemoryResumeTokens();
     this.tokenKey = Buffer.from(hkdfSync('sha256', this.secret, '', 'wyvern resume token', 32));
+    this.deviceKey = Buffer.from(hkdfSync('sha256', this.secret, '', 'wyvern device token', 32));
+    this.deviceTtlMs = options.deviceTokenTtlMs ?? 30 * 24 * 3_600_000;
   }
 
   /** Register: ERR_BAD_ACCOUNT_NAME, ERR_ACCOUNT_TAKEN, or ERR_BAD_VERIFIER for an unusable salt/verifier. */
@@ -184,14 +207,19 @@ export class AccountService {
   async beginLogin(
     name: string,
     ip: string,
-    options: SrpJobOptions = {},
+    options: SrpJobOptions & { deviceToken?: Uint8Array } = {},
   ): Promise<{ ok: true; salt: Uint8Array; B: Uint8Array; pending: PendingLogin } | Refusal> {
     const checked = checkAccountName(name);
     if (!checked.ok) return refuse(checked.code);
-    const allowed = this.limiter.check(name, ip, this.now());
+    // Only a token that passes its MAC costs a lookup before the throttle: the name's
+    // account must be the one it was issued to (not a namesake registered since).
+    const claimed = options.deviceToken && this.readDeviceToken(name, options.deviceToken);
+    let account = claimed ? await this.store.findAccount(name) : undefined;
+    const device = claimed && account?.id === claimed.accountId ? claimed.id : undefined;
+    const allowed = this.limiter.check(name, ip, this.now(), device);
     if (!allowed.ok) return { ok: false, code: ErrorCode.LoginThrottled, retryAfterMs: allowed.retryAfterMs };
     const identity = srpIdentity(name);
-    const account = await this.store.findAccount(name);
+    if (!claimed) account = await this.store.findAccount(name);
     const { salt, verifier } = account ?? this.fakeCredentials(identity);
     const { B, serverState } = await this.srp.step1(identity, salt, verifier, options);
     const pending: PendingLogin = {
@@ -200,6 +228,7 @@ export class AccountService {
       accountId: account?.id ?? null,
       serverState,
       startedAt: this.now(),
+      device,
       used: false,
     };
     return { ok: true, salt, B, pending };
@@ -214,7 +243,7 @@ export class AccountService {
     options: Pick<SrpJobOptions, 'signal'> = {},
   ): Promise<{ ok: true; accountId: number; name: string; M2: Uint8Array } | Refusal> {
     const now = this.now();
-    const allowed = this.limiter.check(pending.name, ip, now);
+    const allowed = this.limiter.check(pending.name, ip, now, pending.device);
     if (!allowed.ok) return { ok: false, code: ErrorCode.LoginThrottled, retryAfterMs: allowed.retryAfterMs };
     if (pending.used || now - pending.startedAt > this.loginTimeoutMs) {
       pending.used = true;
@@ -226,15 +255,15 @@ export class AccountService {
       M2 = await this.srp.step2(pending.serverState, A, M1, options);
     } catch (err) {
       if (!(err instanceof SrpError) || err.code !== 'bad-proof') throw err;
-      this.limiter.recordFailure(pending.name, ip, this.now());
+      this.limiter.recordFailure(pending.name, ip, this.now(), pending.device);
       return refuse(ErrorCode.BadLogin);
     }
     if (pending.accountId === null) {
       // Unreachable without breaking SHA-512 or the discrete log; refuse all the same.
-      this.limiter.recordFailure(pending.name, ip, this.now());
+      this.limiter.recordFailure(pending.name, ip, this.now(), pending.device);
       return refuse(ErrorCode.BadLogin);
     }
-    this.limiter.recordSuccess(pending.name, ip);
+    this.limiter.recordSuccess(pending.name, ip, pending.device);
     return { ok: true, accountId: pending.accountId, name: pending.name, M2 };
   }
 
@@ -328,6 +357,43 @@ export class AccountService {
   async ownedCharacter(accountId: number, characterId: number): Promise<CharacterRecord | undefined> {
     const character = await this.store.getCharacter(characterId);
     return character?.accountId === accountId ? character : undefined;
+  }
+
+  /** A remembered-device token for the account `name` (see the header), good for `deviceTokenTtlMs`. */
+  issueDeviceToken(accountId: number, name: string): Uint8Array {
+    if (!Number.isSafeInteger(accountId) || accountId < 0 || accountId >= 2 ** (8 * TOKEN_ACCOUNT_BYTES)) {
+      throw new RangeError(`account id ${accountId} does not fit a device token`);
+    }
+    const token = new Uint8Array(DEVICE_TOKEN_BYTES);
+    const view = Buffer.from(token.buffer);
+    view.writeUIntBE(accountId, 0, TOKEN_ACCOUNT_BYTES);
+    view.writeUInt32BE(Math.floor(this.now() / 1000) >>> 0, DEVICE_ISSUED_AT);
+    token.set(randomBytes(DEVICE_BODY_BYTES - DEVICE_NONCE_AT), DEVICE_NONCE_AT);
+    token.set(this.deviceMac(token, name), DEVICE_BODY_BYTES);
+    return token;
+  }
+
+  /** The account and id of a device token issued for `name` and not yet expired; undefined otherwise. */
+  private readDeviceToken(name: string, token: Uint8Array): { accountId: number; id: string } | undefined {
+    if (token.length !== DEVICE_TOKEN_BYTES) return undefined;
+    if (!timingSafeEqual(token.subarray(DEVICE_BODY_BYTES), this.deviceMac(token, name))) return undefined;
+    const view = Buffer.from(token.buffer, token.byteOffset, token.length);
+    const issuedMs = view.readUInt32BE(DEVICE_ISSUED_AT) * 1000;
+    const age = this.now() - issuedMs;
+    if (age < -60_000 || age > this.deviceTtlMs) return undefined;
+    return {
+      accountId: view.readUIntBE(0, TOKEN_ACCOUNT_BYTES),
+      id: view.toString('hex', 0, DEVICE_BODY_BYTES),
+    };
+  }
+
+  /** The MAC of a device token's first 16 bytes and the lower-cased account name, cut to 16 bytes. */
+  private deviceMac(token: Uint8Array, name: string): Uint8Array {
+    const full = createHmac('sha256', this.deviceKey)
+      .update(token.subarray(0, DEVICE_BODY_BYTES))
+      .update(utf8.encode(name.toLowerCase()))
+      .digest();
+    return full.subarray(0, DEVICE_TOKEN_BYTES - DEVICE_BODY_BYTES);
   }
 
   /** The MAC of a token's first 16 bytes, cut to 16 bytes. */

@@ -3,7 +3,7 @@
  * helpers handlers use to answer. Other modules add their own fields here (account,
  * character, entity) rather than keeping side tables keyed by connection id.
  */
-import { ErrorPacket } from '../../shared/protocol/session.js';
+import { Bye, ErrorPacket, type ByeReason } from '../../shared/protocol/session.js';
 import type { ConnState, PayloadOf, ServerPacket } from '../../shared/protocol/define.js';
 import type { ErrorCode } from '../../shared/protocol/errors.js';
 import type { Fields } from '../../shared/codec/fields.js';
@@ -53,6 +53,11 @@ export class Session {
   entityId: number | undefined;
   readonly openedAt = Date.now();
   readonly buckets: RateBuckets;
+  /**
+   * What per-address limits count this connection under (server/transport/address.ts):
+   * its address, or its IPv6 prefix. Set by the dispatch core.
+   */
+  addressKey: string;
   /** Why the server closed it, once it has decided to; a peer hang-up leaves it unset. */
   closeReason: string | undefined;
   /** Called once the server has decided to close this session (set by the dispatch core). */
@@ -70,6 +75,7 @@ export class Session {
   ) {
     this.buckets = new RateBuckets(rates);
     this.rootLog = log;
+    this.addressKey = conn.remoteAddress;
   }
 
   /** This connection's logger, made on first use: most idle connections never log. */
@@ -129,6 +135,17 @@ export class Session {
   /** Encodes and queues one packet with its declared delivery; false when dropped or closed. */
   send<P extends ServerPacket<string, Fields>>(def: P, value: PayloadOf<P>): boolean {
     return this.conn.send(def.encode(value as never), def.delivery);
+  }
+
+  /**
+   * Bye: the last packet of this connection. Whatever is sent after it (an answer to a
+   * request that crossed it, a tick's updates) is discarded, so a client never hears from a
+   * server that said goodbye.
+   */
+  sayBye(reason: (typeof ByeReason)[number], message: string): void {
+    if (this.closing) return;
+    this.send(Bye, { reason, message });
+    this.conn.seal();
   }
 
   /**

@@ -9,14 +9,26 @@
  *                           that guesses many names is stopped for every name.
  *   per account             failures from at least `lockAddresses` different addresses (10):
  *                           a guess spread over many addresses locks the account for every
- *                           address, its owner's included, until they age out. Only this
- *                           case costs the owner anything, and it takes many addresses.
+ *                           address that brings no remembered-device token, until they age out.
+ *   per device              a login that brings a valid remembered-device token (issued to
+ *                           a device at a successful login, see AccountService) is not held
+ *                           by the account's lock, and its failures do not count towards it;
+ *                           they count against that token instead, `perAccountAddress` (5)
+ *                           at most, so a stolen token is worth a few guesses a minute.
+ *
+ * That is OWASP's "device cookie" scheme: distributed guessing locks out only clients the
+ * account never logged in from, so its owner logs in on a known device while the guessing
+ * goes on; a new device waits for the lock to lift (ERR_LOGIN_THROTTLED says when).
  *
  * A refusal says when to retry (`retryAfterMs`, when the blocking failure ages out). Names
  * are keyed whether or not an account has them, so a throttled address learns nothing about
  * which accounts exist. A success clears its own (account, address) failures only: one known
  * account cannot launder an address that guesses others, and the owner's login does not lift
  * a lock other addresses caused.
+ *
+ * An "address" is what the dispatch core keys per-address limits by (Session.addressKey): an
+ * IPv4 address, or an IPv6 prefix (/64 by default), since one host may use any address of its
+ * /64.
  *
  * Time is an argument (ms); memory stays bounded: each key keeps at most its limit of
  * timestamps, and keys whose failures all aged out are swept.
@@ -145,39 +157,51 @@ export class LoginLimiter {
   private readonly pairs: FailureWindow;
   private readonly addresses: FailureWindow;
   private readonly spread: AddressSpread;
+  private readonly devices: FailureWindow;
 
   constructor(options: LoginLimiterOptions = {}) {
     const windowMs = options.windowMs ?? 60_000;
     this.pairs = new FailureWindow(options.perAccountAddress ?? 5, windowMs);
     this.addresses = new FailureWindow(options.perAddress ?? 20, windowMs);
     this.spread = new AddressSpread(options.lockAddresses ?? 10, windowMs);
+    this.devices = new FailureWindow(options.perAccountAddress ?? 5, windowMs);
   }
 
-  /** Whether `address` may try to log in to `account` now, and if not, when. */
-  check(account: string, address: string, now: number): LoginCheck {
+  /**
+   * Whether `address` may try to log in to `account` now, and if not, when. `device`: the
+   * id of a valid remembered-device token for this account that the login brought.
+   */
+  check(account: string, address: string, now: number, device?: string): LoginCheck {
     const name = account.toLowerCase();
     const wait = Math.max(
       this.pairs.retryAfter(pairKey(name, address), now),
       this.addresses.retryAfter(address, now),
-      this.spread.retryAfter(name, now),
+      device === undefined ? this.spread.retryAfter(name, now) : this.devices.retryAfter(device, now),
     );
     return wait > 0 ? { ok: false, retryAfterMs: Math.ceil(wait) } : ALLOWED;
   }
 
-  recordFailure(account: string, address: string, now: number): void {
+  recordFailure(account: string, address: string, now: number, device?: string): void {
     const name = account.toLowerCase();
     this.pairs.record(pairKey(name, address), now);
     this.addresses.record(address, now);
-    this.spread.record(name, address, now);
+    if (device === undefined) this.spread.record(name, address, now);
+    else this.devices.record(device, now);
   }
 
-  recordSuccess(account: string, address: string): void {
+  recordSuccess(account: string, address: string, device?: string): void {
     this.pairs.clear(pairKey(account.toLowerCase(), address));
+    if (device !== undefined) this.devices.clear(device);
   }
 
   /** Keys tracked (for tests and metrics). */
-  get tracked(): { pairs: number; addresses: number; accounts: number } {
-    return { pairs: this.pairs.size, addresses: this.addresses.size, accounts: this.spread.size };
+  get tracked(): { pairs: number; addresses: number; accounts: number; devices: number } {
+    return {
+      pairs: this.pairs.size,
+      addresses: this.addresses.size,
+      accounts: this.spread.size,
+      devices: this.devices.size,
+    };
   }
 }
 

@@ -86,6 +86,11 @@ export interface Connection {
   /** Flushes, then closes. Idempotent. */
   close(reason: string): void;
   /**
+   * What was sent so far was the last: every later send or append is discarded, while the
+   * connection stays open until closed (a Bye at shutdown, before the final saves run).
+   */
+  seal(): void;
+  /**
    * Lets the append buffer go if nothing is waiting in it; the next send makes a new one.
    * For connections that send rarely (before login), so that thousands of them waiting
    * cost no buffer each.
@@ -186,6 +191,8 @@ export abstract class BaseConnection implements Connection {
   private smallPeak = 0;
   private input: ConnectionInput | undefined;
   private closing = false;
+  /** seal() was called: nothing more is queued. */
+  private sealed = false;
   private cutting = false;
   private done = false;
   private doneReason = '';
@@ -226,8 +233,8 @@ export abstract class BaseConnection implements Connection {
 
   commit(): boolean {
     const w = this.writer;
-    if (!w) return !this.closed;
-    if (this.closing || this.done) {
+    if (!w) return !this.closed && !this.sealed;
+    if (this.closing || this.done || this.sealed) {
       w.pos = this.committed;
       return false;
     }
@@ -264,7 +271,7 @@ export abstract class BaseConnection implements Connection {
   }
 
   send(frame: Uint8Array, delivery: Delivery): boolean {
-    if (this.closing || this.done) return false;
+    if (this.closing || this.done || this.sealed) return false;
     const buffered = this.bufferedBytes();
     if (delivery === 'droppable' && buffered > this.options.limits.softLimit) {
       this.options.observer?.dropped(frameOpcode(frame), frame.length);
@@ -323,6 +330,10 @@ export abstract class BaseConnection implements Connection {
   }
 
   admit(): void {}
+
+  seal(): void {
+    this.sealed = true;
+  }
 
   close(reason: string): void {
     if (this.closing || this.done) return;

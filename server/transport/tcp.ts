@@ -5,6 +5,7 @@
 import { readFileSync } from 'node:fs';
 import net from 'node:net';
 import tls from 'node:tls';
+import { normalizeAddress } from './address.js';
 import { BaseConnection, type ConnectionListener, type ConnectionOptions } from './connection.js';
 
 /** How long a closing socket may take to drain before it is destroyed. */
@@ -13,11 +14,6 @@ const CLOSE_GRACE_MS = 2000;
 export interface TlsFiles {
   readonly certFile: string;
   readonly keyFile: string;
-}
-
-export function normalizeAddress(address: string | undefined): string {
-  if (!address) return 'unknown';
-  return address.startsWith('::ffff:') ? address.slice(7) : address;
 }
 
 class TcpConnection extends BaseConnection {

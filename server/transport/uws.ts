@@ -10,7 +10,7 @@ import {
   type ConnectionListener,
 } from './connection.js';
 import { handleHttp, STATUS_TEXT } from './http.js';
-import { normalizeAddress } from './tcp.js';
+import { normalizeAddress } from './address.js';
 import type { HttpServerHandle, HttpServerOptions, Uws } from './web.js';
 import type { HttpResponse, TemplatedApp, WebSocket } from 'uWebSockets.js';
 

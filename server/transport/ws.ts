@@ -9,7 +9,8 @@ import type net from 'node:net';
 import { WebSocketServer, type RawData, type WebSocket } from 'ws';
 import { BaseConnection, TransportErrorCode, type ConnectionListener } from './connection.js';
 import { handleHttp } from './http.js';
-import { listen, normalizeAddress } from './tcp.js';
+import { normalizeAddress } from './address.js';
+import { listen } from './tcp.js';
 import type { HttpServerHandle, HttpServerOptions } from './web.js';
 
 const CLOSE_GRACE_MS = 2000;

@@ -12,18 +12,17 @@
  * applies it when the next strip brings it there (ghosts.ts: applyBorderNews); a kill made
  * that way comes back to be credited to the caster.
  */
-import { deadReckon } from '../../shared/game/motion.js';
-import { blocked, distance, insideZone, segmentBlocked, type Vec2 } from '../../shared/game/movement.js';
+import { distance, segmentBlocked, type Vec2 } from '../../shared/game/movement.js';
 import { randomInt } from '../../shared/game/rng.js';
 import { inSight as clearLine } from '../../shared/game/sight.js';
 import { relocate } from './move-epoch.js';
+import { standWalker } from './walkers.js';
 import type { BorderHit, BorderKill, CastFailure, Entity, Player, SpellData } from './types.js';
 import {
   borderNews,
   emit,
   entityById,
   observerList,
-  playerMoved,
   refilePlayer,
   statsChanged,
   type World,
@@ -64,6 +63,7 @@ export function startCast(w: World, p: Player, spellId: number, targetId: number
   if (!target) return refuse(w, p, spellId, 'badTarget');
   if (distance(p, target) > spell.range) return refuse(w, p, spellId, 'outOfRange');
   if (!inSight(w, p, target)) return refuse(w, p, spellId, 'lineOfSight');
+  p.lastCombatAt = w.now;
   if (spell.castTime === 0) {
     completeCast(w, p, spell, target);
     return;
@@ -121,6 +121,7 @@ export function finishCasts(w: World): void {
 }
 
 function completeCast(w: World, p: Player, spell: SpellData, target: Entity): void {
+  p.lastCombatAt = w.now;
   if (spell.manaCost > 0) {
     p.mana -= spell.manaCost;
     statsChanged(w, p);
@@ -306,38 +307,17 @@ export function applyBorderNews(
  */
 export function playerDied(w: World, p: Player): void {
   breakCast(w, p, 'cancelled');
-  if (p.moving) {
-    const at = fallPoint(w, p);
-    if (at !== p) {
-      p.x = at.x;
-      p.y = at.y;
-      playerMoved(w, p);
-    }
-    // It fell now: the stop is dated now, where observers have it walking to.
-    p.inputAt = w.now;
-    p.moving = false;
-    p.moveSpeed = 0;
-    w.walking.delete(p);
-    w.moved.add(p);
-  }
+  // It falls where observers have it walking to, dated now.
+  standWalker(w, p);
   relocate(w, p, 'dead');
   p.respawnAt = w.now + w.rules.playerRespawnDelay;
   w.deadPlayers.add(p);
 }
 
 /**
- * Where a walker falls: not back at its newest input, but where that input's heading and
- * speed have carried it by now (what observers draw, and what the server re-sends a state
- * for only once it strays), unless a wall or the zone's edge is in the way.
+ * Dead players whose delay is over stand up at the graveyard, with at least the rules' shares
+ * of their health and mana (respawnHealthPercent, respawnManaPercent).
  */
-function fallPoint(w: World, p: Player): Vec2 {
-  const state = { x: p.x, y: p.y, t: p.inputAt, moving: true, angle: p.facing, speed: p.moveSpeed };
-  const to = deadReckon(state, w.now);
-  if (!insideZone(to, w.zone) || blocked(to, w.walls) || segmentBlocked(p, to, w.walls, 0)) return p;
-  return to;
-}
-
-/** Dead players whose delay is over stand up at the graveyard with full health. */
 export function respawnPlayers(w: World): void {
   for (const p of w.deadPlayers) {
     if (p.respawnAt === null || w.now < p.respawnAt) continue;
@@ -345,7 +325,12 @@ export function respawnPlayers(w: World): void {
     const g = w.zone.graveyard;
     p.respawnAt = null;
     p.alive = true;
-    p.health = p.maxHealth;
+    p.health = Math.max(1, p.health, share(p.maxHealth, w.rules.respawnHealthPercent));
+    const mana = Math.max(p.mana, share(p.maxMana, w.rules.respawnManaPercent));
+    if (mana !== p.mana) {
+      p.mana = mana;
+      statsChanged(w, p);
+    }
     p.x = g.x;
     p.y = g.y;
     p.moving = false;
@@ -365,13 +350,33 @@ export function respawnPlayers(w: World): void {
   }
 }
 
-/** Slow mana regeneration for living players. */
+/** `percent` of `max`, rounded up: a share of a maximum never rounds away to nothing. */
+function share(max: number, percent: number): number {
+  return Math.min(max, Math.ceil((max * percent) / 100));
+}
+
+/**
+ * Health and mana come back every manaRegenInterval to living players: a trickle in a fight
+ * (healthRegenAmount, manaRegenAmount), and once a player has neither cast nor dealt nor taken
+ * damage for restDelay, a share of its maximum (restHealthPercent, restManaPercent) when that
+ * is more.
+ */
 export function regenerate(w: World): void {
+  const r = w.rules;
   for (const p of w.players.values()) {
     if (w.now < p.nextManaRegenAt) continue;
-    p.nextManaRegenAt = w.now + w.rules.manaRegenInterval;
-    if (!p.alive || p.mana >= p.maxMana || w.rules.manaRegenAmount <= 0) continue;
-    p.mana = Math.min(p.maxMana, p.mana + w.rules.manaRegenAmount);
-    statsChanged(w, p);
+    p.nextManaRegenAt = w.now + r.manaRegenInterval;
+    if (!p.alive) continue;
+    const resting = w.now - p.lastCombatAt >= r.restDelay;
+    const health = Math.max(r.healthRegenAmount, resting ? share(p.maxHealth, r.restHealthPercent) : 0);
+    const mana = Math.max(r.manaRegenAmount, resting ? share(p.maxMana, r.restManaPercent) : 0);
+    if (health > 0 && p.health < p.maxHealth) {
+      p.health = Math.min(p.maxHealth, p.health + health);
+      emit(w, { type: 'health', entity: p });
+    }
+    if (mana > 0 && p.mana < p.maxMana) {
+      p.mana = Math.min(p.maxMana, p.mana + mana);
+      statsChanged(w, p);
+    }
   }
 }

@@ -182,6 +182,9 @@ function readRules(c: Cursor): WorldRules {
   c.object();
   const pos = (k: string): number => c.at(k).number({ positive: true });
   const nonNeg = (k: string): number => c.at(k).number({ min: 0 });
+  const percent = (k: string): number => c.at(k).number({ min: 0, max: 100 });
+  const optional = (k: string, absent: number, read: (k: string) => number): number =>
+    c.at(k).value === undefined ? absent : read(k);
   const cellSize = pos('cellSize');
   const rules: WorldRules = {
     cellSize,
@@ -198,6 +201,14 @@ function readRules(c: Cursor): WorldRules {
     playerRespawnDelay: nonNeg('playerRespawnDelay'),
     manaRegenInterval: pos('manaRegenInterval'),
     manaRegenAmount: nonNeg('manaRegenAmount'),
+    // Absent in a data directory older than them: no health back but by spells, mana at the
+    // same pace in a fight or out of it, and a respawn with full health and the mana one had.
+    healthRegenAmount: optional('healthRegenAmount', 0, nonNeg),
+    restDelay: optional('restDelay', 5000, nonNeg),
+    restHealthPercent: optional('restHealthPercent', 0, percent),
+    restManaPercent: optional('restManaPercent', 0, percent),
+    respawnHealthPercent: optional('respawnHealthPercent', 100, percent),
+    respawnManaPercent: optional('respawnManaPercent', 0, percent),
     critChance: c.at('critChance').number({ min: 0, max: 1 }),
     critMultiplier: c.at('critMultiplier').number({ min: 1, max: 10 }),
     meleeRange: pos('meleeRange'),

@@ -217,6 +217,7 @@ function ghostPlayer(w: World, s: GhostState): Player {
     clockOffset: Infinity,
     inputAt: sent.t,
     sentInputAt: sent.t,
+    heldFrom: null,
     timeline: newTimeline(w.now),
     cast: null,
     cooldowns: new Map(),

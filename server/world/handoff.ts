@@ -182,6 +182,7 @@ export function arrivePlayer(w: World, sessionId: number, s: HandoffState): Play
     clockOffset: s.clockOffset,
     inputAt: s.inputAt,
     sentInputAt: s.sentInputAt,
+    heldFrom: null,
     timeline: newTimeline(w.now),
     cast: spell && s.cast ? { spell, targetId: s.cast.targetId, endsAt: s.cast.endsAt } : null,
     cooldowns: new Map(s.cooldowns),

@@ -241,6 +241,11 @@ function chase(w: World, m: Mob): void {
   const across = !insideZone(aim, w.zone);
   if (across) aim = clampToZone(aim, w.zone);
   const goal = across ? aim : meleeSpot(w, m, aim, distance(m, aim));
+  if (!m.route && distance(m, goal) < 1) {
+    // Already at its place, waiting its turn on an outer ring: look for a free one later.
+    m.repathAt = w.now + REPATH_DELAY;
+    return;
+  }
   const route = planRoute(w, { x: m.x, y: m.y }, walkable(w, goal) ? goal : aim);
   if (route) {
     startRoute(w, m, route);
@@ -249,21 +254,24 @@ function chase(w: World, m: Mob): void {
   } else m.repathAt = w.now + REPATH_DELAY;
 }
 
-/** Places around a target that mobs fighting it stand on: one sprite each, not a pile. */
-const MELEE_SLOTS = 8;
+/** Rings of places around a target beyond the melee ring, where attackers wait their turn. */
+const WAITING_RINGS = 3;
 
 /**
- * Where `m` stands to swing at `t`, `d` away: a little inside melee range on the near side,
- * or the nearest slot around the target that no other attacker stands on or walks to.
+ * Where `m` stands to fight `t`, `d` away: a place of its own around the target. The places
+ * lie on rings a body's width apart, each with as many places as bodies fit round it; only
+ * the first ring, a little inside melee range, is close enough to swing from, so attackers
+ * beyond its places wait on the rings outside and step in when a place frees. The nearest
+ * free place first: the mob's own side of the target, then round it, then the next ring.
  */
 function meleeSpot(w: World, m: Mob, t: Vec2, d: number): Vec2 {
   const range = w.rules.meleeRange;
+  const body = 2 * ENTITY_RADIUS;
   const stand = Math.min(range * 0.8, d);
   const near = Math.atan2(m.y - t.y, m.x - t.x);
   const taken: Vec2[] = [];
   const g = w.mobGrid;
-  // Attackers nearer the target than this one; farther ones plan around it when they come.
-  const r = d + range;
+  const r = stand + (WAITING_RINGS + 1) * body;
   for (let cy = g.fromY(t.y - r); cy <= g.toY(t.y + r); cy++) {
     for (let cx = g.fromX(t.x - r); cx <= g.toX(t.x + r); cx++) {
       for (const o of g.cells[cy * g.cols + cx]!) {
@@ -272,13 +280,18 @@ function meleeSpot(w: World, m: Mob, t: Vec2, d: number): Vec2 {
       }
     }
   }
-  const spacing = (2 * Math.PI * stand * 0.8) / MELEE_SLOTS;
-  const step = (2 * Math.PI) / MELEE_SLOTS;
-  // Nearest first: 0, +1, -1, +2, -2, ... slots away from the mob's own side.
-  for (let k = 0; k < MELEE_SLOTS; k++) {
-    const a = near + step * (k % 2 === 0 ? k / 2 : -(k + 1) / 2);
-    const spot = { x: t.x + Math.cos(a) * stand, y: t.y + Math.sin(a) * stand };
-    if (taken.every((o) => distance(o, spot) >= spacing) && walkable(w, spot)) return spot;
+  for (let ring = 0; ring <= WAITING_RINGS; ring++) {
+    const radius = stand + ring * body;
+    const places = Math.max(1, Math.floor((2 * Math.PI * radius) / body));
+    const step = (2 * Math.PI) / places;
+    // Neighbouring places are a chord apart; a little less counts as the same place.
+    const apart = 0.9 * Math.min(body, 2 * radius * Math.sin(step / 2));
+    // Nearest first: 0, +1, -1, +2, -2, ... places away from the mob's own side.
+    for (let k = 0; k < places; k++) {
+      const a = near + step * (k % 2 === 0 ? k / 2 : -(k + 1) / 2);
+      const spot = { x: t.x + Math.cos(a) * radius, y: t.y + Math.sin(a) * radius };
+      if (taken.every((o) => distance(o, spot) >= apart) && walkable(w, spot)) return spot;
+    }
   }
   return { x: t.x + Math.cos(near) * stand, y: t.y + Math.sin(near) * stand };
 }

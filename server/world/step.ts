@@ -54,6 +54,7 @@ import { refuseMove, staleMove } from './move-epoch.js';
 import { engage, killMob, simulateMobs, updateDeadMobs } from './mobs.js';
 import type { Rng } from '../../shared/game/rng.js';
 import { place } from './timeline.js';
+import { holdWalker } from './walkers.js';
 import type { MoveInput, MoveRefusal, Player, TimedInput, WorldEvent, WorldInput } from './types.js';
 import {
   addPlayer,
@@ -85,7 +86,7 @@ export function step(w: World, inputs: readonly WorldInput[], now: number, rng: 
   respawnPlayers(w);
   regenerate(w);
   expireLogouts(w);
-  stopSilentWalkers(w);
+  holdSilentWalkers(w);
   updateMotion(w);
   updateInterest(w);
   handOffCrossers(w);
@@ -137,7 +138,7 @@ function applyInput(w: World, input: WorldInput): void {
       return;
     case 'detach':
       flushMoves(w, p);
-      stopWalking(w, p);
+      holdWalker(w, p);
       return;
     case 'attach':
       attachPlayer(w, p, input.sessionId);
@@ -251,7 +252,9 @@ function applyMove(w: World, p: Player, m: MoveInput, at: number): void {
   const to = { x: m.x, y: m.y };
   if (!Number.isFinite(m.x) || !Number.isFinite(m.y) || !walkable(w, to)) return correct('bounds');
   // The centre line may not pass through a wall either (no hopping over thin walls).
-  if (blocked(to, w.walls) || segmentBlocked(p, to, w.walls, 0)) return correct('obstacle');
+  // After a hold the client knows only where its own inputs had it: the checks start there.
+  const from = p.heldFrom ?? p;
+  if (blocked(to, w.walls) || segmentBlocked(from, to, w.walls, 0)) return correct('obstacle');
   const elapsed = Math.max(0, w.now - p.lastMoveAt);
   p.lastMoveAt = w.now;
   p.timeBank = Math.min(w.rules.moveBurstMs, p.timeBank + elapsed);
@@ -263,7 +266,7 @@ function applyMove(w: World, p: Player, m: MoveInput, at: number): void {
         ? Math.max(0, m.clientTime - p.lastClientTime)
         : elapsed;
   const allowed = Math.min(claimed, p.timeBank);
-  const d = distance(p, to);
+  const d = distance(from, to);
   if (d > (p.speed * MOVE_TOLERANCE * allowed) / 1000 + MOVE_SLACK_UNITS) return correct('speed');
   // A move from standing (or the first) spends only the walking its distance needed. The
   // time it claims is mostly time stood still, which the bank held only up to moveBurstMs:
@@ -276,8 +279,9 @@ function applyMove(w: World, p: Player, m: MoveInput, at: number): void {
   p.lastSeq = m.seq;
   if (Number.isFinite(m.clientTime)) p.lastClientTime = m.clientTime;
   p.inputAt = Math.min(w.now, at);
+  p.heldFrom = null;
   w.acks.add(p);
-  if (d > 0) {
+  if (distance(p, to) > 0) {
     p.x = m.x;
     p.y = m.y;
     breakCast(w, p, 'interrupted');
@@ -293,21 +297,18 @@ function applyMove(w: World, p: Player, m: MoveInput, at: number): void {
   w.moved.add(p);
 }
 
-/** A walker whose client went quiet (a dropped link) stands where it last was. */
-function stopSilentWalkers(w: World): void {
+/**
+ * A walker whose next input is overdue on its timeline (a stall on its link longer than any
+ * its offset allows for, or a link gone) is held where observers have it, not walked on
+ * until its inputs come again. Counted with the late inputs: the stall was longer than any
+ * in the player's lateness window.
+ */
+function holdSilentWalkers(w: World): void {
   for (const p of w.walking) {
-    if (w.now - p.timeline.heardAt < INPUT_SILENCE_MS || p.timeline.queue.length > 0) continue;
-    stopWalking(w, p);
+    if (w.now - p.inputAt < INPUT_SILENCE_MS || p.timeline.queue.length > 0) continue;
+    holdWalker(w, p);
+    p.timeline.late++;
   }
-}
-
-/** Stands the player where its last accepted state put it; observers get the stop. */
-function stopWalking(w: World, p: Player): void {
-  if (!p.moving) return;
-  p.moving = false;
-  p.moveSpeed = 0;
-  w.walking.delete(p);
-  w.moved.add(p);
 }
 
 /**

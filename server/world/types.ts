@@ -110,8 +110,23 @@ export interface WorldRules {
   logoutDelay: number;
   corpseTime: number;
   playerRespawnDelay: number;
+  /** ms between two rounds of regeneration (health and mana alike). */
   manaRegenInterval: number;
+  /** Mana back each round in a fight. */
   manaRegenAmount: number;
+  /** Health back each round in a fight. */
+  healthRegenAmount: number;
+  /**
+   * ms after a player's last cast, blow dealt or blow taken from which it rests: each round
+   * then brings back restHealthPercent and restManaPercent of its maximum (when more than the
+   * amounts in a fight).
+   */
+  restDelay: number;
+  restHealthPercent: number;
+  restManaPercent: number;
+  /** A player stands up from death with at least these shares of its maximum health and mana. */
+  respawnHealthPercent: number;
+  respawnManaPercent: number;
   critChance: number;
   critMultiplier: number;
   meleeRange: number;
@@ -225,13 +240,18 @@ export interface Player extends EntityBase {
   inputAt: number;
   /** inputAt of the position in `sent`. */
   sentInputAt: number;
+  /**
+   * Set while the server holds a walker whose inputs stopped coming (walkers.ts): where its
+   * newest input had it. The move checks start there when inputs come again.
+   */
+  heldFrom: Vec2 | null;
   /** Its MoveInputs' lateness, and its inputs waiting for their time (timeline.ts). */
   timeline: InputTimeline<TimedInput>;
   cast: Cast | null;
   /** spell id -> time it is ready again */
   cooldowns: Map<number, number>;
   logoutAt: number | null;
-  /** Server time it last dealt or took damage (-Infinity before its first fight). */
+  /** Server time it last cast, dealt or took damage (-Infinity before its first fight). */
   lastCombatAt: number;
   respawnAt: number | null;
   nextManaRegenAt: number;

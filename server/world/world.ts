@@ -472,6 +472,7 @@ export function addPlayer(w: World, sessionId: number, c: SavedCharacter, now: n
     clockOffset: Infinity,
     inputAt: now,
     sentInputAt: now,
+    heldFrom: null,
     timeline: newTimeline(now),
     cast: null,
     cooldowns: new Map(),
@@ -509,6 +510,7 @@ export function attachPlayer(w: World, p: Player, sessionId: number): void {
   p.clockOffset = Infinity;
   // The old connection's inputs still waiting are its, not the new one's.
   p.timeline = newTimeline(now);
+  p.heldFrom = null;
   w.queuedMoves.delete(p);
   emit(w, { type: 'joined', sessionId, playerId: p.id });
   emit(w, { type: 'entered', player: p });

@@ -57,6 +57,9 @@ import { GatewayLink, type SessionOutput } from './gateway-link.js';
 import { zoneInput } from './routes.js';
 import { ZoneHost, type ZoneHostHooks } from './zone-host.js';
 
+/** How a gateway ended: `stopped` as planned, or `lost` (killed, or lost for a lease's TTL). */
+export type GatewayEnd = 'stopped' | 'lost';
+
 export interface RealmOptions {
   readonly data: WorldData;
   /** The zones this host runs, by name (default: every zone in `data`). */
@@ -443,11 +446,13 @@ export class Realm {
   }
 
   /**
-   * A gateway is gone (killed: its node lease lapsed, or it came back as a new instance):
-   * every session it held dropped with it. Their characters linger as after a DETACH; the
-   * link forgets the sessions, so a restarted gateway reusing their ids starts clean.
+   * A gateway is gone: `stopped` (a planned stop: it said Bye to its clients and released its
+   * node entry) or `lost` (killed: its node lease lapsed, or it came back as a new instance).
+   * Every session it held ended with it. Their characters linger as after a DETACH, so their
+   * players can resume on another gateway; the link forgets the sessions, so a restarted
+   * gateway reusing their ids starts clean.
    */
-  gatewayGone(gateway: string): void {
+  gatewayGone(gateway: string, how: GatewayEnd = 'lost'): void {
     const entry = this.links.get(gateway);
     if (!entry) return;
     const seats = [...entry.seats.values()];
@@ -458,7 +463,14 @@ export class Realm {
       // Not yet bound: onJoined sees it closed and acts then.
       if (seat.playerId !== undefined && !this.lingering.has(seat)) this.detach(seat);
     }
-    this.opts.log.warn({ gateway, sessions: seats.length }, 'gateway gone: its characters linger');
+    if (how === 'stopped') {
+      this.opts.log.info(
+        { gateway, sessions: seats.length },
+        'gateway stopped as planned: its characters linger',
+      );
+    } else {
+      this.opts.log.warn({ gateway, sessions: seats.length }, 'gateway gone: its characters linger');
+    }
   }
 
   // ------------------------------------------------------------------ linger

@@ -48,6 +48,7 @@ import { ClockSync, type ClockSample, type Now } from './clock.js';
 import { ErrorCode } from '../protocol/errors.js';
 import { ClientErrorCode, WyvernError } from './errors.js';
 import { makeVerifier, startLogin, type SrpProof } from './srp.js';
+import type { DeviceTokenStore } from './device-tokens.js';
 import type { ByteTransport } from './transport.js';
 import { WorldView, type EnterWorldPayload, type ZoneInfoPayload } from './world-view.js';
 
@@ -64,11 +65,19 @@ export type WhoListPayload = PayloadOf<typeof WhoList>;
 export type ErrorPayload = PayloadOf<typeof ErrorPacket>;
 export type ByePayload = PayloadOf<typeof Bye>;
 
+/** LoginStart's deviceToken when the client has none. */
+const NO_TOKEN = new Uint8Array(0);
+
 export interface LoginResult {
   accountId: number;
   account: string;
   /** Single use, short-lived: Resume with it after a dropped connection. */
   resumeToken: Uint8Array;
+}
+
+/** A password login's result: also this device's remembered-device token for the account. */
+export interface PasswordLoginResult extends LoginResult {
+  deviceToken: Uint8Array;
 }
 
 export interface EnterWorldResult {
@@ -319,20 +328,27 @@ export class WyvernClient {
 
   /**
    * SRP-6a login: LoginStart -> (LoginQueue updates) -> LoginChallenge -> LoginProof ->
-   * LoginOk, whose M2 must prove the server knows the verifier.
+   * LoginOk, whose M2 must prove the server knows the verifier. LoginStart carries the
+   * remembered-device token for the account (`deviceToken`, else the one `deviceTokens`
+   * keeps), and `deviceTokens` keeps the new one LoginOk brings.
    */
   async login(
     account: string,
     password: string,
-    options: { onQueue?: (position: number, length: number) => void } = {},
-  ): Promise<LoginResult> {
+    options: {
+      onQueue?: (position: number, length: number) => void;
+      deviceToken?: Uint8Array;
+      deviceTokens?: DeviceTokenStore;
+    } = {},
+  ): Promise<PasswordLoginResult> {
     let answer: (salt: Uint8Array, B: Uint8Array) => Promise<SrpProof>;
     try {
       answer = await startLogin(account, password);
     } catch (err) {
       throw new WyvernError(ClientErrorCode.Srp, describe(err), false, LoginStart.opcode);
     }
-    const frame = LoginStart.encode({ account });
+    const deviceToken = options.deviceToken ?? options.deviceTokens?.get(account) ?? NO_TOKEN;
+    const frame = LoginStart.encode({ account, deviceToken });
     const challenge = await this.track<PayloadOf<typeof LoginChallenge>>(
       [LoginStart.opcode],
       this.requestTimeoutMs,
@@ -364,7 +380,13 @@ export class WyvernClient {
       throw err;
     }
     this.authenticated(ok);
-    return { accountId: ok.accountId, account: ok.account, resumeToken: ok.resumeToken };
+    if (ok.deviceToken.length > 0) options.deviceTokens?.set(ok.account, ok.deviceToken);
+    return {
+      accountId: ok.accountId,
+      account: ok.account,
+      resumeToken: ok.resumeToken,
+      deviceToken: ok.deviceToken,
+    };
   }
 
   /**

@@ -11,6 +11,7 @@ export {
   type ErrorPayload,
   type LoginResult,
   type PacketCounters,
+  type PasswordLoginResult,
   type RegisteredPayload,
   type ResumeResult,
   type SpellBookPayload,
@@ -19,6 +20,7 @@ export {
   type WhoListPayload,
   type WyvernClientOptions,
 } from './client.js';
+export { MemoryDeviceTokens, type DeviceTokenStore } from './device-tokens.js';
 export { ClockSync, defaultNow, type ClockSample, type ClockSyncOptions, type Now } from './clock.js';
 export { ClientErrorCode, WyvernError } from './errors.js';
 export { loadSrp, makeVerifier, srpIdentity, startLogin, SALT_BYTES, type SrpProof } from './srp.js';

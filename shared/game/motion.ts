@@ -15,7 +15,12 @@ export const MOTION_ERROR_UNITS = 4;
 export const CLIENT_HEARTBEAT_MS = 250;
 /** A client re-sends its movement state when its heading turns by more than this (radians). */
 export const CLIENT_TURN_EPSILON = 0.02;
-/** A walking player whose inputs stop for this long is stopped by the server where it was. */
+/**
+ * A walking player none of whose inputs has taken effect for this long (it sends one at
+ * least every CLIENT_HEARTBEAT_MS) is held by the server where observers have it, until its
+ * inputs come again. Long enough that a late heartbeat of a walk that goes on straight is
+ * no hold: observers' dead reckoning had it right, and a hold would only make it hitch.
+ */
 export const INPUT_SILENCE_MS = 1000;
 /**
  * Observers walk an entity on from its newest state for at most this long; past it, an

@@ -10,6 +10,8 @@ import { definePacket } from './define.js';
 /** Big integers travel as unsigned big-endian bytes. */
 const bigBytes = t.bytes(512);
 const hashBytes = t.bytes(64);
+/** A remembered-device token: 32 bytes from LoginOk, or empty. */
+const deviceTokenBytes = t.bytes(32);
 
 export const Register = definePacket({
   opcode: 0x0101,
@@ -42,8 +44,8 @@ export const LoginStart = definePacket({
   target: 'session',
   states: ['login'],
   rate: 'auth',
-  doc: 'SRP step 1: the account name. Answered by LoginChallenge (possibly after LoginQueue updates).',
-  fields: { account: accountName },
+  doc: 'SRP step 1: the account name, and the remembered-device token the last LoginOk for this account gave this device (empty when it has none): a device the account logged in from before is not held by the lock that guessing from many addresses puts on the account. Answered by LoginChallenge (possibly after LoginQueue updates).',
+  fields: { account: accountName, deviceToken: deviceTokenBytes },
 });
 
 export const LoginChallenge = definePacket({
@@ -71,12 +73,13 @@ export const LoginOk = definePacket({
   name: 'LoginOk',
   dir: 's2c',
   delivery: 'reliable',
-  doc: "SRP step 4: the server's proof M2 (the client must check it) and a session resume token.",
+  doc: "SRP step 4: the server's proof M2 (the client must check it), a session resume token, and a remembered-device token: keep it for this account on this device (it lasts weeks) and send it in every LoginStart for the account.",
   fields: {
     M2: hashBytes,
     accountId: t.varint,
     account: accountName,
     resumeToken: t.bytes(32),
+    deviceToken: deviceTokenBytes,
   },
 });
 

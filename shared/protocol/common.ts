@@ -2,7 +2,7 @@
 import { t } from '../codec/index.js';
 
 /** Bumped on any wire change; Hello with another version gets ERR_VERSION. */
-export const PROTOCOL_VERSION = 6;
+export const PROTOCOL_VERSION = 7;
 
 /**
  * Entity ids, unique across zones and hosts so a character keeps its id when handed to the

@@ -196,6 +196,7 @@ export class FakeServer {
         accountId: 7,
         account: login.account,
         resumeToken: new Uint8Array(32).fill(9),
+        deviceToken: new Uint8Array(32).fill(4),
       });
     });
     return accounts;

@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { WyvernClient } from '../../shared/client/client.js';
+import { MemoryDeviceTokens } from '../../shared/client/device-tokens.js';
 import { srpIdentity } from '../../shared/client/srp.js';
 import { createMemoryTransportPair } from '../../shared/client/transport.js';
 import { FakeServer } from './fake-server.js';
@@ -40,6 +41,18 @@ describe('SRP register and login against tssrp6a SRPServerSession', () => {
     expect(result.account).toBe('ayla');
     expect(result.resumeToken).toHaveLength(32);
     expect(client.state).toBe('authenticated');
+  });
+
+  it('sends the remembered-device token it keeps for the account, and keeps the one LoginOk brings', async () => {
+    const { client, server } = setup();
+    await client.register('Ayla', 'pw-123');
+    const devices = new MemoryDeviceTokens();
+    const first = await client.login('Ayla', 'pw-123', { deviceTokens: devices });
+    expect(first.deviceToken).toEqual(new Uint8Array(32).fill(4));
+    expect(devices.get('AYLA')).toEqual(first.deviceToken);
+    await client.login('ayla', 'pw-123', { deviceTokens: devices });
+    const starts = server.received.filter((r) => r.name === 'LoginStart').map((r) => r.payload.deviceToken);
+    expect(starts).toEqual([new Uint8Array(0), new Uint8Array(32).fill(4)]);
   });
 
   it('uses the lower-cased account as the identity', async () => {

@@ -46,6 +46,8 @@ async function worldServer(): Promise<{ port: number; connections: FakeServer[] 
       // It walks west and stops: an explicit stop, where it stands from then on.
       fake.update([moveRecord(WOLF, 810, 430, { moving: true, angle: Math.PI })], t + 1);
       fake.update([moveRecord(WOLF, 808, 430, { angle: Math.PI })], t + 2);
+      // As the server sends a tick: the health in the WorldUpdate, then the combat event.
+      fake.update([{ kind: 'health', id: 1, health: 95, maxHealth: 100 }], t + 3);
       fake.send(CombatEvent, {
         sourceId: WOLF,
         targetId: 1,
@@ -155,6 +157,45 @@ async function walledServer(
   return (server.address() as net.AddressInfo).port;
 }
 
+/**
+ * A busy view: six wolves come into view, two go at 100 ms, and the four left walk a step
+ * every 100 ms for two seconds.
+ */
+async function busyServer(): Promise<number> {
+  const accounts: SrpAccounts = new Map();
+  const server = net.createServer((socket) => {
+    const fake = new FakeServer(new TcpTransport(socket)).speakSession();
+    fake.speakSrp({ accounts });
+    fake.speakCharacters();
+    const enter = fake['handlers'].get(EnterWorldRequest.opcode)!;
+    fake.handle(EnterWorldRequest, async (r) => {
+      await enter(r);
+      const ids = [0, 1, 2, 3, 4, 5].map((i) => WOLF + i);
+      fake.update(ids.flatMap((id, i) => [spawnRecord({ id }), moveRecord(id, 200 + 20 * i, 300)]));
+      const timers = [
+        setTimeout(
+          () => fake.update(ids.slice(4).map((id) => ({ kind: 'despawn', id, reason: 'outOfRange' }))),
+          100,
+        ),
+      ];
+      for (let step = 1; step <= 20; step++) {
+        timers.push(
+          setTimeout(
+            () =>
+              fake.update(ids.slice(0, 4).map((id, i) => moveRecord(id, 200 + 20 * i + step, 300 + step))),
+            100 + step * 100,
+          ),
+        );
+      }
+      cleanups.push(() => timers.forEach(clearTimeout));
+    });
+    cleanups.push(() => fake.close());
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  cleanups.push(() => new Promise<void>((resolve) => server.close(() => resolve())));
+  return (server.address() as net.AddressInfo).port;
+}
+
 describe('terminal client', () => {
   it('registers, enters the world, runs a piped script and logs out', async () => {
     const { port, connections } = await worldServer();
@@ -163,6 +204,7 @@ describe('terminal client', () => {
       'wait 300',
       'target nearest',
       'cast 1',
+      '/say',
       '/say hello',
       '/w Bo psst',
       'help',
@@ -185,28 +227,26 @@ describe('terminal client', () => {
       'Created character Ayla',
       'Entered meadow as Ayla (lvl 1, player #1) at 100,100: 100/100 hp, 50/50 mana',
       'Spells: 1 Fireball (#1), 2 Heal (#2)',
-      `Grey Wolf (lvl 5, mob #${WOLF}) appears at 812,430`,
       `Target: Grey Wolf (lvl 5, mob #${WOLF}) at 808,430, 781 away`,
       'You begin casting Fireball at Grey Wolf (1.5 s)',
       'You cast Fireball at Grey Wolf',
-      'Fireball is on cooldown: ready again in 8.0 s',
       'Your Fireball hits Grey Wolf for 42 (critical)',
       'Grey Wolf dies, killed by you',
-      `Grey Wolf hits you for 5`,
+      `Grey Wolf hits you for 5 (95/100 hp)`,
+      'Nothing sent: /say needs something to say (/say TEXT).',
       '[say] Ayla: hello',
       '2 online: Ayla (lvl 1, meadow), Bo (lvl 3, meadow)',
       'Arrived at 110,100',
-      'You are at 110,100 in meadow (100/100 hp, 50/50 mana, target Grey Wolf)',
+      'You are at 110,100 in meadow (95/100 hp, 50/50 mana, target Grey Wolf)',
       'Unknown command "dance" (type help)',
-      '1 entity moved',
       'Logging out in 0.0 s...',
       'Logged out.',
     ];
     for (const line of expected) expect(lines, `missing: ${line}`).toContain(line);
-    // A cast is told before the cooldown it started.
-    expect(lines.indexOf('You cast Fireball at Grey Wolf')).toBeLessThan(
-      lines.indexOf('Fireball is on cooldown: ready again in 8.0 s'),
-    );
+    // What came into view and moved is told in the second's summary.
+    expect(stdout).toContain(`Grey Wolf (lvl 5, mob #${WOLF}) appears at 812,430`);
+    // A cast that went reads as done: its cooldown is no news until a cast is refused for it.
+    expect(stdout).not.toMatch(/cooldown|not ready/);
     // The killing blow is told before the death it caused.
     expect(lines.indexOf('Your Fireball hits Grey Wolf for 42 (critical)')).toBeLessThan(
       lines.indexOf('Grey Wolf dies, killed by you'),
@@ -215,6 +255,7 @@ describe('terminal client', () => {
     expect(lines).toContain(
       '  cast N [TARGET_ID]   cast spell N (1-2 in your spell book, or a spell id) at the target',
     );
+    expect(connections[0]!.received.filter((r) => r.name === 'ChatSend')).toHaveLength(1);
     const moves = connections[0]!.received.filter((r) => r.name === 'MoveInput').map((r) => r.payload);
     expect(moves.length).toBeGreaterThan(0);
     expect(moves.at(-1)).toMatchObject({ x: 110, y: 100 });
@@ -262,7 +303,7 @@ describe('terminal client', () => {
     const walled = await walledServer([]);
     const b = await runClient(args(walled, 'brin'), 'wait 300\ntarget nearest\n');
     expect(b.stdout).toContain(
-      `Target: Grey Wolf (lvl 5, mob #${WOLF}) at 140,100, 40 away (behind a wall)\n`,
+      `Target: Grey Wolf (lvl 5, mob #${WOLF}) at 140,100, 40 away (behind a wall: a 165-unit walk)\n`,
     );
   });
 
@@ -285,5 +326,42 @@ describe('terminal client', () => {
       'wait 400\n',
     );
     expect(stdout).toContain(`Grey Wolf (mob #${WOLF + 1}) leaves view\n`);
+  });
+
+  it('sums up what comes, goes and moves in view at most once a second, and says each with --verbose', async () => {
+    const args = (port: number, user: string) => [
+      '--port',
+      String(port),
+      '--user',
+      user,
+      '--password',
+      `${user}-password`,
+    ];
+    const viewLine = /appear|leave view|leaves view|moved|walks on from|stands at/;
+    const quiet = await runClient(args(await busyServer(), 'quinn'), 'wait 2600\n');
+    expect(quiet.code).toBe(0);
+    const summaries = quiet.stdout.split('\n').filter((l) => viewLine.test(l));
+    // 2.6 s of a busy view and the last lines on the way out: a line a second.
+    expect(summaries.length, quiet.stdout).toBeGreaterThanOrEqual(2);
+    expect(summaries.length, quiet.stdout).toBeLessThanOrEqual(4);
+    const names = [0, 1, 2, 3].map((i) => `Grey Wolf (mob #${WOLF + i}) at ${200 + 20 * i},300`).join(', ');
+    expect(quiet.stdout).toContain(`6 appear: ${names} and 2 more`);
+    expect(quiet.stdout).toContain(
+      `2 leave view: Grey Wolf (mob #${WOLF + 4}), Grey Wolf (mob #${WOLF + 5})`,
+    );
+    expect(quiet.stdout).toContain('4 entities moved');
+    expect(quiet.stdout).not.toMatch(/walks on from|stands at/);
+
+    const verbose = await runClient([...args(await busyServer(), 'vera'), '--verbose'], 'wait 2600\n');
+    expect(verbose.code).toBe(0);
+    const lines = verbose.stdout.split('\n');
+    for (let i = 0; i < 6; i++) {
+      expect(lines).toContain(`Grey Wolf (lvl 5, mob #${WOLF + i}) appears at ${200 + 20 * i},300`);
+    }
+    expect(lines).toContain(`Grey Wolf (mob #${WOLF + 4}) leaves view`);
+    expect(lines).toContain(`Grey Wolf (mob #${WOLF + 5}) leaves view`);
+    expect(lines).toContain(`Grey Wolf (mob #${WOLF}) stands at 220,320`);
+    expect(lines.filter((l) => / stands at /.test(l)).length).toBeGreaterThanOrEqual(40);
+    expect(verbose.stdout).not.toMatch(/entities moved|\d appear:/);
   });
 });

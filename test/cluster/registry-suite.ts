@@ -250,6 +250,23 @@ export function registrySuite(name: string, harness: RegistryHarness): void {
         );
         expect(events.some((e) => e.type === 'node' && e.id === 'zh1' && !e.node)).toBe(false);
       });
+
+      it('tells a node that released its entry (a planned stop) from one whose entry lapsed (a crash)', async () => {
+        const c = await cluster();
+        const stopping = await c.open();
+        const dying = await c.open();
+        const zh = await c.open();
+        await stopping.announce(gateway('gw0'));
+        await dying.announce(gateway('gw1', 1));
+        const events: RegistryEvent[] = [];
+        await zh.watch((e) => events.push(e));
+        await stopping.close();
+        await dying.close({ release: false });
+        const end = (id: string) => events.find((e) => e.type === 'node' && e.id === id && !e.node);
+        await until(() => !!end('gw0') && !!end('gw1'), expiryWait, 'gw0 and gw1 reported gone');
+        expect(end('gw0')).toMatchObject({ ended: 'released' });
+        expect(end('gw1')).toMatchObject({ ended: 'lapsed' });
+      });
     });
 
     describe('sessions', () => {

@@ -40,6 +40,8 @@ export interface RawClient {
 
 export interface ConnectOptions {
   readonly host?: string;
+  /** The address to connect from (one of this machine's). */
+  readonly localAddress?: string;
   /** For WebSocket, the path (default /ws). */
   readonly path?: string;
 }
@@ -96,7 +98,7 @@ export async function connectRaw(
     const socket: net.Socket = await new Promise((resolve, reject) => {
       const s =
         transport === 'tcp'
-          ? net.connect({ host, port }, () => resolve(s))
+          ? net.connect({ host, port, localAddress: options.localAddress }, () => resolve(s))
           : tls.connect({ host, port, rejectUnauthorized: false }, () => resolve(s));
       s.once('error', reject);
       s.on('data', onBytes);
@@ -108,7 +110,9 @@ export async function connectRaw(
     end = () => socket.destroy();
   } else {
     const scheme = transport === 'ws' ? 'ws' : 'wss';
-    const ws = new WebSocket(`${scheme}://${host}:${port}${options.path ?? '/ws'}`, {
+    const urlHost = host.includes(':') ? `[${host}]` : host;
+    const ws = new WebSocket(`${scheme}://${urlHost}:${port}${options.path ?? '/ws'}`, {
+      localAddress: options.localAddress,
       rejectUnauthorized: false,
       perMessageDeflate: false,
     });

@@ -141,8 +141,9 @@ describe('resuming a character that outlived its socket', () => {
     expect(r.result.characterId).toBe(a.characterId);
     const enter = r.result.entered!.enter;
     expect(enter.entityId).toBe(a.entityId);
-    expect(enter.x).toBe(stood.x);
-    expect(enter.y).toBe(stood.y);
+    // Where it stood, as the wire's f32 carries it.
+    expect(enter.x).toBe(Math.fround(stood.x));
+    expect(enter.y).toBe(Math.fround(stood.y));
     expect(r.client.state).toBe('inWorld');
     const spawned = expectWholeView(world, r, a.entityId);
     expect(spawned).toContain(watcher.entityId);
@@ -152,7 +153,7 @@ describe('resuming a character that outlived its socket', () => {
 
     // It walks on without a correction (the server forgot the old connection's clock).
     const game = asGame(r, a.name, a.characterId);
-    await walkTo(game, { x: stood.x, y: stood.y + 24 });
+    await walkTo(game, { x: enter.x, y: enter.y + 24 });
     await watcher.log.expectRecord('move', {
       predicate: (m) => m.id === a.entityId && !m.moving && Math.abs(m.y - (stood.y + 24)) <= QUANTUM,
     });

@@ -10,6 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { WyvernClient } from '../../shared/client/client.js';
+import { MemoryDeviceTokens, type DeviceTokenStore } from '../../shared/client/device-tokens.js';
 import { WyvernError } from '../../shared/client/errors.js';
 import type { ServerHandle } from '../../server/main.js';
 import { accountHandlers } from '../../server/session/account.js';
@@ -33,10 +34,16 @@ async function clientFrom(port: number, localAddress: string): Promise<WyvernCli
 }
 
 /** One login attempt on a fresh connection (as a guesser would, to dodge per-connection rate limits). */
-async function attempt(port: number, from: string, account: string, password: string) {
+async function attempt(
+  port: number,
+  from: string,
+  account: string,
+  password: string,
+  deviceTokens?: DeviceTokenStore,
+) {
   const client = await clientFrom(port, from);
   try {
-    await client.login(account, password);
+    await client.login(account, password, { deviceTokens });
     return { code: 'OK', reason: '' };
   } catch (err) {
     if (!(err instanceof WyvernError)) throw err;
@@ -93,6 +100,54 @@ describe('login throttling by address', () => {
     const ok = await owner.login('frodo', 'the right password');
     expect(ok.account).toBe('frodo');
     owner.close();
+  });
+
+  it("lets the owner's known device in while 12 addresses guess the password; the guessers and new devices stay locked", async () => {
+    const owner = await clientFrom(server.tcpPort, '127.0.0.5');
+    await owner.register('samwise', 'po-tay-toes');
+    owner.close();
+    // The owner's device logged in once before: it keeps the token LoginOk gave it.
+    const ownersDevice = new MemoryDeviceTokens();
+    expect((await attempt(server.tcpPort, '127.0.0.5', 'samwise', 'po-tay-toes', ownersDevice)).code).toBe(
+      'OK',
+    );
+    expect(ownersDevice.get('Samwise')).toHaveLength(32);
+
+    const guessers = Array.from({ length: 12 }, (_, i) => `127.0.1.${i + 1}`);
+    const guesses = [];
+    for (const [i, from] of guessers.entries()) {
+      guesses.push((await attempt(server.tcpPort, from, 'samwise', `guess ${i}`)).code);
+    }
+    // One wrong password each from ten addresses locks the account against the rest.
+    expect(guesses).toEqual([
+      ...Array<string>(10).fill('ERR_BAD_LOGIN'),
+      'ERR_LOGIN_THROTTLED',
+      'ERR_LOGIN_THROTTLED',
+    ]);
+
+    // The owner's device logs in, from its own address and from one it never used.
+    expect((await attempt(server.tcpPort, '127.0.0.5', 'samwise', 'po-tay-toes', ownersDevice)).code).toBe(
+      'OK',
+    );
+    expect((await attempt(server.tcpPort, '127.0.0.6', 'samwise', 'po-tay-toes', ownersDevice)).code).toBe(
+      'OK',
+    );
+    // A device the account never logged in from waits, even with the right password...
+    const fresh = await attempt(
+      server.tcpPort,
+      '127.0.0.7',
+      'samwise',
+      'po-tay-toes',
+      new MemoryDeviceTokens(),
+    );
+    expect(fresh.code).toBe('ERR_LOGIN_THROTTLED');
+    expect(fresh.reason).toMatch(/retry-after=\d+$/);
+    // ...and so does every guesser, before and after the owner's logins.
+    for (const from of guessers.slice(0, 3)) {
+      expect((await attempt(server.tcpPort, from, 'samwise', 'another guess')).code).toBe(
+        'ERR_LOGIN_THROTTLED',
+      );
+    }
   });
 
   it('answers a name nobody registered exactly as it answers a real account', async () => {

@@ -617,7 +617,13 @@ describe('values that cannot be sent are refused with EncodeError', () => {
   });
 
   it('refuses bytes longer than their max', () => {
-    const value = { M2: new Uint8Array(64), accountId: 1, account: 'alice', resumeToken: new Uint8Array(33) };
+    const value = {
+      M2: new Uint8Array(64),
+      accountId: 1,
+      account: 'alice',
+      resumeToken: new Uint8Array(33),
+      deviceToken: new Uint8Array(0),
+    };
     expect(() => LoginOk.encode(value)).toThrow(EncodeError);
   });
 

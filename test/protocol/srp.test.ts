@@ -110,7 +110,7 @@ describe('SRP-6a as PROTOCOL.md describes it', () => {
     const registered = overTheWire(Register, { account, salt: bytesOf(s), verifier: bytesOf(v) });
 
     // Login.
-    expect(overTheWire(LoginStart, { account }).account).toBe(account);
+    expect(overTheWire(LoginStart, { account, deviceToken: new Uint8Array(0) }).account).toBe(account);
     const server = await new SRPServerSession(routines).step1(
       I,
       intOf(registered.salt),
@@ -126,6 +126,7 @@ describe('SRP-6a as PROTOCOL.md describes it', () => {
       accountId: 7,
       account,
       resumeToken: new Uint8Array(32).fill(1),
+      deviceToken: new Uint8Array(32).fill(2),
     });
     await expect(client2.step3(intOf(ok.M2))).resolves.toBeUndefined();
   });

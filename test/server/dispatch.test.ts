@@ -212,7 +212,7 @@ describe('dispatch core (in memory)', () => {
     const c = connect();
     c.hello();
     c.send(Register, register);
-    c.send(LoginStart, { account: 'alice' });
+    c.send(LoginStart, { account: 'alice', deviceToken: new Uint8Array(0) });
     await tick();
     await tick();
     expect(c.names()).toEqual(['Welcome', 'Error:ERR_INTERNAL']);

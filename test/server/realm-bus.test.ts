@@ -27,7 +27,7 @@ import {
   LeftReason,
   type GatewayBatchRecord,
 } from '../../server/cluster/wire.js';
-import { silentLogger } from '../../server/log.js';
+import { createLogger } from '../../server/log.js';
 import { CharacterSaver, openStore, type Store } from '../../server/store/index.js';
 import { loadWorldData, type WorldData } from '../../server/world/index.js';
 import { Realm } from '../../server/zone/realm.js';
@@ -63,6 +63,8 @@ describe('the zone host over the bus', () => {
   let realm: Realm;
   let now: number;
   const ticks: { a: Received[]; b: Received[] } = { a: [], b: [] };
+  /** What the realm logged, as pino's JSON objects. */
+  let logged: { level: number; msg: string }[];
 
   function send(gateway: string, write: (w: Writer) => void): void {
     const w = new Writer(64);
@@ -102,12 +104,15 @@ describe('the zone host over the bus', () => {
     now = 1_700_000_000_000;
     ticks.a = [];
     ticks.b = [];
+    logged = [];
     realm = new Realm({
       data,
       store,
       saver: new CharacterSaver(store),
       bus,
-      log: silentLogger,
+      log: createLogger('info', {
+        write: (line: string) => void logged.push(JSON.parse(line) as { level: number; msg: string }),
+      }),
       tickRate: 20,
       autosaveMs: 60_000,
       clock: () => now,
@@ -300,6 +305,25 @@ describe('the zone host over the bus', () => {
     send('a', (w) => writeJoinRecord(w, 1, 1, c1));
     await tickUntil(() => joinedIn('a', 1) !== undefined);
     expect(realm.playerCount).toBe(2);
+  });
+
+  it('logs a gateway that stopped as planned at info, and one that was lost as a warning', async () => {
+    const [c1, c2] = [await newCharacter('Kit'), await newCharacter('Lee')];
+    send('a', (w) => writeJoinRecord(w, 1, 1, c1));
+    send('b', (w) => writeJoinRecord(w, 1, 2, c2));
+    await tickUntil(() => joinedIn('a', 1) !== undefined && joinedIn('b', 1) !== undefined);
+    const about = (gone: string) => logged.filter((l) => l.msg.includes(gone));
+    realm.gatewayGone('a', 'stopped');
+    expect(about('gateway')).toEqual([
+      expect.objectContaining({ level: 30, msg: 'gateway stopped as planned: its characters linger' }),
+    ]);
+    logged.length = 0;
+    realm.gatewayGone('b', 'lost');
+    expect(about('gateway')).toEqual([
+      expect.objectContaining({ level: 40, msg: 'gateway gone: its characters linger' }),
+    ]);
+    // Either way the characters are let go as after dropped connections.
+    await tickUntil(() => realm.playerCount === 0);
   });
 
   it('takes a character in the world for another gateway over in place when its player enters through this one', async () => {

@@ -207,6 +207,45 @@ describe('AccountService with SQLite', () => {
     });
   });
 
+  describe('remembered-device tokens', () => {
+    /** Locks `name` with one wrong password from each of `n` addresses. */
+    async function spreadGuess(name: string, n: number) {
+      for (let i = 0; i < n; i++) expect((await login(name, `guess ${i}`, `10.9.0.${i}`)).ok).toBe(false);
+    }
+
+    it("let the account's known devices through its lock, and nobody else", async () => {
+      const id = await registerAccount('Faramir', 'ithilien');
+      const token = accounts.issueDeviceToken(id, 'Faramir');
+      await spreadGuess('faramir', 10);
+      expect(await accounts.beginLogin('faramir', '198.51.100.1')).toMatchObject({
+        code: 'ERR_LOGIN_THROTTLED',
+      });
+      expect((await accounts.beginLogin('FARAMIR', '198.51.100.1', { deviceToken: token })).ok).toBe(true);
+      // Not another account's token, a garbled one, or one for a namesake registered later.
+      const other = accounts.issueDeviceToken(await registerAccount('Eowyn', 'rohan'), 'Eowyn');
+      expect((await accounts.beginLogin('faramir', '198.51.100.1', { deviceToken: other })).ok).toBe(false);
+      const garbled = token.slice();
+      garbled[3]! ^= 1;
+      expect((await accounts.beginLogin('faramir', '198.51.100.1', { deviceToken: garbled })).ok).toBe(false);
+      const namesake = accounts.issueDeviceToken(id + 1000, 'Faramir');
+      expect((await accounts.beginLogin('faramir', '198.51.100.1', { deviceToken: namesake })).ok).toBe(
+        false,
+      );
+    });
+
+    it('expire after their lifetime', async () => {
+      accounts = service({ deviceTokenTtlMs: 3_600_000 });
+      const id = await registerAccount('Denethor', 'minas');
+      const token = accounts.issueDeviceToken(id, 'Denethor');
+      await spreadGuess('denethor', 10);
+      expect((await accounts.beginLogin('denethor', '198.51.100.1', { deviceToken: token })).ok).toBe(true);
+      clock += 3_601_000;
+      // The guesses aged out with the token: guess again, and the token is refused.
+      await spreadGuess('denethor', 10);
+      expect((await accounts.beginLogin('denethor', '198.51.100.1', { deviceToken: token })).ok).toBe(false);
+    });
+  });
+
   describe('resume tokens', () => {
     it('redeems a token once, for its own account only', async () => {
       const token = await accounts.issueResumeToken(7, 'Aragorn');

@@ -45,6 +45,32 @@ describe('LoginLimiter', () => {
     expect(limiter.check('alice', '192.0.2.1', 61_000).ok).toBe(true);
   });
 
+  it("lets a remembered device through an account's lock, while the guessers stay locked", () => {
+    const limiter = new LoginLimiter();
+    for (let i = 0; i < 12; i++) limiter.recordFailure('alice', `10.0.0.${i}`, 1000 + i);
+    // Locked for an address it never saw, and for a guesser...
+    expect(limiter.check('alice', '192.0.2.1', 2000).ok).toBe(false);
+    expect(limiter.check('alice', '10.0.0.50', 2000).ok).toBe(false);
+    // ...not for the owner's device, from anywhere but a guessing address.
+    expect(limiter.check('alice', '192.0.2.1', 2000, 'device-1')).toEqual({ ok: true });
+    expect(limiter.check('alice', '10.0.0.0', 2000, 'device-1').ok).toBe(true);
+  });
+
+  it("counts a device's failures against its token, not the account's lock", () => {
+    const limiter = new LoginLimiter();
+    // Five typos, each from another address: the token is held, the account is not locked.
+    for (let i = 0; i < 5; i++) limiter.recordFailure('alice', `10.1.0.${i}`, 1000 + i, 'device-1');
+    expect(limiter.check('alice', '10.1.0.99', 2000, 'device-1')).toEqual({
+      ok: false,
+      retryAfterMs: 59_000,
+    });
+    expect(limiter.check('alice', '10.1.0.99', 2000, 'device-2').ok).toBe(true);
+    expect(limiter.check('alice', '10.1.0.99', 2000).ok).toBe(true);
+    // A success on the device clears its count.
+    limiter.recordSuccess('alice', '10.1.0.99', 'device-1');
+    expect(limiter.check('alice', '10.1.0.99', 2001, 'device-1').ok).toBe(true);
+  });
+
   it("clears its own (account, address) failures on success, not the address's or others'", () => {
     const limiter = new LoginLimiter({ perAccountAddress: 3, perAddress: 4 });
     failTimes(limiter, 3, 'alice', '1.1.1.1', 0);
@@ -73,8 +99,8 @@ describe('LoginLimiter', () => {
   it('forgets keys whose failures aged out', () => {
     const limiter = new LoginLimiter({ windowMs: 1000 });
     for (let i = 0; i < 500; i++) limiter.recordFailure(`user${i}`, `10.0.${i >> 8}.${i & 255}`, 0);
-    expect(limiter.tracked).toEqual({ pairs: 500, addresses: 500, accounts: 500 });
+    expect(limiter.tracked).toEqual({ pairs: 500, addresses: 500, accounts: 500, devices: 0 });
     limiter.recordFailure('late', '9.9.9.9', 5000);
-    expect(limiter.tracked).toEqual({ pairs: 1, addresses: 1, accounts: 1 });
+    expect(limiter.tracked).toEqual({ pairs: 1, addresses: 1, accounts: 1, devices: 0 });
   });
 });

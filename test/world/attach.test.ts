@@ -16,7 +16,7 @@ import {
 } from './builders.js';
 
 describe('a player whose connection dropped (detach)', () => {
-  it('stops walking where its last state put it, and observers get the stop', () => {
+  it('stops walking where observers have it by now, not back at its last state, and they get the stop', () => {
     const w = world({ zone: { obstacles: [] } });
     const a = join(w, player({ x: 100, y: 500 }));
     const b = join(w, player({ x: 150, y: 500 }));
@@ -26,7 +26,9 @@ describe('a player whose connection dropped (detach)', () => {
     const x = a.x;
     const ev = tick(w, [{ type: 'detach', entityId: a.id }], 150);
     expect(a.moving).toBe(false);
-    expect(a.x).toBe(x);
+    // Its state (heading 0 at 120 u/s) had it walk on for the 50 ms since: 6 units.
+    expect(a.x).toBeCloseTo(x + 6, 6);
+    expect(a.sent).toMatchObject({ moving: false, t: 150 });
     expect(w.players.get(a.id)).toBe(a);
     expect(ofType(ev, 'motion').map((e) => [e.entity.id, e.entity.sent.moving])).toEqual([[a.id, false]]);
     expect(ofType(ev, 'removed')).toEqual([]);

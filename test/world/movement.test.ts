@@ -392,7 +392,7 @@ describe('motion', () => {
     expect(p.sent).toMatchObject({ x: 160 - (MOTION_ERROR_UNITS + 6), t: 1500, moving: true });
   });
 
-  it('stops a walker whose inputs fall silent, where its last state put it', () => {
+  it('holds a walker whose next input is overdue where observers have it, not run on or pulled back', () => {
     const w = world({ zone: { obstacles: [] } });
     const p = join(w, player({ x: 100, y: 300 }));
     const walk = walker(p, 0, 1000);
@@ -401,12 +401,52 @@ describe('motion', () => {
     const before = runUntil(w, 1250 + INPUT_SILENCE_MS - 50);
     expect(ofType(before, 'motion')).toEqual([]);
     expect(p.moving).toBe(true);
-    const stop = tick(w, [], 1250 + INPUT_SILENCE_MS);
-    expect(ofType(stop, 'motion')).toHaveLength(1);
+    const late = p.timeline.late;
+    const hold = tick(w, [], 1250 + INPUT_SILENCE_MS);
+    expect(ofType(hold, 'motion')).toHaveLength(1);
     expect(p.moving).toBe(false);
-    // Standing where its last input had it, since that input: the server knows nothing later.
-    expect(p.sent).toMatchObject({ x: 130, y: 300, moving: false, t: 1250 });
+    // Where its state (130 at 1250, 120 u/s) had walked it by the hold, dated the hold: what
+    // observers draw there, so they see it stop, not slide back to 130.
+    const heldX = 130 + (120 * INPUT_SILENCE_MS) / 1000;
+    expect(p.sent).toMatchObject({ y: 300, moving: false, t: 1250 + INPUT_SILENCE_MS });
+    expect(p.sent.x).toBeCloseTo(heldX, 6);
+    expect(p.timeline.late).toBe(late + 1);
     expect(runUntil(w, 4000)).toEqual([]);
+  });
+
+  it('a held walker takes the inputs its stall held up with no correction, though they start behind the hold', () => {
+    const w = world({ zone: { obstacles: [] } });
+    const p = join(w, player({ x: 100, y: 300 }));
+    const walk = walker(p, 0, 1000);
+    tick(w, [walk.at(1000)], 1000);
+    runUntil(w, 1000 + INPUT_SILENCE_MS);
+    expect(p.moving).toBe(false);
+    // The heartbeats it made meanwhile were stuck behind a lost segment: all arrive at once.
+    const end = 1000 + INPUT_SILENCE_MS;
+    const burst = [];
+    for (let t = 1250; t <= end; t += 250) burst.push(walk.at(t));
+    const after = [...tick(w, burst, end + 50), ...runUntil(w, end + 850)];
+    expect(received(after, p.id, 'PositionCorrection')).toEqual([]);
+    expect(p.lastSeq).toBe((burst.at(-1) as { seq: number }).seq);
+    expect(p.moving).toBe(true);
+    expect(p.x).toBeCloseTo(100 + (120 * (end - 1000)) / 1000, 6);
+  });
+
+  it('a held walker whose stop was the stalled input stops there, accepted though it is behind the hold', () => {
+    const w = world({ zone: { obstacles: [] } });
+    const p = join(w, player({ x: 100, y: 300 }));
+    const walk = walker(p, 0, 1000);
+    tick(w, [walk.at(1000)], 1000);
+    tick(w, [walk.at(1250)], 1250);
+    runUntil(w, 1250 + INPUT_SILENCE_MS);
+    expect(p.moving).toBe(false);
+    // It stopped 20 ms after its last heartbeat; the stop arrives after the hold.
+    const at = 1250 + INPUT_SILENCE_MS + 100;
+    const events = tick(w, [walk.at(1270, false)], at);
+    expect(received(events, p.id, 'PositionCorrection')).toEqual([]);
+    expect(p.x).toBeCloseTo(130 + 2.4, 6);
+    expect(p.sent.moving).toBe(false);
+    expect(p.sent.t).toBeGreaterThanOrEqual(1250 + INPUT_SILENCE_MS);
   });
 
   it('a corrected walker stands for its observers', () => {

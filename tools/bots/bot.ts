@@ -199,7 +199,11 @@ export class Bot implements RecordVisitor {
   private async login(client: WyvernClient): Promise<void> {
     const { identity, password } = this.s.credentials;
     const answer = await startLogin(identity, password);
-    const challenge = await client.request(LoginStart, { account: this.account }, LoginChallenge);
+    const challenge = await client.request(
+      LoginStart,
+      { account: this.account, deviceToken: new Uint8Array(0) },
+      LoginChallenge,
+    );
     const proof = await answer(challenge.salt, challenge.B);
     const ok = await client.request(LoginProof, { A: proof.A, M1: proof.M1 }, LoginOk);
     if (!(await proof.verifyServer(ok.M2))) throw new Error('the server failed to prove the account');

@@ -34,6 +34,7 @@ import {
   type SavedSession,
 } from './net/resume-store.js';
 import { DemoServer } from './net/demo.js';
+import { browserDeviceTokens } from './net/device-store.js';
 import { LinkLabTransport, type FrameObserver } from './net/link-lab-transport.js';
 import { parseChat } from './state/chat-command.js';
 import { disconnectText, type ByeValue } from './state/disconnect.js';
@@ -272,7 +273,7 @@ export async function startApp(
           },
           login: async (account, password, onQueue) => {
             const c = await ensureConnected();
-            const ok = await c.login(account, password, { onQueue });
+            const ok = await c.login(account, password, { onQueue, deviceTokens: browserDeviceTokens() });
             saveSession({ account: ok.account, token: tokenToHex(ok.resumeToken) });
             showCharacters(account);
           },

@@ -6,6 +6,7 @@
  */
 import { MAX_CHAT_BYTES } from '../../../shared/protocol/chat.js';
 import { chatBytesLeft, parseChat } from '../state/chat-command.js';
+import { CAST_BLOCK_TEXT, castBlock } from '../state/can-cast.js';
 import { chatSpeaker, chatTime, type ChatLine } from '../state/chat-log.js';
 import { noticeText } from '../state/notices.js';
 import type { ClientWorld } from '../state/world.js';
@@ -164,6 +165,11 @@ export class Hud {
       slot.root.classList.toggle('cooling', left > 0);
       slot.root.classList.toggle('no-mana', !!spell && !!stats && stats.mana < spell.manaCost);
       slot.root.classList.toggle('selected', i === world.selectedSlot);
+      const blocked = spell && me && stats ? this.castBlock(world, spell, left, now) : undefined;
+      slot.root.classList.toggle('unusable', blocked !== undefined);
+      if (blocked) slot.root.dataset['blocked'] = blocked;
+      else delete slot.root.dataset['blocked'];
+      slot.root.title = spell ? (blocked ? `${spell.name}: ${CAST_BLOCK_TEXT[blocked]}` : spell.name) : '';
       slot.root.style.setProperty(
         '--spell',
         spell ? `#${spell.colour.toString(16).padStart(6, '0')}` : '#444',
@@ -193,6 +199,23 @@ export class Hud {
       fill(log, ...world.chat.map(chatLine));
       if (atBottom) log.scrollTop = log.scrollHeight;
     }
+  }
+  /** Why `spell` cannot be cast now, from where the page draws the caster and its target. */
+  private castBlock(
+    world: ClientWorld,
+    spell: ClientWorld['spells'][number],
+    cooldownLeft: number,
+    now: number,
+  ): ReturnType<typeof castBlock> {
+    const me = world.selfEntity()!;
+    const t = world.targetId !== undefined ? world.entities.get(world.targetId) : undefined;
+    return castBlock({
+      spell,
+      caster: { ...world.drawnPosition(me, now), id: me.id, alive: me.alive, mana: world.stats?.mana ?? 0 },
+      cooldownLeft,
+      target: t && { ...world.drawnPosition(t, now), id: t.id, kind: t.kind, alive: t.alive },
+      walls: world.zone?.obstacles ?? [],
+    });
   }
 }
 
