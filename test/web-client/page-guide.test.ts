@@ -204,16 +204,25 @@ describe('sound cues', () => {
     expect(cueForPacket({ name: 'ChatMessage', value: { ...w, channel: 'say' } }, self)).toBeUndefined();
   });
 
-  it('plays death for the own death and for a kill, levelUp when the level rises after entering', () => {
+  it('plays death for the own death and for a kill', () => {
     const cues = new ChangeCues();
-    const entity = (id: number, level = 1) => ({ id, level }) as never;
+    const entity = (id: number) => ({ id, level: 1 }) as never;
     const change = (c: unknown) => cues.cue(c as WorldChange, self);
-    expect(change({ type: 'enter', entity: entity(self, 3) })).toBeUndefined();
-    expect(change({ type: 'stats', stats: { mana: 1, maxMana: 1, level: 3, kills: 0 } })).toBeUndefined();
-    expect(change({ type: 'stats', stats: { mana: 1, maxMana: 1, level: 4, kills: 1 } })).toBe('levelUp');
     expect(change({ type: 'death', entity: entity(self), killerId: 50 })).toBe('death');
     expect(change({ type: 'death', entity: entity(50), killerId: self })).toBe('death');
     expect(change({ type: 'death', entity: entity(50), killerId: 2 })).toBeUndefined();
+  });
+
+  it('plays levelUp when the own level rises, not for the level entered with', () => {
+    const cues = new ChangeCues();
+    expect(cues.cue({ type: 'enter', entity: { id: self, level: 3 } } as never, self)).toBeUndefined();
+    expect(cues.levelNow(3)).toBeUndefined();
+    expect(cues.levelNow(4)).toBe('levelUp');
+    expect(cues.levelNow(4)).toBeUndefined();
+    // Back from a reload at level 4: no fanfare.
+    cues.cue({ type: 'reset' } as never, self);
+    expect(cues.levelNow(4)).toBeUndefined();
+    expect(cues.levelNow(5)).toBe('levelUp');
   });
 
   it('makes one sound of the same cue repeated within a few frames', () => {

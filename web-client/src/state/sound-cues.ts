@@ -30,8 +30,9 @@ export function cueForPacket(p: Incoming, selfId: number | undefined): Cue | und
 }
 
 /**
- * Cues from the world view's changes: deaths, and the level rising. It remembers the level
- * last seen, so a level given on entering the world (or after a reload) is not a level-up.
+ * Cues from the world view's changes (deaths), and the level rising: `levelNow` is told the own
+ * level after each packet, however it came (a level-up, the own stats), and says whether it
+ * rose. The level on entering the world (or after a reload) is where it starts, not a level-up.
  */
 export class ChangeCues {
   private level: number | undefined;
@@ -47,14 +48,16 @@ export class ChangeCues {
       case 'death':
         if (selfId === undefined) return undefined;
         return change.entity.id === selfId || change.killerId === selfId ? 'death' : undefined;
-      case 'stats': {
-        const before = this.level;
-        this.level = change.stats.level;
-        return before !== undefined && change.stats.level > before ? 'levelUp' : undefined;
-      }
       default:
         return undefined;
     }
+  }
+
+  levelNow(level: number | undefined): Cue | undefined {
+    if (level === undefined) return undefined;
+    const before = this.level;
+    this.level = level;
+    return before !== undefined && level > before ? 'levelUp' : undefined;
   }
 }
 

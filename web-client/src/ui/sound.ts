@@ -117,8 +117,9 @@ export class Sound {
 }
 
 /**
- * Plays the cues of what the page hears: world changes (deaths, the level rising) as they
- * happen, and packets through the returned function, called with each packet the page applies.
+ * Plays the cues of what the page hears: world changes (deaths) as they happen, and packets
+ * (and the own level rising, however the news came) through the returned function, called
+ * with each packet the page has applied.
  */
 export function soundCues(sound: Sound, world: ClientWorld): (p: Incoming) => void {
   const changes = new ChangeCues();
@@ -127,7 +128,7 @@ export function soundCues(sound: Sound, world: ClientWorld): (p: Incoming) => vo
     if (cue) sound.play(cue);
   });
   return (p) => {
-    const cue = cueForPacket(p, world.self?.id);
+    const cue = cueForPacket(p, world.self?.id) ?? changes.levelNow(world.selfEntity()?.level);
     if (cue) sound.play(cue);
   };
 }
