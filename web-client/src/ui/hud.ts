@@ -51,7 +51,7 @@ export class Hud {
     // No maxLength: the limit is in bytes, and a cut line would lose text without a word.
     this.chatInput = h('input.chat-input', {
       name: 'chat',
-      placeholder: 'Enter to chat · /z zone · /w name · /r reply',
+      placeholder: 'Enter to chat · /z · /w name · /r',
     });
     this.chatInput.addEventListener('input', () => this.showBytesLeft());
     this.chatInput.addEventListener('keydown', (e) => {
