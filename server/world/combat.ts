@@ -12,7 +12,7 @@
  * applies it when the next strip brings it there (ghosts.ts: applyBorderNews); a kill made
  * that way comes back to be credited to the caster.
  */
-import { distance, segmentBlocked, type Vec2 } from '../../shared/game/movement.js';
+import { distance, type Vec2 } from '../../shared/game/movement.js';
 import { randomInt } from '../../shared/game/rng.js';
 import { inSight as clearLine } from '../../shared/game/sight.js';
 import { relocate } from './move-epoch.js';
