@@ -37,6 +37,7 @@ import {
   type Vec2,
 } from '../shared/game/movement.js';
 import { findPath, nearestClear } from '../shared/game/path.js';
+import { inSight as clearLine } from '../shared/game/sight.js';
 import { ErrorCode } from '../shared/protocol/errors.js';
 import { PositionCorrection } from '../shared/protocol/movement.js';
 import {
@@ -537,7 +538,7 @@ class Session {
       // A spell needs a clear line (the server's sight rule) and range, which a walk gives:
       // the nearest mob in sight that a walk reaches; else the one the shortest walk reaches;
       // else, with no way to any, the nearest in sight, else the nearest.
-      const inSight = (m: (typeof mobs)[number]): boolean => !segmentBlocked(self, m.at, walls, 0);
+      const inSight = (m: (typeof mobs)[number]): boolean => clearLine(self, m.at, walls);
       let pick = mobs.find((m) => inSight(m) && this.wayTo(self, m.at, ground));
       let note = '';
       if (!pick) {

@@ -12,8 +12,9 @@
  * applies it when the next strip brings it there (ghosts.ts: applyBorderNews); a kill made
  * that way comes back to be credited to the caster.
  */
-import { distance, segmentBlocked, type Vec2 } from '../../shared/game/movement.js';
+import { distance, type Vec2 } from '../../shared/game/movement.js';
 import { randomInt } from '../../shared/game/rng.js';
+import { inSight as clearLine } from '../../shared/game/sight.js';
 import { relocate } from './move-epoch.js';
 import { creditKill } from './experience.js';
 import { levelStats, withSpellPower } from './progression.js';
@@ -34,7 +35,7 @@ import {
  * a thin sight line, not a body's path.
  */
 export function inSight(w: World, a: Vec2, b: Vec2): boolean {
-  return !segmentBlocked(a, b, w.walls, 0);
+  return clearLine(a, b, w.walls);
 }
 
 function refuse(w: World, p: Player, spellId: number, reason: CastFailure): void {

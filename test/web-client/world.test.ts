@@ -232,6 +232,41 @@ describe('client world from server packets', () => {
     expect(world.cycleTarget(0)).toBe(far);
   });
 
+  it("rings the selected spell's range and says whether the target stands within it", () => {
+    const world = enteredWorld();
+    const spell = {
+      kind: 'damage' as const,
+      castTime: 0,
+      cooldown: 0,
+      manaCost: 5,
+      projectileSpeed: 300,
+      min: 1,
+      max: 2,
+    };
+    world.apply(
+      {
+        name: 'SpellBook',
+        value: {
+          spells: [
+            { ...spell, id: 1, name: 'Far', range: 240, colour: 0xff0000 },
+            { ...spell, id: 2, name: 'Near', range: 50, colour: 0x00ff00 },
+          ],
+        },
+      },
+      0,
+    );
+    expect(world.rangeRing(0)).toMatchObject({ radius: 240, colour: 0xff0000, inRange: undefined });
+    world.targetId = 1 << 20; // 71 units away
+    expect(world.rangeRing(0)?.inRange).toBe(true);
+    world.selectedSlot = 1;
+    expect(world.rangeRing(0)).toMatchObject({ radius: 50, inRange: false });
+    // Pointing at a slot shows its range while the pointer rests there.
+    world.previewSlot = 0;
+    expect(world.rangeRing(0)).toMatchObject({ radius: 240, inRange: true });
+    world.previewSlot = 4;
+    expect(world.rangeRing(0)).toBeUndefined();
+  });
+
   it('cycles targets with Tab through the other players while no living mob is in view', () => {
     const world = enteredWorld();
     feed(world, 20, (w) =>

@@ -41,12 +41,17 @@ import { disconnectText, type ByeValue } from './state/disconnect.js';
 import { isMovementKey, isTextEntry, movementFromKeys } from './state/input.js';
 import { CLEAN_LINK, type LinkSettings } from './state/link-lab.js';
 import { NetStats } from './state/net-stats.js';
+import { browserStore, Prefs } from './state/prefs.js';
+import { noticeText } from './state/notices.js';
 import { ClientWorld, type Incoming } from './state/world.js';
 import type { WorldRenderer } from './render/renderer.js';
 import { h, fill, errorText } from './ui/dom.js';
+import { Guide } from './ui/guide.js';
 import { ACTION_SLOTS, Hud } from './ui/hud.js';
+import { coveringBoxes } from './ui/layout.js';
 import { NetPanel } from './ui/net-panel.js';
 import { characterScreen, loginScreen } from './ui/screens.js';
+import { Sound, soundCues } from './ui/sound.js';
 
 export type Screen = 'loading' | 'login' | 'characters' | 'world';
 
@@ -81,11 +86,17 @@ export async function startApp(
   const link: LinkSettings = { ...CLEAN_LINK };
   const held = new Set<string>();
 
+  const prefs = new Prefs(browserStore());
+  const sound = new Sound(prefs);
+  const guide = new Guide(prefs, sound);
+  const cue = soundCues(sound, world);
+
   const observe: FrameObserver = (dir, opcode, size) =>
     stats.record(dir, byOpcode(opcode)?.name ?? 'unknown', size, performance.now());
   const applyPacket = (p: Incoming) => {
     if (p.name === 'WorldUpdate') stats.recordTick(p.value.tick, p.value.time);
     world.apply(p, performance.now());
+    cue(p);
     if (p.name === 'WorldUpdate' && pendingTarget !== undefined) {
       // The first WorldUpdate after a resume spawns everything in view.
       if (world.entities.has(pendingTarget)) world.targetId = pendingTarget;
@@ -102,6 +113,8 @@ export async function startApp(
   const hud = new Hud({
     cast: (slot) => castSlot(slot),
     chat: (line) => chat(line),
+    replyTo: () => world.chatLog.replyTo,
+    preview: (slot) => (world.previewSlot = slot),
   });
   // Ghosts of raw server positions explain the netcode; in plain play they are clutter.
   renderer.overlays.ghosts = params.has('net');
@@ -128,7 +141,8 @@ export async function startApp(
       { type: 'button', name: 'leave', onclick: () => void logout() },
       'Log out',
     );
-    show('world', hud.root, panel.root, panel.button, leave);
+    const menu = h('nav.menu', {}, guide.helpButton, guide.muteButton, panel.button, leave);
+    show('world', hud.root, panel.root, menu, guide.hint, guide.overlay);
   };
 
   // ---- real server ----------------------------------------------------------------------
@@ -276,6 +290,7 @@ export async function startApp(
         {
           list: () => requireClient().listCharacters(),
           create: (name, appearance) => requireClient().createCharacter(name, appearance),
+          preview: (appearance) => renderer.previewBody(appearance),
           remove: (id) => requireClient().deleteCharacter(id),
           play: async (id, appearance) => {
             world.selfAppearance = appearance;
@@ -312,6 +327,7 @@ export async function startApp(
     const spell = world.spells[slot];
     const self = world.self;
     if (!spell || !self) return;
+    world.selectedSlot = slot;
     let targetId = world.targetId;
     if (spell.kind === 'heal') {
       const t = targetId !== undefined ? world.entities.get(targetId) : undefined;
@@ -325,7 +341,7 @@ export async function startApp(
   };
 
   const chat = (line: string) => {
-    const cmd = parseChat(line);
+    const cmd = parseChat(line, { replyTo: world.chatLog.replyTo });
     const now = performance.now();
     switch (cmd.kind) {
       case 'say':
@@ -377,7 +393,7 @@ export async function startApp(
       if (screen === 'world') panel.toggle();
       return;
     }
-    if (screen !== 'world' || typing(e)) return;
+    if (screen !== 'world' || typing(e) || guide.key(e)) return;
     if (isMovementKey(e.code)) {
       held.add(e.code);
       // Also keeps the arrows from moving a focused slider.
@@ -435,6 +451,7 @@ export async function startApp(
     if (screen === 'world' && now - hudAt >= HUD_INTERVAL_MS) {
       hudAt = now;
       hud.update(world, now);
+      renderer.hudBoxes = coveringBoxes(uiHost);
     }
     if (screen === 'world' && now - panelAt >= PANEL_INTERVAL_MS) {
       panelAt = now;
@@ -445,7 +462,7 @@ export async function startApp(
     }
   });
 
-  exposeForTests(() => ({ world, stats, renderer, screen }));
+  exposeForTests(() => ({ world, stats, renderer, screen, sound }));
 
   if (demo) {
     const server = new DemoServer();
@@ -468,6 +485,7 @@ interface Live {
   stats: NetStats;
   renderer: WorldRenderer;
   screen: Screen;
+  sound: Sound;
 }
 
 function exposeForTests(live: () => Live): void {
@@ -547,7 +565,21 @@ function exposeForTests(live: () => Live): void {
       return live().world.chat.map((c) => ({ channel: c.channel, from: c.from, to: c.to, text: c.text }));
     },
     get notices() {
-      return live().world.notices.map((n) => n.text);
+      return live().world.notices.map(noticeText);
+    },
+    /** Sound cues played, oldest first (the newest 50). */
+    get sounds() {
+      return [...live().sound.played];
+    },
+    get muted() {
+      return live().sound.muted;
+    },
+    /** The part of the canvas the HUD leaves clear, and the camera's zoom. */
+    get clearBox() {
+      return live().renderer.clearBox;
+    },
+    get zoom() {
+      return live().renderer.zoom;
     },
     /** The own character's newest corrections (PositionCorrection), oldest first. */
     get corrections() {

@@ -2,12 +2,14 @@
  * The Pixi scene: reads ClientWorld each frame and draws it. Nothing here changes the world.
  *
  * Layers, bottom to top: ground and obstacles (redrawn when the zone changes), the grid and
- * interest circle overlays, corpses and living entities (body, name plate with level, health
- * bar, cast bar), ghosts of the raw server positions, projectiles, level-up bursts, floating
- * combat texts (damage, healing, experience earned);
- * then, in screen space, the minimap. The camera keeps the own character centred.
+ * interest circle overlays and the selected spell's range ring, corpses and living entities
+ * (body, name plate with level, health bar, cast bar), ghosts of the raw server positions,
+ * projectiles, level-up bursts, floating combat texts (damage, healing, experience earned);
+ * then, in screen space, the minimap. The camera keeps the own character at the centre of the
+ * part of the screen the HUD leaves clear, and its target in that part too (framing.ts); name
+ * plates in a crowd are placed by label-layout.ts.
  */
-import { Application, Container, Graphics, Text } from 'pixi.js';
+import { Application, CanvasTextMetrics, Container, Graphics, Rectangle, Text, TextStyle } from 'pixi.js';
 import {
   COMBAT_TEXT_MS,
   type ClientWorld,
@@ -15,6 +17,8 @@ import {
   type Zone,
   type ZoneArea,
 } from '../state/world.js';
+import { clearArea, frameCamera, type BodyRoom, type Rect } from './framing.js';
+import { layoutPlates, type Plate } from './label-layout.js';
 import { LevelUpLayer } from './level-up.js';
 import { bodyStyle, SELF_MARK } from './palette.js';
 
@@ -29,19 +33,25 @@ const GROUND = 0x25331f;
 const NEIGHBOUR_GROUND = 0x1f2b1a;
 const BODY_RADIUS = 10;
 const MINIMAP_SIZE = 180;
-/** On a narrow screen the minimap takes at most this share of the width. */
+/** On a narrow or short screen the minimap takes at most these shares of the width and height. */
 const MINIMAP_MAX_SHARE = 0.28;
+const MINIMAP_MAX_HEIGHT_SHARE = 0.26;
 const LABEL_Y = -BODY_RADIUS - 14;
+/** Room round a body's centre for it to be seen whole: the name plate and bars above it. */
+const BODY_ROOM: BodyRoom = { left: 48, right: 48, top: 46, bottom: 22 };
+/** How fast the camera's framing follows a new goal (ms to cover ~63% of the way). */
+const FRAMING_MS = 110;
+const LABEL_STYLE = {
+  fontFamily: 'system-ui, sans-serif',
+  fontSize: 12,
+  stroke: { color: 0x000000, width: 3 },
+};
 
 export interface Box {
   x: number;
   y: number;
   w: number;
   h: number;
-}
-
-function overlaps(a: Box, b: Box): boolean {
-  return a.x < b.x + b.w && b.x < a.x + a.w && a.y < b.y + b.h && b.y < a.y + a.h;
 }
 
 interface EntitySprite {
@@ -51,6 +61,9 @@ interface EntitySprite {
   label: Text;
   labelText: string;
   bodyKey: string;
+  name: string;
+  level: number;
+  rank: number;
 }
 
 export class WorldRenderer {
@@ -70,13 +83,26 @@ export class WorldRenderer {
   private readonly levelUps = new LevelUpLayer();
   private drawnZone: Zone | undefined;
   private gridFor: string | undefined;
-  readonly overlays: Overlays = { interest: true, ghosts: true, grid: false };
+  /** The interest ring is a netcode overlay (the panel turns it on): in play it reads as spell range. */
+  readonly overlays: Overlays = { interest: false, ghosts: true, grid: false };
   framesRendered = 0;
   rendererName = '';
   private cameraX = 0;
   private cameraY = 0;
   /** Where the minimap was last drawn, in canvas pixels (the HUD keeps clear of it). */
   minimapBox: Box | undefined;
+  /** The page's panels over the canvas, in canvas pixels: the camera frames the fight clear of them. */
+  hudBoxes: readonly Box[] = [];
+  /** The part of the screen no panel covers (last frame). */
+  clearBox: Box = { x: 0, y: 0, w: 0, h: 0 };
+  private clearKey = '';
+  /** The camera's framing now: its offset from the own character (world units) and zoom. */
+  private frameX = 0;
+  private frameY = 0;
+  zoom = 1;
+  private lastDraw: number | undefined;
+  private readonly measureStyle = new TextStyle(LABEL_STYLE);
+  private readonly measured = new Map<string, { w: number; h: number }>();
 
   /**
    * `?renderer=canvas|webgl|webgpu` picks Pixi's renderer (default WebGL, falling back to
@@ -117,20 +143,22 @@ export class WorldRenderer {
 
   /** Screen pixel to world units. */
   toWorld(screenX: number, screenY: number): { x: number; y: number } {
-    return { x: screenX - this.camera.x, y: screenY - this.camera.y };
+    return { x: (screenX - this.camera.x) / this.zoom, y: (screenY - this.camera.y) / this.zoom };
   }
 
   /** World units to canvas pixels, with the camera of the last frame drawn. */
   toScreen(x: number, y: number): { x: number; y: number } {
-    return { x: x + this.camera.x, y: y + this.camera.y };
+    return { x: x * this.zoom + this.camera.x, y: y * this.zoom + this.camera.y };
   }
 
-  /** Name plates as drawn last frame, in canvas pixels. */
-  labelBoxes(): (Box & { id: number })[] {
-    return [...this.sprites].map(([id, s]) => {
-      const b = s.label.getBounds();
-      return { id, x: b.x, y: b.y, w: b.width, h: b.height };
-    });
+  /** Name plates shown last frame, in canvas pixels (a hidden one is not listed). */
+  labelBoxes(): (Box & { id: number; text: string })[] {
+    return [...this.sprites]
+      .filter(([, s]) => s.label.visible)
+      .map(([id, s]) => {
+        const b = s.label.getBounds();
+        return { id, text: s.label.text, x: b.x, y: b.y, w: b.width, h: b.height };
+      });
   }
 
   get canvas(): HTMLCanvasElement {
@@ -146,17 +174,20 @@ export class WorldRenderer {
     }
     const me = world.selfEntity();
     const mePos = me ? world.drawnPosition(me, now) : undefined;
+    const w = this.app.screen.width;
+    const h = this.app.screen.height;
+    const clear = this.clearArea(w, h);
+    this.frame(world, mePos, clear, now);
     if (mePos) {
-      this.cameraX = mePos.x;
-      this.cameraY = mePos.y;
+      this.cameraX = mePos.x + this.frameX;
+      this.cameraY = mePos.y + this.frameY;
     } else if (zone) {
       this.cameraX = zone.x + zone.width / 2;
       this.cameraY = zone.y + zone.height / 2;
     }
-    const w = this.app.screen.width;
-    const h = this.app.screen.height;
-    this.camera.x = Math.round(w / 2 - this.cameraX);
-    this.camera.y = Math.round(h / 2 - this.cameraY);
+    this.camera.scale.set(this.zoom);
+    this.camera.x = Math.round(clear.x + clear.w / 2 - this.cameraX * this.zoom);
+    this.camera.y = Math.round(clear.y + clear.h / 2 - this.cameraY * this.zoom);
 
     this.drawGrid(zone, w, h);
     this.interest.clear();
@@ -166,6 +197,16 @@ export class WorldRenderer {
         .fill({ color: 0x3dd6ff, alpha: 0.04 })
         .stroke({ width: 1.5, color: 0x3dd6ff, alpha: 0.45 });
     }
+    const ring = world.rangeRing(now);
+    if (ring && mePos) {
+      // Out of range shows before the key is pressed: the ring turns the warning colour.
+      // Faint with nothing targeted, plainer with a target in reach.
+      const colour = ring.inRange === false ? 0xff6b5b : ring.colour;
+      const alpha = ring.inRange === undefined ? 0.22 : ring.inRange ? 0.45 : 0.7;
+      this.interest
+        .circle(mePos.x, mePos.y, ring.radius)
+        .stroke({ width: 2 / this.zoom, color: colour, alpha });
+    }
 
     this.drawEntities(world, now);
     this.drawProjectiles(world, now);
@@ -173,6 +214,45 @@ export class WorldRenderer {
     this.drawCombatTexts(world, now);
     this.drawMinimap(world, now, w, h);
     this.framesRendered++;
+  }
+
+  /** The part of the screen the HUD leaves clear, recomputed when the panels or the screen change. */
+  private clearArea(w: number, h: number): Rect {
+    const boxes = this.minimapBox ? [...this.hudBoxes, this.minimapBox] : [...this.hudBoxes];
+    const key = `${w}x${h}:${boxes.map((b) => `${b.x},${b.y},${b.w},${b.h}`).join(';')}`;
+    if (key !== this.clearKey) {
+      this.clearKey = key;
+      this.clearBox = clearArea({ w, h }, boxes);
+      // A screen covered all over still draws the world somewhere.
+      if (this.clearBox.w < 2 * BODY_ROOM.left || this.clearBox.h < BODY_ROOM.top + BODY_ROOM.bottom) {
+        this.clearBox = { x: 0, y: 0, w, h };
+      }
+    }
+    return this.clearBox;
+  }
+
+  /** Eases the camera's offset and zoom toward framing the own character and its target. */
+  private frame(
+    world: ClientWorld,
+    mePos: { x: number; y: number } | undefined,
+    clear: Rect,
+    now: number,
+  ): void {
+    const dt = this.lastDraw === undefined ? 1000 : Math.max(0, now - this.lastDraw);
+    this.lastDraw = now;
+    if (!mePos) {
+      this.frameX = this.frameY = 0;
+      this.zoom = 1;
+      return;
+    }
+    const t = world.targetId !== undefined ? world.entities.get(world.targetId) : undefined;
+    const tPos = t && t.id !== world.self?.id ? world.drawnPosition(t, now) : undefined;
+    const goal = frameCamera(clear, BODY_ROOM, mePos, tPos);
+    const k = 1 - Math.exp(-dt / FRAMING_MS);
+    this.frameX += (goal.x - mePos.x - this.frameX) * k;
+    this.frameY += (goal.y - mePos.y - this.frameY) * k;
+    this.zoom += (goal.zoom - this.zoom) * k;
+    if (Math.abs(goal.zoom - this.zoom) < 0.002) this.zoom = goal.zoom;
   }
 
   private drawZone(zone: Zone | undefined): void {
@@ -239,11 +319,9 @@ export class WorldRenderer {
         if (sprite.root.parent !== parent) parent.addChild(sprite.root);
       }
       sprite.body.rotation = e.alive ? pos.facing : 0;
-      const label = `${e.name}  ${e.level}`;
-      if (label !== sprite.labelText) {
-        sprite.label.text = label;
-        sprite.labelText = label;
-      }
+      sprite.name = e.name;
+      sprite.level = e.level;
+      sprite.rank = isSelf ? 0 : world.targetId === e.id ? 1 : !e.alive ? 4 : e.kind === 'player' ? 2 : 3;
       sprite.label.alpha = e.alive ? 1 : 0.5;
       this.drawBars(sprite.bars, e, world, now);
       if (this.overlays.ghosts && !isSelf && e.alive) {
@@ -262,32 +340,48 @@ export class WorldRenderer {
         this.sprites.delete(id);
       }
     }
-    this.stackLabels();
+    this.placeLabels();
   }
 
   /**
-   * Entities on one spot (players at the spawn, a corpse under its killer) would print their
-   * names over each other: each plate that overlaps one placed before it moves up above it.
-   * Placed nearest the bottom of the screen first, so the lowest entity keeps its plate in place.
+   * Name plates, in world units (they keep their pixel size at any zoom): each over its body,
+   * one plate higher when that spot is taken, hidden or counted into its neighbour's beyond
+   * that (label-layout.ts), so a crowd never prints a column of names away from the bodies.
    */
-  private stackLabels(): void {
-    const order = [...this.sprites.entries()].sort(([ia, a], [ib, b]) => b.root.y - a.root.y || ia - ib);
-    const placed: Box[] = [];
-    for (const [, s] of order) {
-      const w = s.label.width;
-      const h = s.label.height;
-      const box = { x: s.root.x - w / 2, y: s.root.y + LABEL_Y - h, w, h };
-      for (let moved = true, guard = 0; moved && guard <= placed.length; guard++) {
-        moved = false;
-        for (const p of placed) {
-          if (overlaps(box, p)) {
-            box.y = p.y - h - 1;
-            moved = true;
-          }
-        }
+  private placeLabels(): void {
+    const scale = 1 / this.zoom;
+    const plates: Plate[] = [];
+    for (const [id, s] of this.sprites) {
+      plates.push({
+        id,
+        x: s.root.x,
+        y: s.root.y + LABEL_Y * scale,
+        name: s.name,
+        level: s.level,
+        rank: s.rank,
+      });
+    }
+    const measure = (text: string) => {
+      let m = this.measured.get(text);
+      if (!m) {
+        const t = CanvasTextMetrics.measureText(text, this.measureStyle);
+        m = { w: t.width, h: t.height };
+        if (this.measured.size > 2000) this.measured.clear();
+        this.measured.set(text, m);
       }
-      s.label.y = box.y + h - s.root.y;
-      placed.push(box);
+      return { w: m.w * scale, h: m.h * scale };
+    };
+    for (const p of layoutPlates(plates, measure)) {
+      const s = this.sprites.get(p.id);
+      if (!s) continue;
+      s.label.visible = p.visible;
+      if (!p.visible) continue;
+      if (p.text !== s.labelText) {
+        s.label.text = p.text;
+        s.labelText = p.text;
+      }
+      s.label.scale.set(scale);
+      s.label.y = p.box.y + p.box.h - s.root.y;
     }
   }
 
@@ -299,22 +393,57 @@ export class WorldRenderer {
     const bars = new Graphics();
     const label = new Text({
       text: '',
-      style: {
-        fontFamily: 'system-ui, sans-serif',
-        fontSize: 12,
-        fill: e.kind === 'mob' ? 0xffb3a7 : 0xe8f4ff,
-        stroke: { color: 0x000000, width: 3 },
-      },
+      style: { ...LABEL_STYLE, fill: e.kind === 'mob' ? 0xffb3a7 : 0xe8f4ff },
     });
     label.anchor.set(0.5, 1);
     label.y = LABEL_Y;
     root.addChild(body, bars, label);
-    const sprite: EntitySprite = { root, body, bars, label, labelText: '', bodyKey: '' };
+    const sprite: EntitySprite = {
+      root,
+      body,
+      bars,
+      label,
+      labelText: '',
+      bodyKey: '',
+      name: e.name,
+      level: e.level,
+      rank: 3,
+    };
     this.sprites.set(e.id, sprite);
     return sprite;
   }
 
-  private drawBody(g: Graphics, e: EntityState, isSelf: boolean, targeted: boolean): void {
+  /**
+   * A player's body as the world draws it (the same strokes, the own ring and the facing nose),
+   * on a canvas of its own: the character screen shows it as the appearance is chosen.
+   */
+  previewBody(appearance: number, pixels = 72): HTMLCanvasElement | undefined {
+    const g = new Graphics();
+    const holder = new Container();
+    holder.addChild(g);
+    this.drawBody(g, { kind: 'player', appearance, template: 0, alive: true }, true, false);
+    const half = BODY_RADIUS + 8;
+    g.scale.set(pixels / (2 * half));
+    g.position.set(pixels / 2, pixels / 2);
+    try {
+      return this.app.renderer.extract.canvas({
+        target: holder,
+        frame: new Rectangle(0, 0, pixels, pixels),
+        clearColor: GROUND,
+      }) as HTMLCanvasElement;
+    } catch {
+      return undefined;
+    } finally {
+      holder.destroy({ children: true });
+    }
+  }
+
+  private drawBody(
+    g: Graphics,
+    e: Pick<EntityState, 'kind' | 'appearance' | 'template' | 'alive'>,
+    isSelf: boolean,
+    targeted: boolean,
+  ): void {
     g.clear();
     const style = bodyStyle(e, isSelf);
     if (targeted) g.circle(0, 0, BODY_RADIUS + 6).stroke({ width: 2.5, color: 0xffe066 });
@@ -420,7 +549,7 @@ export class WorldRenderer {
     }
   }
 
-  private drawMinimap(world: ClientWorld, now: number, screenW: number, _screenH: number): void {
+  private drawMinimap(world: ClientWorld, now: number, screenW: number, screenH: number): void {
     const g = this.minimap;
     g.clear();
     const zone = world.zone;
@@ -428,7 +557,11 @@ export class WorldRenderer {
       this.minimapBox = undefined;
       return;
     }
-    const size = Math.min(MINIMAP_SIZE, Math.floor(screenW * MINIMAP_MAX_SHARE));
+    const size = Math.min(
+      MINIMAP_SIZE,
+      Math.floor(screenW * MINIMAP_MAX_SHARE),
+      Math.floor(screenH * MINIMAP_MAX_HEIGHT_SHARE),
+    );
     const scale = size / Math.max(zone.width, zone.height);
     const mw = zone.width * scale;
     const mh = zone.height * scale;
@@ -445,7 +578,7 @@ export class WorldRenderer {
       g.rect(mx(o.x), my(o.y), o.w * scale, o.h * scale);
     }
     g.fill(0x5a5f66);
-    if (world.self) {
+    if (world.self && this.overlays.interest) {
       const me = world.selfEntity();
       const p = me ? world.drawnPosition(me, now) : undefined;
       if (p) {

@@ -4,7 +4,8 @@
  * own (server/world/combat.ts startCast), in its order: alive, cooldown, mana, a target of the
  * right kind, range, a line of sight clear of the walls. No Pixi and no DOM here.
  */
-import { distance, segmentBlocked, type Rect, type Vec2 } from '../../../shared/game/movement.js';
+import { distance, type Rect, type Vec2 } from '../../../shared/game/movement.js';
+import { inSight } from '../../../shared/game/sight.js';
 
 export type CastBlock = 'dead' | 'cooldown' | 'mana' | 'target' | 'range' | 'sight';
 
@@ -31,7 +32,7 @@ export function castBlock(c: CastCheck): CastBlock | undefined {
   if (!target || !target.alive || target.kind !== (c.spell.kind === 'heal' ? 'player' : 'mob'))
     return 'target';
   if (distance(c.caster, target) > c.spell.range) return 'range';
-  if (segmentBlocked(c.caster, target, c.walls, 0)) return 'sight';
+  if (!inSight(c.caster, target, c.walls)) return 'sight';
   return undefined;
 }
 

@@ -1,6 +1,7 @@
 /**
  * What a line typed in the chat box means: say by default, `/z text` or `/zone text` to the
- * zone, `/w name text` (or `/whisper`) to one player, `/who` for the online list.
+ * zone, `/w name text` (or `/whisper`) to one player, `/r text` (or `/reply`) back to whoever
+ * whispered last, `/who` for the online list.
  */
 import { MAX_CHAT_BYTES } from '../../../shared/protocol/chat.js';
 
@@ -31,8 +32,13 @@ function checkLength(cmd: ChatCommand & { text: string }): ChatCommand {
   return cmd;
 }
 
+export interface ChatContext {
+  /** Who whispered to the player last: where `/r` goes. */
+  replyTo?: string | undefined;
+}
+
 /** The line's meaning before the length check. */
-function parse(line: string): ChatCommand {
+function parse(line: string, context: ChatContext): ChatCommand {
   const text = line.trim();
   if (text.length === 0) return { kind: 'none' };
   if (!text.startsWith('/')) return { kind: 'say', text };
@@ -53,15 +59,21 @@ function parse(line: string): ChatCommand {
       if (!m) return { kind: 'error', message: 'Whisper with /w name message.' };
       return { kind: 'whisper', to: m[1] as string, text: (m[2] as string).trim() };
     }
+    case '/r':
+    case '/reply':
+      if (!context.replyTo)
+        return { kind: 'error', message: 'Nobody has whispered to you yet: /w name message.' };
+      if (!rest) return { kind: 'error', message: `Reply to ${context.replyTo} with /r message.` };
+      return { kind: 'whisper', to: context.replyTo, text: rest };
     case '/who':
       return { kind: 'who' };
     default:
-      return { kind: 'error', message: `Unknown command ${verb}. Try /z, /w name or /who.` };
+      return { kind: 'error', message: `Unknown command ${verb}. Try /z, /w name, /r or /who.` };
   }
 }
 
-export function parseChat(line: string): ChatCommand {
-  const cmd = parse(line);
+export function parseChat(line: string, context: ChatContext = {}): ChatCommand {
+  const cmd = parse(line, context);
   return 'text' in cmd ? checkLength(cmd) : cmd;
 }
 
@@ -70,6 +82,7 @@ export function parseChat(line: string): ChatCommand {
  * the text sent counts: in "/w Bob hi" the address is not part of the message.
  */
 export function chatBytesLeft(line: string): number {
-  const cmd = parse(line);
+  // The address does not count: any name will do for the measure.
+  const cmd = parse(line, { replyTo: '-' });
   return MAX_CHAT_BYTES - ('text' in cmd ? utf8Bytes(cmd.text) : 0);
 }

@@ -20,12 +20,15 @@ import {
 } from '../../../shared/client/world-view.js';
 import type { Placement } from '../../../shared/game/interpolation.js';
 import { walkGround } from '../../../shared/game/ground.js';
-import { segmentBlocked, type Rect, type ZoneBounds } from '../../../shared/game/movement.js';
+import type { Rect, ZoneBounds } from '../../../shared/game/movement.js';
+import { sightFirst } from '../../../shared/game/sight.js';
 import type { PayloadOf } from '../../../shared/protocol/define.js';
 import type { AnyServerPacket, ServerPacketName } from '../../../shared/protocol/registry.js';
 import type { EnterWorld } from '../../../shared/protocol/character.js';
 import type { SpellBook } from '../../../shared/protocol/spell.js';
 import type { MoveState } from '../../../shared/client/move-sender.js';
+import { ChatLog, type ChatLine } from './chat-log.js';
+import { Notices, type Notice } from './notices.js';
 import { Predictor } from './prediction.js';
 import { RenderClock } from './render-clock.js';
 import { REMOTE_BLEND_MAX_UNITS, VisualTrack } from './visual-track.js';
@@ -35,7 +38,17 @@ export type Incoming = {
   [P in AnyServerPacket as P['name']]: { name: P['name']; value: PayloadOf<P> };
 }[ServerPacketName];
 
+export type { ChatLine } from './chat-log.js';
+
 export type SpellInfo = PayloadOf<typeof SpellBook>['spells'][number];
+
+export interface RangeRing {
+  radius: number;
+  colour: number;
+  name: string;
+  /** Whether the target is within it; undefined without one. */
+  inRange: boolean | undefined;
+}
 
 /** A zone's rectangle in the world plane (zones lie side by side; positions never translate). */
 export interface ZoneArea {
@@ -102,14 +115,6 @@ export interface LevelUpEffect {
 
 export const LEVEL_UP_MS = 2500;
 
-export interface ChatLine {
-  channel: 'say' | 'zone' | 'whisper' | 'system';
-  from: string;
-  to: string;
-  text: string;
-  at: number;
-}
-
 export interface Correction {
   /** Where the server put the own character. */
   x: number;
@@ -127,7 +132,6 @@ export interface Correction {
 
 export const COMBAT_TEXT_MS = 1500;
 const CORRECTIONS_KEPT = 32;
-const CHAT_KEEP = 100;
 
 export interface NetToggles {
   interpolation: boolean;
@@ -139,6 +143,8 @@ export interface ClientWorldOptions {
   view?: WorldView;
   /** The page clock, for what happens as the view changes (default performance.now()). */
   now?: () => number;
+  /** The wall clock, for chat timestamps (default Date.now()). */
+  wallClock?: () => number;
 }
 
 /** Motion states older than this behind the drawn time are forgotten. */
@@ -156,11 +162,16 @@ export class ClientWorld {
   levelUps: LevelUpEffect[] = [];
   /** Called with each level-up shown (the own or another's), for what else marks it (a sound). */
   onLevelUp: ((e: LevelUpEffect, self: boolean) => void) | undefined;
-  readonly chat: ChatLine[] = [];
+  /** The chat's newest lines and who whispered last. */
+  readonly chatLog = new ChatLog();
   spells: SpellInfo[] = [];
   /** Page time each spell is ready again. */
   readonly cooldowns = new Map<number, number>();
   targetId: number | undefined;
+  /** The action slot whose range the page rings round the own character: the last one used. */
+  selectedSlot = 0;
+  /** A slot the pointer rests on: its range is shown instead while it does. */
+  previewSlot: number | undefined;
   /** The own character's appearance, from the character list (EnterWorld carries none). */
   selfAppearance: number | undefined;
   serverTick = 0;
@@ -169,20 +180,27 @@ export class ClientWorld {
   readonly toggles: NetToggles = { interpolation: true, prediction: true };
   /** The own character's newest corrections: where it was, where the server put it. */
   readonly corrections: Correction[] = [];
-  /** Messages for a person (spell failures, logout), newest last. */
-  readonly notices: { text: string; at: number }[] = [];
+  /** Messages for a person (spell failures, logout), repeats merged. */
+  private readonly noticeLines = new Notices();
   logoutAt: number | undefined;
   readonly now: () => number;
+  private readonly wallClock: () => number;
 
   constructor(options: ClientWorldOptions = {}) {
     this.view = options.view ?? new WorldView();
     this.now = options.now ?? (() => performance.now());
+    this.wallClock = options.wallClock ?? (() => Date.now());
     this.view.onChange((change) => this.viewChanged(change));
   }
 
   /** Every entity in view, the own character included. */
   get entities(): ReadonlyMap<number, EntityState> {
     return this.view.entities;
+  }
+
+  /** The chat's lines, oldest first. */
+  get chat(): readonly ChatLine[] {
+    return this.chatLog.lines;
   }
 
   /** The own mana, level and kills (PlayerStats, EnterWorld). */
@@ -302,8 +320,7 @@ export class ClientWorld {
           });
         break;
       case 'ChatMessage':
-        this.chat.push({ ...p.value, at: localNow });
-        if (this.chat.length > CHAT_KEEP) this.chat.splice(0, this.chat.length - CHAT_KEEP);
+        this.chatLog.add({ ...p.value, at: localNow, time: this.wallClock() }, this.self?.id);
         break;
       case 'LogoutStarted':
         this.logoutAt = localNow + p.value.delay;
@@ -422,8 +439,7 @@ export class ClientWorld {
     const pr = this.self?.predictor;
     // The view's own entity is where the prediction has it (nearest(), the HUD, tests).
     if (pr) this.view.setSelfPosition(pr.x, pr.y, pr.facing, this.clock.serverNow(localNow));
-    if (this.notices.length > 0 && localNow - (this.notices[0] as { at: number }).at > 5000)
-      this.notices.shift();
+    this.noticeLines.prune(localNow);
   }
 
   /**
@@ -497,17 +513,11 @@ export class ClientWorld {
     const at = this.drawnPosition(me, localNow);
     const living = [...this.entities.values()].filter((e) => e.id !== me.id && e.alive);
     const mobs = living.filter((e) => e.kind !== 'player');
-    const walls = this.predictionWorld().obstacles;
-    const others = (mobs.length > 0 ? mobs : living)
-      .map((e) => {
-        const p = this.drawnPosition(e, localNow);
-        return {
-          id: e.id,
-          d: Math.hypot(p.x - at.x, p.y - at.y),
-          hidden: segmentBlocked(at, p, walls, 0) ? 1 : 0,
-        };
-      })
-      .sort((a, b) => a.hidden - b.hidden || a.d - b.d || a.id - b.id);
+    const candidates = (mobs.length > 0 ? mobs : living).map((e) => ({
+      id: e.id,
+      ...this.drawnPosition(e, localNow),
+    }));
+    const others = sightFirst(at, candidates, this.predictionWorld().obstacles);
     if (others.length === 0) {
       this.targetId = undefined;
       return undefined;
@@ -528,6 +538,24 @@ export class ClientWorld {
     return best?.id;
   }
 
+  /**
+   * The selected spell's range round the own character, and whether the target stands within
+   * it (undefined without a target): what the ring shows before the key is pressed.
+   */
+  rangeRing(localNow: number): RangeRing | undefined {
+    const me = this.selfEntity();
+    const spell = this.spells[this.previewSlot ?? this.selectedSlot];
+    if (!me || !me.alive || !spell || spell.range <= 0) return undefined;
+    const t = this.targetId !== undefined ? this.entities.get(this.targetId) : undefined;
+    let inRange: boolean | undefined;
+    if (t && t.id !== me.id) {
+      const a = this.drawnPosition(me, localNow);
+      const b = this.drawnPosition(t, localNow);
+      inRange = Math.hypot(b.x - a.x, b.y - a.y) <= spell.range;
+    }
+    return { radius: spell.range, colour: spell.colour, name: spell.name, inRange };
+  }
+
   spell(id: number): SpellInfo | undefined {
     return this.spells.find((s) => s.id === id);
   }
@@ -536,16 +564,18 @@ export class ClientWorld {
     return Math.max(0, (this.cooldowns.get(spellId) ?? 0) - localNow);
   }
 
+  /** The notices shown, oldest first. */
+  get notices(): readonly Notice[] {
+    return this.noticeLines.list;
+  }
+
   notice(text: string, localNow: number): void {
-    this.notices.push({ text, at: localNow });
-    if (this.notices.length > 5) this.notices.shift();
+    this.noticeLines.add(text, localNow);
   }
 
   /** Takes back the notices `stale` matches (a "Reconnecting…" once back) and says `text`. */
   settleNotices(stale: (text: string) => boolean, text: string, localNow: number): void {
-    for (let i = this.notices.length - 1; i >= 0; i--)
-      if (stale(this.notices[i]!.text)) this.notices.splice(i, 1);
-    this.notice(text, localNow);
+    this.noticeLines.settle(stale, text, localNow);
   }
 
   /** Back to the character screen: forget the world (the view too). */
@@ -565,7 +595,7 @@ export class ClientWorld {
     this.cooldowns.clear();
     this.targetId = undefined;
     this.logoutAt = undefined;
-    this.notices.length = 0;
+    this.noticeLines.clear();
   }
 
   private enter(v: PayloadOf<typeof EnterWorld>, localNow: number): void {

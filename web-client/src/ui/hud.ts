@@ -1,17 +1,24 @@
 /**
  * The in-world HUD (DOM over the canvas): own and target frames, the action bar with spells
- * on keys 1-5 (cooldowns and mana), the own cast bar, notices, the chat box, and a death
- * screen counting down to the respawn.
+ * on keys 1-5 (cooldowns and mana; the slot pointed at or last used is the one whose range
+ * the world rings), the own cast bar, notices (repeats merged), the chat box (timestamped,
+ * scrollable history), and a death screen counting down to the respawn.
  */
 import { MAX_CHAT_BYTES } from '../../../shared/protocol/chat.js';
 import { chatBytesLeft, parseChat } from '../state/chat-command.js';
 import { CAST_BLOCK_TEXT, castBlock } from '../state/can-cast.js';
+import { chatSpeaker, chatTime, type ChatLine } from '../state/chat-log.js';
+import { noticeText } from '../state/notices.js';
 import type { ClientWorld } from '../state/world.js';
 import { h, fill } from './dom.js';
 
 export interface HudActions {
   cast(slot: number): void;
   chat(line: string): void;
+  /** Who `/r` answers. */
+  replyTo(): string | undefined;
+  /** The pointer rests on a slot (undefined: left the bar): the world rings that spell's range. */
+  preview(slot: number | undefined): void;
 }
 
 /** A new character knows five spells: every one gets a key. */
@@ -37,21 +44,21 @@ export class Hud {
     cd: HTMLElement;
     cost: HTMLElement;
   }[] = [];
-  private chatCount = -1;
   private lastChat: unknown;
+  private noticesShown = '';
 
   constructor(private readonly actions: HudActions) {
     // No maxLength: the limit is in bytes, and a cut line would lose text without a word.
     this.chatInput = h('input.chat-input', {
       name: 'chat',
-      placeholder: 'Enter to chat · /z zone · /w name whisper',
+      placeholder: 'Enter to chat · /z · /w name · /r',
     });
     this.chatInput.addEventListener('input', () => this.showBytesLeft());
     this.chatInput.addEventListener('keydown', (e) => {
       if (e.key === 'Enter') {
         e.preventDefault();
         const line = this.chatInput.value;
-        const cmd = parseChat(line);
+        const cmd = parseChat(line, { replyTo: this.actions.replyTo() });
         if (cmd.kind === 'error') {
           // Kept in the box to be fixed, not thrown away.
           this.chatHint.textContent = cmd.message;
@@ -80,6 +87,8 @@ export class Hud {
         cost,
         cd,
       );
+      root.addEventListener('pointerenter', () => this.actions.preview(i));
+      root.addEventListener('pointerleave', () => this.actions.preview(undefined));
       this.slots.push({ root, name, cd, cost });
       this.bar.append(root);
     }
@@ -156,6 +165,7 @@ export class Hud {
       slot.cd.textContent = left > 0 ? (left / 1000).toFixed(1) : '';
       slot.root.classList.toggle('cooling', left > 0);
       slot.root.classList.toggle('no-mana', !!spell && !!stats && stats.mana < spell.manaCost);
+      slot.root.classList.toggle('selected', i === world.selectedSlot);
       const blocked = spell && me && stats ? this.castBlock(world, spell, left, now) : undefined;
       slot.root.classList.toggle('unusable', blocked !== undefined);
       if (blocked) slot.root.dataset['blocked'] = blocked;
@@ -176,13 +186,19 @@ export class Hud {
         h('span', {}, world.spell(cast.spellId)?.name ?? 'Casting'),
       );
     }
-    fill(this.notices, ...world.notices.map((n) => h('div', {}, n.text)));
+    const notices = world.notices.map(noticeText);
+    if (notices.join('\n') !== this.noticesShown) {
+      this.noticesShown = notices.join('\n');
+      fill(this.notices, ...notices.map((t) => h('div', {}, t)));
+    }
     const lastLine = world.chat[world.chat.length - 1];
-    if (world.chat.length !== this.chatCount || lastLine !== this.lastChat) {
-      this.chatCount = world.chat.length;
+    if (lastLine !== this.lastChat) {
       this.lastChat = lastLine;
-      fill(this.chatLog, ...world.chat.slice(-40).map(chatLine));
-      this.chatLog.scrollTop = this.chatLog.scrollHeight;
+      // Someone reading back up the history is left there; at the bottom, the log follows.
+      const log = this.chatLog;
+      const atBottom = log.scrollTop + log.clientHeight >= log.scrollHeight - 4;
+      fill(log, ...world.chat.map(chatLine));
+      if (atBottom) log.scrollTop = log.scrollHeight;
     }
   }
   /** Why `spell` cannot be cast now, from where the page draws the caster and its target. */
@@ -225,16 +241,6 @@ function experienceBar(value: number, needed: number): HTMLElement {
   );
 }
 
-function chatLine(c: ClientWorld['chat'][number]): HTMLElement {
-  const who =
-    c.channel === 'system'
-      ? ''
-      : c.channel === 'whisper'
-        ? c.to && c.from
-          ? `[${c.from} → ${c.to}] `
-          : `[${c.from}] `
-        : c.channel === 'zone'
-          ? `[zone] ${c.from}: `
-          : `${c.from}: `;
-  return h(`div.line.${c.channel}`, {}, who, c.text);
+function chatLine(c: ChatLine): HTMLElement {
+  return h(`div.line.${c.channel}`, {}, h('time.at', {}, chatTime(c.time)), ' ', chatSpeaker(c), c.text);
 }

@@ -88,6 +88,8 @@ export interface CharacterActions {
   remove(id: number): Promise<void>;
   play(id: number, appearance: number): Promise<void>;
   logout(): void;
+  /** The body as the world draws it, for the appearance chosen (undefined: no renderer to ask). */
+  preview?(appearance: number): HTMLCanvasElement | undefined;
 }
 
 export function characterScreen(actions: CharacterActions, account: string): HTMLElement {
@@ -96,6 +98,20 @@ export function characterScreen(actions: CharacterActions, account: string): HTM
   const name = h('input', { name: 'name', placeholder: 'name (3-16 letters)', maxLength: 16 });
   const appearance = h('select', { name: 'appearance' });
   APPEARANCES.forEach((a, i) => appearance.append(h('option', { value: String(i) }, a)));
+  // The new character as it will stand in the world, redrawn as the choice changes.
+  const preview = h('figure.preview', { 'aria-label': 'How the character looks' });
+  const showPreview = () => {
+    const i = Number(appearance.value);
+    const body = actions.preview?.(i);
+    const colour = h('span.swatch', {
+      style: { background: APPEARANCE_COLOURS[i % APPEARANCE_COLOURS.length] },
+    });
+    fill(preview, body ?? colour, h('figcaption', {}, APPEARANCES[i] ?? ''));
+    preview.dataset['appearance'] = String(i);
+  };
+  appearance.addEventListener('change', showPreview);
+  appearance.addEventListener('input', showPreview);
+  showPreview();
 
   const refresh = async () => {
     try {
@@ -158,9 +174,13 @@ export function characterScreen(actions: CharacterActions, account: string): HTM
         }
       },
     },
-    name,
-    appearance,
-    h('button', { type: 'submit', name: 'create' }, 'Create'),
+    preview,
+    h(
+      'div.fields',
+      {},
+      name,
+      h('div.row', {}, appearance, h('button', { type: 'submit', name: 'create' }, 'Create')),
+    ),
   );
 
   void refresh();
