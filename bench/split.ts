@@ -21,14 +21,8 @@ import { Writer } from '../shared/codec/writer.js';
 import { Reader } from '../shared/codec/reader.js';
 import { MoveInput } from '../shared/protocol/index.js';
 import { InProcessBus, Subjects } from '../server/cluster/index.js';
-import {
-  beginZoneInputs,
-  visitGatewayBatch,
-  type GatewayBatchVisitor,
-  readZoneInputs,
-  writePacketRecord,
-  ZoneRecord,
-} from '../server/cluster/wire.js';
+import type { StreamHandlers } from '../server/cluster/inner/define.js';
+import { GatewayBatch, Packet, ZoneInputs } from '../server/cluster/wire.js';
 import { Outbox, type OutboxSink } from '../server/outbox/outbox.js';
 import { FlushScheduler } from '../server/transport/flush.js';
 import { MemoryConnection } from '../server/transport/memory.js';
@@ -102,19 +96,19 @@ async function run(mode: 'direct' | 'split'): Promise<{
   }
   let bytes = 0;
   // As the gateway does it (server/gateway/gateway.ts): each session's bytes into its connection.
-  const gatewaySide: GatewayBatchVisitor = {
-    begin() {},
-    joined() {},
-    bytes(session, buf, start, end) {
+  const gatewaySide: StreamHandlers<typeof GatewayBatch> = {
+    Joined() {},
+    Bytes({ session, frames }) {
       const conn = bySession.get(session)!;
-      conn.out.rawRange(buf, start, end);
+      conn.out.raw(frames);
       conn.commit();
     },
-    left() {},
+    Left() {},
+    Moved() {},
   };
   bus.subscribe(Subjects.gatewayTick('local'), (m) => {
     bytes += m.data.length;
-    visitGatewayBatch(m.data, gatewaySide);
+    GatewayBatch.read(m.data, gatewaySide);
   });
   const inbox = new Writer(64 * 1024);
   const reader = new Reader();
@@ -151,17 +145,27 @@ async function run(mode: 'direct' | 'split'): Promise<{
       };
       if (mode === 'direct') inputs.push(zoneInputs.MoveInput(wk.p.id, m, now));
       else {
-        if (inbox.pos === 0) beginZoneInputs(inbox, 'local');
-        writePacketRecord(inbox, wk.p.id, now, MoveInput.opcode, (out) => MoveInput.payload.write(out, m));
+        if (inbox.pos === 0) ZoneInputs.begin(inbox, { gateway: 'local' });
+        Packet.write(inbox, {
+          session: wk.p.id,
+          receivedAt: now,
+          opcode: MoveInput.opcode,
+          payload: (out) => MoveInput.payload.write(out, m),
+        });
       }
     }
     if (mode === 'split') added += performance.now() - start;
     if (mode === 'split' && inbox.pos > 0) {
       const from = performance.now();
-      readZoneInputs(inbox.peek(), (_gw, r) => {
-        if (r.kind !== ZoneRecord.Packet) return;
-        const m = MoveInput.payload.read(reader.reset(r.payload));
-        inputs.push(zoneInputs.MoveInput(r.session, m, r.receivedAt));
+      ZoneInputs.read(inbox.peek(), {
+        Packet(r) {
+          const m = MoveInput.payload.read(reader.reset(r.payload));
+          inputs.push(zoneInputs.MoveInput(r.session, m, r.receivedAt));
+        },
+        Join() {},
+        Detach() {},
+        Behind() {},
+        Resync() {},
       });
       inbox.pos = 0;
       added += performance.now() - from;

@@ -1,350 +1,375 @@
 /**
- * A border strip, zone host -> the neighbour zone's host, one message per tick on
- * `wyvern.zone.<neighbour>.border` (server/world/ghosts.ts says what it is for). Encoded once
- * by the sender; the whole strip each time, so a lost message costs one tick of staleness and
- * nothing else. Integers are varints unless a width is given.
+ * What zone hosts tell each other of the entities at a border: the strip (one message per
+ * tick on `wyvern.zone.<neighbour>.border`; server/world/ghosts.ts says what it is for) and a
+ * player's whole state when it walks across (inside a HANDOFF record, server/cluster/wire.ts).
+ * The layouts are declared here (server/cluster/inner/define.ts; docs/CLUSTER.md's tables and
+ * test/cluster/golden/ come from them); the functions below map the world's types onto them.
  *
- *   from str8 (the sending zone's name) · count
- *   then count entities, each
- *     id · kind u8 (0 player, 1 mob) · flags u8 (1 alive, 2 moving, 4 has a route)
- *     · template (0 for a player) · name str8 · level u8 · appearance u8
- *     · health · maxHealth · speed f32 · x f64 · y f64 · facing f32
- *     player: sent x f64 · sent y f64 · sent t f64 (server ms) · angle f32 · speed f32
- *     mob with a route: start x f32 · start y f32 · startTime f64 · speed f32 · n u8
- *                       · n × (x f32 · y f32)
- *   then news for the receiving zone (combat.ts: applyBorderNews):
- *     hits count, each  sourceId · targetId · spellId u16 · flags u8 (1 heal, 2 crit) · amount
- *     kills count, each killerId · victimId · victimLevel u8
+ * A strip is encoded once by its sender, whole each time, so a lost message costs one tick of
+ * staleness and nothing else.
  */
-import { Reader } from '../../shared/codec/reader.js';
-import { Writer } from '../../shared/codec/writer.js';
+import { bool, f32, f64, string, u16, u8, varint } from '../../shared/codec/fields.js';
 import type {
   BorderHit,
   BorderKill,
   BorderNews,
   GhostState,
-  HandoffState,
+  HandoffState as PlayerHandoff,
   MobRoute,
 } from '../world/types.js';
+import { defineBody, type BodyIn, type BodyOut } from './inner/define.js';
+import { array, bits, code, group, maybe, num, when, type OutOf } from './inner/fields.js';
 
-const NAME_MAX = 255;
-const ALIVE = 1;
-const MOVING = 2;
-const ROUTE = 4;
 /** Waypoints in one route: mobs walk a few (rules.wanderWaypoints, chase paths round walls). */
 const WAYPOINTS_MAX = 255;
+/** More than a bus message (1 MiB) could hold of any of them. */
+const ITEMS_MAX = 65_535;
 
-const HEAL = 1;
-const CRIT = 2;
+const point = group({ x: f32, y: f32 });
 
-export interface BorderStrip {
+/** One entity of a strip, and a handed-off player as it stood. */
+export const Ghost = group({
+  id: varint,
+  kind: code({ player: 0, mob: 1 }),
+  flags: bits(['alive', 'moving', 'route']),
+  /** A mob's template, 0 for a player. */
+  template: varint,
+  name: string(255),
+  level: u8,
+  appearance: u8,
+  health: varint,
+  maxHealth: varint,
+  speed: f32,
+  x: f64,
+  y: f64,
+  facing: f32,
+  /** A player's motion state as its observers were last sent it (`moving` is in the flags). */
+  sent: when(
+    'a player',
+    (g: { kind: string }) => g.kind === 'player',
+    group({ x: f64, y: f64, t: f64, angle: f32, speed: f32 }),
+  ),
+  /** A mob's walk, while it has one (and the flags say so). */
+  route: when(
+    'a mob with a route',
+    (g: { kind: string; flags: { route: boolean } }) => g.kind === 'mob' && g.flags.route,
+    group({
+      startX: f32,
+      startY: f32,
+      startTime: f64,
+      speed: f32,
+      waypoints: array(point, WAYPOINTS_MAX, 'u8'),
+    }),
+  ),
+});
+type GhostIn = Parameters<typeof Ghost.write>[1];
+type GhostOut = OutOf<typeof Ghost>;
+
+export const BorderStrip = defineBody({
+  name: 'BorderStrip',
+  dir: 'z2z',
+  subject: 'wyvern.zone.<neighbour>.border',
+  doc: "A zone's border strip for its neighbour, each tick: every player and mob within the strip depth of the neighbour's ground, then news for the receiving zone (combat.ts: applyBorderNews): hits landed on its entities' ghosts, and kills its players made across the line.",
+  fields: {
+    /** The sending zone's name. */
+    from: string(255),
+    entities: array(Ghost, ITEMS_MAX),
+    hits: array(
+      group({
+        sourceId: varint,
+        targetId: varint,
+        spellId: u16,
+        flags: bits(['heal', 'crit']),
+        amount: varint,
+      }),
+      ITEMS_MAX,
+    ),
+    kills: array(group({ killerId: varint, victimId: varint, victimLevel: u8 }), ITEMS_MAX),
+  },
+  example: {
+    from: 'Greenvale',
+    entities: [
+      {
+        id: 7,
+        kind: 'player',
+        flags: { alive: true, moving: true, route: false },
+        template: 0,
+        name: 'Ayla',
+        level: 3,
+        appearance: 2,
+        health: 120,
+        maxHealth: 140,
+        speed: 160,
+        x: 1990.5,
+        y: 812.25,
+        facing: 0.5,
+        sent: { x: 1980.5, y: 810.25, t: 1_763_000_000_123.5, angle: 0.5, speed: 160 },
+        route: undefined,
+      },
+      {
+        id: 1_048_600,
+        kind: 'mob',
+        flags: { alive: true, moving: false, route: true },
+        template: 4,
+        name: 'Grey Wolf',
+        level: 2,
+        appearance: 0,
+        health: 60,
+        maxHealth: 60,
+        speed: 90,
+        x: 1995,
+        y: 900,
+        facing: 3,
+        sent: undefined,
+        route: {
+          startX: 1995,
+          startY: 900,
+          startTime: 1_763_000_000_050,
+          speed: 90,
+          waypoints: [
+            { x: 2010, y: 905 },
+            { x: 2030, y: 920 },
+          ],
+        },
+      },
+    ],
+    hits: [{ sourceId: 7, targetId: 2_000_000, spellId: 2, flags: { heal: false, crit: true }, amount: 31 }],
+    kills: [{ killerId: 7, victimId: 2_000_001, victimLevel: 2 }],
+  },
+});
+
+export const HandoffState = defineBody({
+  name: 'HandoffState',
+  dir: 'z2z',
+  subject: 'inside a Handoff record (`state`)',
+  doc: "A player handed to the next zone's host: the entity as in a strip, then what only its zone kept (the move checks' clock, its cast, cooldowns, timers, chat tokens, inputs still waiting for their time). Times and amounts that may be absent or infinite are `num`.",
+  fields: {
+    entity: Ghost,
+    characterId: varint,
+    mana: varint,
+    maxMana: varint,
+    kills: varint,
+    experience: varint,
+    spells: array(u16, ITEMS_MAX),
+    lastSeq: varint,
+    moveEpoch: u8,
+    lastMoveAt: num,
+    lastClientTime: num,
+    timeBank: num,
+    moving: bool,
+    moveSpeed: f32,
+    clockOffset: num,
+    inputAt: num,
+    sentInputAt: num,
+    cast: maybe(group({ spellId: u16, targetId: varint, endsAt: num })),
+    cooldowns: array(group({ spellId: u16, readyAt: num }), ITEMS_MAX),
+    logoutAt: num,
+    lastCombatAt: num,
+    respawnAt: num,
+    nextManaRegenAt: num,
+    chatTokens: num,
+    chatRefilledAt: num,
+    /** Its MoveInputs still waiting for their time (timeline.ts). */
+    queued: array(
+      group({
+        seq: varint,
+        x: f32,
+        y: f32,
+        facing: f32,
+        moving: bool,
+        speed: f32,
+        clientTime: num,
+        epoch: maybe(u8),
+        due: num,
+      }),
+      ITEMS_MAX,
+    ),
+    /** Its input timeline's lateness window. */
+    lateness: array(group({ arrived: num, offset: num }), ITEMS_MAX),
+    held: num,
+    late: varint,
+  },
+});
+
+/** A strip as the world takes it. */
+export interface StripState {
   from: string;
   entities: GhostState[];
   hits: BorderHit[];
   kills: BorderKill[];
 }
 
+/** A whole amount as the wire carries it: never negative. */
+const whole = (v: number): number => Math.max(0, Math.round(v));
+
 export function encodeStrip(
   from: string,
   entities: readonly GhostState[],
   news: BorderNews = { hits: [], kills: [] },
 ): Uint8Array {
-  const w = new Writer(64 + entities.length * 64 + news.hits.length * 16 + news.kills.length * 8);
-  w.string(from, NAME_MAX, 1);
-  w.varint(entities.length);
-  for (const e of entities) writeGhost(w, e);
-  w.varint(news.hits.length);
-  for (const h of news.hits) {
-    w.varint(h.sourceId);
-    w.varint(h.targetId);
-    w.u16(h.spellId);
-    w.u8((h.effect === 'heal' ? HEAL : 0) | (h.crit ? CRIT : 0));
-    w.varint(Math.max(0, Math.round(h.amount)));
-  }
-  w.varint(news.kills.length);
-  for (const k of news.kills) {
-    w.varint(k.killerId);
-    w.varint(k.victimId);
-    w.u8(k.victimLevel);
-  }
-  return w.finish();
+  const strip: BodyIn<typeof BorderStrip> = {
+    from,
+    entities: entities.map(toGhost),
+    hits: news.hits.map((h) => ({
+      sourceId: h.sourceId,
+      targetId: h.targetId,
+      spellId: h.spellId,
+      flags: { heal: h.effect === 'heal', crit: h.crit },
+      amount: whole(h.amount),
+    })),
+    kills: news.kills,
+  };
+  return BorderStrip.encode(strip);
 }
 
-/** Throws on bytes that are not a strip (a RangeError from the reader, or an Error). */
-export function decodeStrip(bytes: Uint8Array): BorderStrip {
-  const r = new Reader(bytes);
-  const from = r.string(NAME_MAX, 1);
-  const count = r.varint();
-  const entities: GhostState[] = [];
-  for (let i = 0; i < count; i++) entities.push(readGhost(r));
-  const hits: BorderHit[] = [];
-  for (let i = r.varint(); i > 0; i--) {
-    const sourceId = r.varint();
-    const targetId = r.varint();
-    const spellId = r.u16();
-    const flags = r.u8();
-    hits.push({
+/** Throws on bytes that are not a strip (a DecodeError). */
+export function decodeStrip(bytes: Uint8Array): StripState {
+  const s = BorderStrip.decode(bytes);
+  return {
+    from: s.from,
+    entities: s.entities.map(fromGhost),
+    hits: s.hits.map(({ sourceId, targetId, spellId, flags, amount }) => ({
       sourceId,
       targetId,
       spellId,
-      effect: flags & HEAL ? 'heal' : 'damage',
-      crit: (flags & CRIT) !== 0,
-      amount: r.varint(),
-    });
-  }
-  const kills: BorderKill[] = [];
-  for (let i = r.varint(); i > 0; i--)
-    kills.push({ killerId: r.varint(), victimId: r.varint(), victimLevel: r.u8() });
-  if (r.remaining !== 0) throw new Error(`border strip from ${from}: ${r.remaining} bytes past its end`);
-  return { from, entities, hits, kills };
-}
-
-/**
- * A player handed to the next zone's host (the HANDOFF zone input): the entity as in a strip,
- * then what only its zone kept:
- *   characterId · mana · maxMana · kills · experience · spells (count, each u16) · lastSeq · moveEpoch u8
- *   · lastMoveAt · lastClientTime · timeBank · moving u8 · moveSpeed f32
- *   · clockOffset · inputAt · sentInputAt
- *   · cast u8 (0 none, 1: spellId u16 · targetId · endsAt)
- *   · cooldowns (count, each spellId u16 · readyAt)
- *   · logoutAt · lastCombatAt · respawnAt · nextManaRegenAt · chatTokens · chatRefilledAt
- *   · queued moves (count, each seq · x f32 · y f32 · facing f32 · moving u8 · speed f32
- *     · clientTime num · has epoch u8 [· epoch u8] · due num)
- *   · lateness window (count, each arrived num · offset num) · held num · late varint
- * where each time or amount is num: tag u8 (0: f64 follows, 1: +Infinity, 2: -Infinity,
- * 3: none).
- */
-export function encodeHandoff(s: HandoffState): Uint8Array {
-  const w = new Writer(256);
-  writeGhost(w, s.entity);
-  w.varint(s.characterId);
-  w.varint(Math.max(0, Math.round(s.mana)));
-  w.varint(Math.max(0, Math.round(s.maxMana)));
-  w.varint(s.kills);
-  w.varint(Math.max(0, Math.round(s.experience)));
-  w.varint(s.spells.length);
-  for (const id of s.spells) w.u16(id);
-  w.varint(s.lastSeq);
-  w.u8(s.moveEpoch);
-  num(w, s.lastMoveAt);
-  num(w, s.lastClientTime);
-  num(w, s.timeBank);
-  w.u8(s.moving ? 1 : 0);
-  w.f32(s.moveSpeed);
-  num(w, s.clockOffset);
-  num(w, s.inputAt);
-  num(w, s.sentInputAt);
-  if (s.cast) {
-    w.u8(1);
-    w.u16(s.cast.spellId);
-    w.varint(s.cast.targetId);
-    num(w, s.cast.endsAt);
-  } else w.u8(0);
-  w.varint(s.cooldowns.length);
-  for (const [id, at] of s.cooldowns) {
-    w.u16(id);
-    num(w, at);
-  }
-  num(w, s.logoutAt);
-  num(w, s.lastCombatAt);
-  num(w, s.respawnAt);
-  num(w, s.nextManaRegenAt);
-  num(w, s.chatTokens);
-  num(w, s.chatRefilledAt);
-  w.varint(s.queued.length);
-  for (const { move: m, due } of s.queued) {
-    w.varint(m.seq);
-    w.f32(m.x);
-    w.f32(m.y);
-    w.f32(m.facing);
-    w.u8(m.moving ? 1 : 0);
-    w.f32(m.speed);
-    num(w, m.clientTime);
-    w.u8(m.epoch === undefined ? 0 : 1);
-    if (m.epoch !== undefined) w.u8(m.epoch);
-    num(w, due);
-  }
-  w.varint(s.lateness.length);
-  for (const [at, offset] of s.lateness) {
-    num(w, at);
-    num(w, offset);
-  }
-  num(w, s.held);
-  w.varint(s.late);
-  return w.finish();
-}
-
-export function decodeHandoff(bytes: Uint8Array): HandoffState {
-  const r = new Reader(bytes);
-  const entity = readGhost(r);
-  const characterId = r.varint();
-  const mana = r.varint();
-  const maxMana = r.varint();
-  const kills = r.varint();
-  const experience = r.varint();
-  const spells: number[] = [];
-  for (let n = r.varint(), i = 0; i < n; i++) spells.push(r.u16());
-  const lastSeq = r.varint();
-  const moveEpoch = r.u8();
-  const lastMoveAt = readNum(r) ?? 0;
-  const lastClientTime = readNum(r) ?? undefined;
-  const timeBank = readNum(r) ?? 0;
-  const moving = r.u8() === 1;
-  const moveSpeed = r.f32();
-  const clockOffset = readNum(r) ?? 0;
-  const inputAt = readNum(r) ?? 0;
-  const sentInputAt = readNum(r) ?? 0;
-  const cast = r.u8() === 1 ? { spellId: r.u16(), targetId: r.varint(), endsAt: readNum(r) ?? 0 } : null;
-  const cooldowns: [number, number][] = [];
-  for (let n = r.varint(), i = 0; i < n; i++) cooldowns.push([r.u16(), readNum(r) ?? 0]);
-  const state: HandoffState = {
-    entity,
-    characterId,
-    mana,
-    maxMana,
-    kills,
-    experience,
-    spells,
-    lastSeq,
-    moveEpoch,
-    lastMoveAt,
-    lastClientTime,
-    timeBank,
-    moving,
-    moveSpeed,
-    clockOffset,
-    inputAt,
-    sentInputAt,
-    cast,
-    cooldowns,
-    logoutAt: readNum(r),
-    lastCombatAt: readNum(r) ?? 0,
-    respawnAt: readNum(r),
-    nextManaRegenAt: readNum(r) ?? 0,
-    chatTokens: readNum(r) ?? 0,
-    chatRefilledAt: readNum(r) ?? 0,
-    queued: [],
-    lateness: [],
-    held: 0,
-    late: 0,
+      effect: flags.heal ? 'heal' : 'damage',
+      crit: flags.crit,
+      amount,
+    })),
+    kills: s.kills,
   };
-  for (let n = r.varint(), i = 0; i < n; i++) {
-    const seq = r.varint();
-    const x = r.f32();
-    const y = r.f32();
-    const facing = r.f32();
-    const moving = r.u8() === 1;
-    const speed = r.f32();
-    const clientTime = readNum(r) ?? NaN;
-    const epoch = r.u8() === 1 ? r.u8() : undefined;
-    const due = readNum(r) ?? 0;
-    state.queued.push({
-      move: { seq, x, y, facing, moving, speed, clientTime, ...(epoch !== undefined && { epoch }) },
+}
+
+export function encodeHandoff(s: PlayerHandoff): Uint8Array {
+  const state: BodyIn<typeof HandoffState> = {
+    ...s,
+    entity: toGhost(s.entity),
+    mana: whole(s.mana),
+    maxMana: whole(s.maxMana),
+    experience: whole(s.experience),
+    cast: s.cast ?? undefined,
+    cooldowns: s.cooldowns.map(([spellId, readyAt]) => ({ spellId, readyAt })),
+    queued: s.queued.map(({ move: m, due }) => ({
+      seq: m.seq,
+      x: m.x,
+      y: m.y,
+      facing: m.facing,
+      moving: m.moving,
+      speed: m.speed,
+      clientTime: m.clientTime,
+      epoch: m.epoch,
       due,
-    });
-  }
-  for (let n = r.varint(), i = 0; i < n; i++) state.lateness.push([readNum(r) ?? 0, readNum(r) ?? 0]);
-  state.held = readNum(r) ?? 0;
-  state.late = r.varint();
-  if (r.remaining !== 0) throw new Error(`hand-off of ${entity.name}: ${r.remaining} bytes past its end`);
-  return state;
-}
-
-/** A time or amount that may be absent or infinite: tag u8 (0 f64 follows, 1 +Inf, 2 -Inf, 3 none). */
-function num(w: Writer, v: number | null | undefined): void {
-  if (v === null || v === undefined || Number.isNaN(v)) w.u8(3);
-  else if (v === Infinity) w.u8(1);
-  else if (v === -Infinity) w.u8(2);
-  else {
-    w.u8(0);
-    w.f64(v);
-  }
-}
-
-function readNum(r: Reader): number | null {
-  const tag = r.u8();
-  if (tag === 0) return r.f64();
-  if (tag === 1) return Infinity;
-  if (tag === 2) return -Infinity;
-  if (tag === 3) return null;
-  throw new Error(`number tag ${tag} unknown`);
-}
-
-function writeGhost(w: Writer, e: GhostState): void {
-  const route = e.kind === 'mob' && e.route && e.route.waypoints.length <= WAYPOINTS_MAX ? e.route : null;
-  w.varint(e.id);
-  w.u8(e.kind === 'player' ? 0 : 1);
-  w.u8((e.alive ? ALIVE : 0) | (e.sent?.moving ? MOVING : 0) | (route ? ROUTE : 0));
-  w.varint(e.template);
-  w.string(e.name, NAME_MAX, 1);
-  w.u8(e.level);
-  w.u8(e.appearance);
-  w.varint(Math.max(0, Math.round(e.health)));
-  w.varint(Math.max(0, Math.round(e.maxHealth)));
-  w.f32(e.speed);
-  w.f64(e.x);
-  w.f64(e.y);
-  w.f32(e.facing);
-  if (e.kind === 'player') {
-    const s = e.sent ?? { x: e.x, y: e.y, t: 0, moving: false, angle: e.facing, speed: 0 };
-    w.f64(s.x);
-    w.f64(s.y);
-    w.f64(s.t);
-    w.f32(s.angle);
-    w.f32(s.speed);
-  } else if (route) {
-    w.f32(route.start.x);
-    w.f32(route.start.y);
-    w.f64(route.startTime);
-    w.f32(route.speed);
-    w.u8(route.waypoints.length);
-    for (const p of route.waypoints) {
-      w.f32(p.x);
-      w.f32(p.y);
-    }
-  }
-}
-
-function readGhost(r: Reader): GhostState {
-  const id = r.varint();
-  const kind = r.u8() === 0 ? 'player' : 'mob';
-  const flags = r.u8();
-  const e: GhostState = {
-    id,
-    kind,
-    template: r.varint(),
-    name: r.string(NAME_MAX, 1),
-    level: r.u8(),
-    appearance: r.u8(),
-    health: r.varint(),
-    maxHealth: r.varint(),
-    alive: (flags & ALIVE) !== 0,
-    speed: r.f32(),
-    x: r.f64(),
-    y: r.f64(),
-    facing: r.f32(),
-    sent: null,
-    route: null,
+    })),
+    lateness: s.lateness.map(([arrived, offset]) => ({ arrived, offset })),
   };
-  if (kind === 'player') {
-    e.sent = {
-      x: r.f64(),
-      y: r.f64(),
-      t: r.f64(),
-      moving: (flags & MOVING) !== 0,
-      angle: r.f32(),
-      speed: r.f32(),
-    };
-  } else if (flags & ROUTE) {
-    const route: MobRoute = {
-      start: { x: r.f32(), y: r.f32() },
-      startTime: r.f64(),
-      speed: r.f32(),
-      waypoints: [],
-    };
-    const n = r.u8();
-    for (let k = 0; k < n; k++) route.waypoints.push({ x: r.f32(), y: r.f32() });
-    e.route = route;
-  }
-  return e;
+  return HandoffState.encode(state);
+}
+
+/** Throws on bytes that are not a hand-off (a DecodeError). */
+export function decodeHandoff(bytes: Uint8Array): PlayerHandoff {
+  const s: BodyOut<typeof HandoffState> = HandoffState.decode(bytes);
+  return {
+    entity: fromGhost(s.entity),
+    characterId: s.characterId,
+    mana: s.mana,
+    maxMana: s.maxMana,
+    kills: s.kills,
+    experience: s.experience,
+    spells: s.spells,
+    lastSeq: s.lastSeq,
+    moveEpoch: s.moveEpoch,
+    lastMoveAt: s.lastMoveAt ?? 0,
+    lastClientTime: s.lastClientTime ?? undefined,
+    timeBank: s.timeBank ?? 0,
+    moving: s.moving,
+    moveSpeed: s.moveSpeed,
+    clockOffset: s.clockOffset ?? 0,
+    inputAt: s.inputAt ?? 0,
+    sentInputAt: s.sentInputAt ?? 0,
+    cast: s.cast ? { ...s.cast, endsAt: s.cast.endsAt ?? 0 } : null,
+    cooldowns: s.cooldowns.map(({ spellId, readyAt }) => [spellId, readyAt ?? 0]),
+    logoutAt: s.logoutAt,
+    lastCombatAt: s.lastCombatAt ?? 0,
+    respawnAt: s.respawnAt,
+    nextManaRegenAt: s.nextManaRegenAt ?? 0,
+    chatTokens: s.chatTokens ?? 0,
+    chatRefilledAt: s.chatRefilledAt ?? 0,
+    queued: s.queued.map(({ due, epoch, clientTime, ...move }) => ({
+      move: { ...move, clientTime: clientTime ?? NaN, ...(epoch !== undefined && { epoch }) },
+      due: due ?? 0,
+    })),
+    lateness: s.lateness.map(({ arrived, offset }) => [arrived ?? 0, offset ?? 0]),
+    held: s.held ?? 0,
+    late: s.late,
+  };
+}
+
+function toGhost(e: GhostState): GhostIn {
+  const route = e.kind === 'mob' && e.route && e.route.waypoints.length <= WAYPOINTS_MAX ? e.route : null;
+  const sent = e.sent ?? { x: e.x, y: e.y, t: 0, moving: false, angle: e.facing, speed: 0 };
+  return {
+    id: e.id,
+    kind: e.kind,
+    flags: { alive: e.alive, moving: e.sent?.moving ?? false, route: route !== null },
+    template: e.template,
+    name: e.name,
+    level: e.level,
+    appearance: e.appearance,
+    health: whole(e.health),
+    maxHealth: whole(e.maxHealth),
+    speed: e.speed,
+    x: e.x,
+    y: e.y,
+    facing: e.facing,
+    sent:
+      e.kind === 'player'
+        ? { x: sent.x, y: sent.y, t: sent.t, angle: sent.angle, speed: sent.speed }
+        : undefined,
+    route: route
+      ? {
+          startX: route.start.x,
+          startY: route.start.y,
+          startTime: route.startTime,
+          speed: route.speed,
+          waypoints: route.waypoints,
+        }
+      : undefined,
+  };
+}
+
+function fromGhost(g: GhostOut): GhostState {
+  const route: MobRoute | null = g.route
+    ? {
+        start: { x: g.route.startX, y: g.route.startY },
+        startTime: g.route.startTime,
+        speed: g.route.speed,
+        waypoints: g.route.waypoints,
+      }
+    : null;
+  return {
+    id: g.id,
+    kind: g.kind,
+    template: g.template,
+    name: g.name,
+    level: g.level,
+    appearance: g.appearance,
+    health: g.health,
+    maxHealth: g.maxHealth,
+    alive: g.flags.alive,
+    speed: g.speed,
+    x: g.x,
+    y: g.y,
+    facing: g.facing,
+    sent: g.sent
+      ? {
+          x: g.sent.x,
+          y: g.sent.y,
+          t: g.sent.t,
+          moving: g.flags.moving,
+          angle: g.sent.angle,
+          speed: g.sent.speed,
+        }
+      : null,
+    route,
+  };
 }

@@ -33,6 +33,7 @@
  * each enters its character again by itself with a JOIN, from its last save; the client gets
  * EnterWorld as on entering.
  */
+import { DecodeError } from '../../shared/codec/errors.js';
 import { Writer } from '../../shared/codec/writer.js';
 import { ChatMessage, EnterWorldRequest, Whisper, WhoList } from '../../shared/protocol/index.js';
 import type { PayloadOf } from '../../shared/protocol/index.js';
@@ -41,22 +42,22 @@ import { BusError, BusErrorCode, type Bus, type BusMessage, type BusSubscription
 import type { ClusterRegistry } from '../cluster/registry.js';
 import { SubjectError, Subjects, zoneId } from '../cluster/subjects.js';
 import {
-  beginZoneInputs,
-  decodeWhisperDelivery,
-  decodeWhisperReply,
-  encodeWhisperDelivery,
-  encodeWhisperReply,
+  Behind,
+  Detach,
+  GatewayBatch,
+  Join,
   LeftReason,
   nextSeq,
-  visitGatewayBatch,
+  Packet,
+  Resync,
+  WhisperDelivery,
+  WhisperReply,
   WhisperStatus,
-  writeBehindRecord,
-  writeDetachRecord,
-  writeJoinRecord,
-  writePacketRecord,
-  writeResyncRecord,
-  type GatewayBatchVisitor,
+  WhoReply,
+  WhoRequest,
+  ZoneInputs,
 } from '../cluster/wire.js';
+import type { StreamHandlers } from '../cluster/inner/define.js';
 import type { GameRouter } from '../dispatch/router.js';
 import type { Logger } from '../log.js';
 import { gatewayBatchSeconds } from '../metrics/index.js';
@@ -206,9 +207,12 @@ export class Gateway implements GameRouter, ResumeWorld {
     if (!p || p.entityId === undefined || p.closed || p.waiting) return;
     const w = this.inputs(p.zone);
     if (!w) return;
-    writePacketRecord(w, session.id, this.clock(), d.opcode, (out) =>
-      (d.payload.write as (w: Writer, v: unknown) => void)(out, payload),
-    );
+    Packet.write(w, {
+      session: session.id,
+      receivedAt: this.clock(),
+      opcode: d.opcode,
+      payload: (out) => (d.payload.write as (w: Writer, v: unknown) => void)(out, payload),
+    });
   }
 
   world<P extends AnyClientPacket>(session: Session, def: P, payload: PayloadOf<P>): void {
@@ -245,7 +249,7 @@ export class Gateway implements GameRouter, ResumeWorld {
     }
     p.closed = true;
     const w = this.inputs(p.zone);
-    if (w) writeDetachRecord(w, session.id);
+    if (w) Detach.write(w, { session: session.id });
   }
 
   // ------------------------------------------------------------------ entering
@@ -348,7 +352,7 @@ export class Gateway implements GameRouter, ResumeWorld {
       return p;
     }
     const w = this.inputs(zone);
-    if (w) writeJoinRecord(w, session.id, accountId, characterId);
+    if (w) Join.write(w, { session: session.id, account: accountId, character: characterId });
     return p;
   }
 
@@ -411,11 +415,11 @@ export class Gateway implements GameRouter, ResumeWorld {
       const w = this.inputs(zone);
       if (!w) continue;
       entering++;
-      if (sameHost && p.entityId !== undefined) writeResyncRecord(w, id);
+      if (sameHost && p.entityId !== undefined) Resync.write(w, { session: id });
       else {
         p.entityId = undefined;
         p.rejoining = true;
-        writeJoinRecord(w, id, p.accountId, p.characterId);
+        Join.write(w, { session: id, account: p.accountId, character: p.characterId });
       }
     }
     this.opts.log.info({ zone, sessions: entering, sameHost }, 'zone host back: its sessions enter again');
@@ -433,7 +437,7 @@ export class Gateway implements GameRouter, ResumeWorld {
           continue;
         }
         const w = this.inputs(zone);
-        if (w) writeJoinRecord(w, id, p.accountId, p.characterId);
+        if (w) Join.write(w, { session: id, account: p.accountId, character: p.characterId });
         left++;
       }
       if (left > 0 && attempt < REJOIN_TRIES) this.rejoinLater(zone, attempt + 1);
@@ -474,16 +478,18 @@ export class Gateway implements GameRouter, ResumeWorld {
       if (target.gateway === this.id) status = this.deliverWhisper(target.name, frame);
       else {
         try {
-          const request = encodeWhisperDelivery({ to: target.name, frames: frame });
+          const request = WhisperDelivery.encode({ to: target.name, frames: frame });
           const reply = await this.opts.bus.request(
             Subjects.gatewayWhisper(target.gateway),
             request,
             this.requestOptions(),
           );
-          status = decodeWhisperReply(reply);
+          status = WhisperReply.decode(reply).status;
         } catch (err) {
-          // The registry still lists a gateway that just went away: nobody there to hear it.
-          if (!(err instanceof BusError && err.code === BusErrorCode.NoResponders)) throw err;
+          // The registry still lists a gateway that just went away: nobody there to hear it. An
+          // answer that is no WhisperReply is no delivery either.
+          const gone = err instanceof BusError && err.code === BusErrorCode.NoResponders;
+          if (!gone && !(err instanceof DecodeError)) throw err;
           status = WhisperStatus.NoSuchPlayer;
         }
       }
@@ -498,13 +504,13 @@ export class Gateway implements GameRouter, ResumeWorld {
   private onWhisper(message: BusMessage): void {
     let status: WhisperStatus;
     try {
-      const { to, frames } = decodeWhisperDelivery(message.data);
+      const { to, frames } = WhisperDelivery.decode(message.data);
       status = this.deliverWhisper(to, frames);
     } catch (err) {
       this.opts.log.warn({ err }, 'whisper delivery refused');
       status = WhisperStatus.NoSuchPlayer;
     }
-    message.respond(encodeWhisperReply(status));
+    message.respond(WhisperReply.encode({ status }));
   }
 
   /** Sends `frame` to the character named `to` if it is in the world on this gateway, with a connection. */
@@ -534,7 +540,7 @@ export class Gateway implements GameRouter, ResumeWorld {
     if (this.closed) return;
     const hosts = this.opts.zoneHosts?.() ?? [];
     const asked = hosts.map((host) =>
-      this.opts.bus.request(Subjects.hostWho(host), new Uint8Array(0), this.requestOptions()),
+      this.opts.bus.request(Subjects.hostWho(host), WhoRequest.encode({}), this.requestOptions()),
     );
     void Promise.allSettled(asked).then((answers) => {
       if (session.closing) return;
@@ -549,7 +555,7 @@ export class Gateway implements GameRouter, ResumeWorld {
           continue;
         }
         try {
-          const list = WhoList.decode(answer.value);
+          const list = WhoReply.decode(answer.value);
           total += list.total;
           players.push(...list.players);
         } catch (err) {
@@ -580,15 +586,15 @@ export class Gateway implements GameRouter, ResumeWorld {
 
   private onBatch(message: BusMessage): void {
     const started = performance.now();
-    visitGatewayBatch(message.data, this.records);
+    GatewayBatch.read(message.data, this.records);
     this.opts.flush();
     this.reportBehind();
     gatewayBatchSeconds.observe((performance.now() - started) / 1000);
   }
 
-  /** What each record of a batch does (one object: no allocation per record). */
-  private readonly records: GatewayBatchVisitor = {
-    begin: (host, seq) => {
+  /** What each record of a batch does. */
+  private readonly records: StreamHandlers<typeof GatewayBatch> = {
+    begin: ({ host, seq }) => {
       this.batchHost = host;
       if (seq === 0) return;
       const last = this.seqs.get(host);
@@ -596,7 +602,7 @@ export class Gateway implements GameRouter, ResumeWorld {
       // 1 after anything: the host restarted (or wrapped), not a loss.
       if (last !== undefined && seq !== 1 && seq !== nextSeq(last)) this.lost(host, last, seq);
     },
-    joined: (session, entity, character) => {
+    Joined: ({ session, entity, character }) => {
       const p = this.placements.get(session);
       if (!p || p.waiting) return;
       p.entityId = entity;
@@ -608,23 +614,23 @@ export class Gateway implements GameRouter, ResumeWorld {
       }
       if (!p.closed && !p.session.closing) enteredWorld(p.session, entity, character);
     },
-    bytes: (session, buf, start, end) => {
+    Bytes: ({ session, frames }) => {
       const p = this.placements.get(session);
       if (!p || p.closed || p.waiting) return;
       const conn = p.session.conn;
       if (conn.closed) return;
-      conn.out.rawRange(buf, start, end);
+      conn.out.raw(frames);
       conn.commit();
       this.written.push(p);
     },
-    moved: (session, zone) => {
+    Moved: ({ session, zone }) => {
       // The character walked into the zone beside: its inputs go there, its bytes come from there.
       const p = this.placements.get(session);
       if (!p) return;
       p.zone = this.zoneIds.get(zone) ?? zoneId(zone);
       p.host = this.batchHost;
     },
-    left: (session, reason) => {
+    Left: ({ session, reason }) => {
       const p = this.placements.get(session);
       if (!p || p.waiting) return;
       this.forget(session, p);
@@ -656,7 +662,7 @@ export class Gateway implements GameRouter, ResumeWorld {
       if (p.host !== host || p.closed || p.waiting || p.entityId === undefined) continue;
       const w = this.inputs(p.zone);
       if (!w) continue;
-      writeResyncRecord(w, id);
+      Resync.write(w, { session: id });
       sessions++;
     }
     this.lostTicks++;
@@ -688,7 +694,7 @@ export class Gateway implements GameRouter, ResumeWorld {
     if (behind) this.behind.add(p);
     else this.behind.delete(p);
     const w = this.inputs(p.zone);
-    if (w) writeBehindRecord(w, p.session.id, behind);
+    if (w) Behind.write(w, { session: p.session.id, behind });
   }
 
   // ------------------------------------------------------------------ to the zone hosts
@@ -699,7 +705,7 @@ export class Gateway implements GameRouter, ResumeWorld {
     let o = this.outgoing.get(zone);
     if (!o) {
       const w = new Writer(1024);
-      beginZoneInputs(w, this.id);
+      ZoneInputs.begin(w, { gateway: this.id });
       o = { subject: Subjects.zoneInput(zone), w, head: w.pos };
       this.outgoing.set(zone, o);
     }

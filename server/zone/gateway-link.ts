@@ -15,15 +15,7 @@ import { HEADER_SIZE } from '../../shared/codec/frame.js';
 import { Writer } from '../../shared/codec/writer.js';
 import { DEFAULT_MAX_PAYLOAD, type Bus } from '../cluster/bus.js';
 import { Subjects } from '../cluster/subjects.js';
-import {
-  beginGatewayBatch,
-  LeftReason,
-  nextSeq,
-  writeBytesRecord,
-  writeJoinedRecord,
-  writeLeftRecord,
-  writeMovedRecord,
-} from '../cluster/wire.js';
+import { Bytes, GatewayBatch, Joined, Left, Moved, nextSeq, type LeftReason } from '../cluster/wire.js';
 import { sendObserver } from '../metrics/index.js';
 import type { OutboxSink } from '../outbox/outbox.js';
 
@@ -87,7 +79,7 @@ export class GatewayLink {
   private readonly batch = new Writer(16 * 1024);
   private readonly outputs: SessionOutput[] = [];
   private readonly joined: number[] = [];
-  private readonly left: number[] = [];
+  private readonly left: [session: number, reason: LeftReason][] = [];
   private readonly movedTo: [session: number, zone: string][] = [];
 
   /**
@@ -131,7 +123,7 @@ export class GatewayLink {
 
   /** The session's character is gone (or never came): told after this tick's bytes. */
   exited(session: number, reason: LeftReason): void {
-    this.left.push(session, reason);
+    this.left.push([session, reason]);
   }
 
   /** Sends this tick's batch (one message unless it is over the bus's limit), if there is anything in it. */
@@ -149,11 +141,11 @@ export class GatewayLink {
     const joined = this.joined;
     for (let i = 0; i < joined.length; i += 3) {
       this.room(RECORD_HEAD * 2);
-      writeJoinedRecord(w, joined[i]!, joined[i + 1]!, joined[i + 2]!);
+      Joined.write(w, { session: joined[i]!, entity: joined[i + 1]!, character: joined[i + 2]! });
     }
     for (const [session, zone] of this.movedTo) {
       this.room(RECORD_HEAD + zone.length * 3 + 1);
-      writeMovedRecord(w, session, zone);
+      Moved.write(w, { session, zone });
     }
     this.movedTo.length = 0;
     for (const o of outputs) {
@@ -162,9 +154,9 @@ export class GatewayLink {
       o.taken();
     }
     const left = this.left;
-    for (let i = 0; i < left.length; i += 2) {
+    for (const [session, reason] of left) {
       this.room(RECORD_HEAD);
-      writeLeftRecord(w, left[i]!, left[i + 1] as LeftReason);
+      Left.write(w, { session, reason });
     }
     outputs.length = joined.length = left.length = 0;
     // Never empty: a message is opened only for a record that follows at once.
@@ -174,8 +166,8 @@ export class GatewayLink {
   /** Frames for one session now, outside the tick (a whisper). */
   direct(session: number, frames: Uint8Array): void {
     const w = new Writer(frames.length + RECORD_HEAD + this.host.length + 8);
-    beginGatewayBatch(w, this.host, 0);
-    writeBytesRecord(w, session, frames, 0, frames.length);
+    GatewayBatch.begin(w, { host: this.host, seq: 0 });
+    Bytes.write(w, { session, frames });
     this.bus.publish(this.directSubject, w.finish());
   }
 
@@ -186,7 +178,7 @@ export class GatewayLink {
     while (start < end) {
       const room = this.maxPayload - w.pos - RECORD_HEAD;
       if (end - start <= room) {
-        writeBytesRecord(w, session, buf, start, end);
+        Bytes.write(w, { session, frames: { buf, start, end } });
         return;
       }
       let cut = start;
@@ -198,7 +190,7 @@ export class GatewayLink {
       }
       if (cut === start && w.pos === this.head)
         throw new Error(`a frame over the bus's limit of ${this.maxPayload}`);
-      if (cut > start) writeBytesRecord(w, session, buf, start, cut);
+      if (cut > start) Bytes.write(w, { session, frames: { buf, start, end: cut } });
       start = cut;
       // A frame is at most 64 KiB: it fits the next message whole.
       this.send();
@@ -213,7 +205,7 @@ export class GatewayLink {
   /** Opens the next tick message. */
   private start(): void {
     this.seq = nextSeq(this.seq);
-    beginGatewayBatch(this.batch, this.host, this.seq);
+    GatewayBatch.begin(this.batch, { host: this.host, seq: this.seq });
     this.head = this.batch.pos;
   }
 

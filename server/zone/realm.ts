@@ -21,24 +21,23 @@
  */
 import { Reader } from '../../shared/codec/reader.js';
 import { Writer } from '../../shared/codec/writer.js';
-import { WhoList } from '../../shared/protocol/index.js';
 import { byOpcode, type AnyClientPacket } from '../../shared/protocol/registry.js';
 import { BusError, BusErrorCode, type Bus, type BusMessage, type BusSubscription } from '../cluster/bus.js';
 import { Subjects, zoneId } from '../cluster/subjects.js';
 import { decodeHandoff, encodeHandoff } from '../cluster/border-wire.js';
 import {
-  beginZoneInputs,
-  LeftReason,
-  readZoneInputs,
-  writeBehindRecord,
-  writeDetachRecord,
+  Behind,
+  Detach,
+  Handoff,
   HandoffAnswer,
-  writeHandoffRecord,
-  writePacketRecord,
-  writeResyncRecord,
-  ZoneRecord,
-  type ZoneInputRecord,
+  HandoffRequest,
+  LeftReason,
+  Packet,
+  Resync,
+  WhoReply,
+  ZoneInputs,
 } from '../cluster/wire.js';
+import type { InnerRecord, RecordIn, RecordOut, StreamHandlers } from '../cluster/inner/define.js';
 import type { Logger } from '../log.js';
 import { handoffs, storeSaveSeconds, tickSeconds, zoneClaimEvents } from '../metrics/index.js';
 import type { CharacterRecord, CharacterSave, CharacterSaver, Store } from '../store/index.js';
@@ -156,6 +155,8 @@ export class Realm {
   private readonly subscriptions: BusSubscription[] = [];
   /** Sessions handed to another host, by "gateway\nsession": where their late inputs go. */
   private readonly forwards = new Map<string, { zone: string; until: number }>();
+  /** Each zone's zone-input handlers, made once. */
+  private readonly inputHandlers = new WeakMap<ZoneHost, StreamHandlers<typeof ZoneInputs>>();
   /** Border strips to and from the neighbours of this host's zones. */
   private readonly border: BorderLink;
   private readonly reader = new Reader();
@@ -387,7 +388,9 @@ export class Realm {
   }
 
   private onZoneInputs(host: ZoneHost, message: BusMessage): void {
-    readZoneInputs(message.data, (gateway, record) => this.onZoneInput(host, gateway, record));
+    let handlers = this.inputHandlers.get(host);
+    if (!handlers) this.inputHandlers.set(host, (handlers = this.zoneInputHandlers(host)));
+    ZoneInputs.read(message.data, handlers);
   }
 
   /**
@@ -398,35 +401,31 @@ export class Realm {
    */
   private onHandoff(zone: string, message: BusMessage): void {
     const answer = (a: HandoffAnswer, why?: string, detail?: object): void => {
-      handoffs.inc({ kind: a === HandoffAnswer.Taken ? 'received' : 'refused' });
+      handoffs.inc({ kind: a === 'taken' ? 'received' : 'refused' });
       if (why) this.opts.log.warn({ zone, ...detail }, `hand-off refused: ${why}`);
-      message.respond(Uint8Array.of(a));
+      message.respond(HandoffAnswer.encode({ answer: a }));
     };
     const host = this.zones.get(zone);
-    let got:
-      { gateway: string; record: Extract<ZoneInputRecord, { kind: typeof ZoneRecord.Handoff }> } | undefined;
+    let got: { gateway: string; record: RecordOut<typeof Handoff> } | undefined;
     let state: HandoffState;
     try {
-      readZoneInputs(message.data, (gateway, record) => {
-        if (record.kind === ZoneRecord.Handoff) got = { gateway, record };
-      });
+      HandoffRequest.read(message.data, { Handoff: (record, { gateway }) => (got = { gateway, record }) });
       if (!got) throw new Error('no HANDOFF record');
       state = decodeHandoff(got.record.state);
     } catch (err) {
-      return answer(HandoffAnswer.Refused, 'unreadable', { err });
+      return answer('refused', 'unreadable', { err });
     }
     const { gateway, record } = got;
     const detail = { gateway, session: record.session };
-    if (!host || !this.running(zone))
-      return answer(HandoffAnswer.Refused, 'the zone is not run here', detail);
+    if (!host || !this.running(zone)) return answer('refused', 'the zone is not run here', detail);
     const age = this.clock() - record.sentAt;
-    if (age > HANDOFF_FRESH_MS) return answer(HandoffAnswer.Refused, 'too old', { ...detail, age });
+    if (age > HANDOFF_FRESH_MS) return answer('refused', 'too old', { ...detail, age });
     const { link, seats } = this.linkOf(gateway);
     const seat = seats.get(record.session);
     if (seat) {
       const same = seat.characterId === state.characterId && seat.playerId === state.entity.id;
-      if (same && (seat.arriving || seat.host === host)) return answer(HandoffAnswer.Taken);
-      return answer(HandoffAnswer.Refused, 'the session is here already', detail);
+      if (same && (seat.arriving || seat.host === host)) return answer('taken');
+      return answer('refused', 'the session is here already', detail);
     }
     this.forwards.delete(`${gateway}\n${record.session}`);
     const arriving = this.newSeat(host, link, record.session, record.account, state.characterId);
@@ -435,18 +434,14 @@ export class Realm {
     arriving.playerId = state.entity.id;
     arriving.output = link.output(record.session);
     host.queue({ type: 'arrive', sessionId: arriving.worldSession, state });
-    answer(HandoffAnswer.Taken);
+    answer('taken');
   }
 
-  private onZoneInput(host: ZoneHost, gateway: string, record: ZoneInputRecord): void {
-    const { link, seats } = this.linkOf(gateway);
-    const seat = seats.get(record.session);
-    if (!seat && this.forwards.size > 0 && this.forward(gateway, record)) return;
-    switch (record.kind) {
-      case ZoneRecord.Handoff:
-        // Taken only as a request on the zone's handoff subject, which is answered (onHandoff).
-        return;
-      case ZoneRecord.Packet: {
+  /** What each zone input does, for the zone `host` runs. */
+  private zoneInputHandlers(host: ZoneHost): StreamHandlers<typeof ZoneInputs> {
+    return {
+      Packet: (record, { gateway }) => {
+        const seat = this.inputSeat(gateway, Packet, record);
         // A player handed to another zone of this host: its inputs follow it there.
         if (!seat || seat.playerId === undefined) return;
         const def = byOpcode(record.opcode);
@@ -465,29 +460,46 @@ export class Realm {
         // player out to another host has no entity here to apply them to.
         if (this.fenced.has(seat.host.name) || seat.handing) return;
         seat.host.queue(zoneInput(def as ZonePacket, seat.playerId, payload, record.receivedAt));
-        return;
-      }
-      case ZoneRecord.Join:
-        void this.join(host, link, record.session, record.account, record.character).catch((err: unknown) => {
-          this.opts.log.error({ err, gateway, session: record.session }, 'enter world failed');
-          const failed = seats.get(record.session);
+      },
+      Join: ({ session, account, character }, { gateway }) => {
+        const { link, seats } = this.linkOf(gateway);
+        void this.join(host, link, session, account, character).catch((err: unknown) => {
+          this.opts.log.error({ err, gateway, session }, 'enter world failed');
+          const failed = seats.get(session);
           if (failed) this.removeSeat(failed, LeftReason.NotEntered);
-          else link.exited(record.session, LeftReason.NotEntered);
+          else link.exited(session, LeftReason.NotEntered);
         });
-        return;
-      case ZoneRecord.Detach:
+      },
+      Detach: (record, { gateway }) => {
+        const seat = this.inputSeat(gateway, Detach, record);
         if (!seat) return;
         seat.closed = true;
         // Not yet bound: onJoined sees it closed and acts then.
         if (seat.playerId !== undefined && !this.lingering.has(seat)) this.detach(seat);
-        return;
-      case ZoneRecord.Behind:
+      },
+      Behind: (record, { gateway }) => {
+        const seat = this.inputSeat(gateway, Behind, record);
         if (seat?.output) seat.output.behindNow = record.behind;
-        return;
-      case ZoneRecord.Resync:
+      },
+      Resync: (record, { gateway }) => {
+        const seat = this.inputSeat(gateway, Resync, record);
         if (seat?.output && !seat.attaching) this.resync(seat);
-        return;
-    }
+      },
+    };
+  }
+
+  /**
+   * The seat a zone input is for, if the session has one here; undefined too when the
+   * session was handed to another host and the input went on to it (see forward).
+   */
+  private inputSeat<R extends InnerRecord>(
+    gateway: string,
+    def: R,
+    record: RecordOut<R> & { session: number },
+  ): Seat | undefined {
+    const seat = this.linkOf(gateway).seats.get(record.session);
+    if (!seat && this.forwards.size > 0) this.forward(gateway, def, record);
+    return seat;
   }
 
   /**
@@ -822,11 +834,17 @@ export class Realm {
       // The seat went with its zone (lost to another host) or the host is stopping.
       if (this.seats.get(seat.worldSession) !== seat || this.zones.get(from.name) !== from) return;
       const w = new Writer(64 + bytes.length);
-      beginZoneInputs(w, seat.link.gateway);
-      writeHandoffRecord(w, seat.session, seat.accountId, this.clock(), bytes);
-      let answer: number | undefined;
+      HandoffRequest.begin(w, { gateway: seat.link.gateway });
+      Handoff.write(w, {
+        session: seat.session,
+        account: seat.accountId,
+        sentAt: this.clock(),
+        state: bytes,
+      });
+      let answer: HandoffAnswer | undefined;
       try {
-        answer = (await this.opts.bus.request(subject, w.finish(), { timeoutMs: HANDOFF_ANSWER_MS }))[0];
+        const reply = await this.opts.bus.request(subject, w.finish(), { timeoutMs: HANDOFF_ANSWER_MS });
+        answer = HandoffAnswer.decode(reply).answer;
       } catch (err) {
         const code = err instanceof BusError ? err.code : undefined;
         if (code === BusErrorCode.Closed) return;
@@ -841,7 +859,7 @@ export class Realm {
         );
       }
       if (this.seats.get(seat.worldSession) !== seat || this.zones.get(from.name) !== from) return;
-      if (answer === HandoffAnswer.Taken) this.handedOver(seat, zone);
+      if (answer === 'taken') this.handedOver(seat, zone);
       else this.giveBack(seat, from, state);
       return;
     }
@@ -860,8 +878,8 @@ export class Realm {
     if (seat.closed) {
       // Its connection dropped while the request was out: the next host lets it linger.
       const w = new Writer(64);
-      beginZoneInputs(w, seat.link.gateway);
-      writeDetachRecord(w, seat.session);
+      ZoneInputs.begin(w, { gateway: seat.link.gateway });
+      Detach.write(w, { session: seat.session });
       this.opts.bus.publish(Subjects.zoneInput(zoneId(zone)), w.finish());
     }
   }
@@ -879,36 +897,23 @@ export class Realm {
   }
 
   /** An input for a session handed to another host: on to that host, as its gateway sent it. */
-  private forward(gateway: string, record: ZoneInputRecord): boolean {
+  private forward<R extends InnerRecord>(
+    gateway: string,
+    def: R,
+    record: RecordOut<R> & { session: number },
+  ): void {
     const key = `${gateway}\n${record.session}`;
     const to = this.forwards.get(key);
-    if (!to) return false;
+    if (!to) return;
     if (to.until < this.clock()) {
       this.forwards.delete(key);
-      return false;
+      return;
     }
     const w = new Writer(64);
-    beginZoneInputs(w, gateway);
-    switch (record.kind) {
-      case ZoneRecord.Packet:
-        writePacketRecord(w, record.session, record.receivedAt, record.opcode, (out) =>
-          out.raw(record.payload),
-        );
-        break;
-      case ZoneRecord.Detach:
-        writeDetachRecord(w, record.session);
-        break;
-      case ZoneRecord.Behind:
-        writeBehindRecord(w, record.session, record.behind);
-        break;
-      case ZoneRecord.Resync:
-        writeResyncRecord(w, record.session);
-        break;
-      default:
-        return false;
-    }
+    ZoneInputs.begin(w, { gateway });
+    // What a record reads is what it writes (its bytes as views into the message).
+    def.write(w, record as RecordIn<R>);
     this.opts.bus.publish(Subjects.zoneInput(zoneId(to.zone)), w.finish());
-    return true;
   }
 
   private onLeftWorld(host: ZoneHost, e: Extract<WorldEvent, { type: 'leftWorld' }>): void {
@@ -971,9 +976,7 @@ export class Realm {
         if (players.length < WHO_LIST_MAX) players.push({ name: p.name, level: p.level, zone: host.name });
       }
     }
-    const w = new Writer(64 + players.length * 24);
-    WhoList.payload.write(w, { total, players });
-    message.respond(w.finish());
+    message.respond(WhoReply.encode({ total, players }));
   }
 }
 

@@ -2,12 +2,7 @@
 import { describe, expect, it } from 'vitest';
 import { HEADER_SIZE } from '../../shared/codec/frame.js';
 import { InProcessBus, Subjects } from '../../server/cluster/index.js';
-import {
-  GatewayRecord,
-  LeftReason,
-  readGatewayBatch,
-  type GatewayBatchRecord,
-} from '../../server/cluster/wire.js';
+import { GatewayBatch, LeftReason, readTagged, type Tagged } from '../../server/cluster/wire.js';
 import { GatewayLink } from '../../server/zone/gateway-link.js';
 
 /** A frame of `size` bytes (header filled in, payload `fill`). */
@@ -23,12 +18,12 @@ function frame(size: number, fill: number): Uint8Array {
 async function collect(max?: number) {
   const bus = new InProcessBus();
   const link = new GatewayLink('g1', bus, 'zh', max);
-  const messages: GatewayBatchRecord[][] = [];
+  const messages: Tagged<typeof GatewayBatch>[][] = [];
   bus.subscribe(Subjects.gatewayTick('g1'), (m) => {
     expect(m.data.length).toBeLessThanOrEqual(max ?? 1024 * 1024);
-    const records: GatewayBatchRecord[] = [];
-    readGatewayBatch(m.data, (r) =>
-      records.push(r.kind === GatewayRecord.Bytes ? { ...r, bytes: r.bytes.slice() } : r),
+    const records: Tagged<typeof GatewayBatch>[] = [];
+    readTagged(GatewayBatch, m.data, (r) =>
+      records.push(r.kind === 'Bytes' ? { ...r, frames: r.frames.slice() } : r),
     );
     messages.push(records);
   });
@@ -53,13 +48,13 @@ describe('GatewayLink', () => {
     await bus.flush();
     expect(messages).toHaveLength(1);
     expect(messages[0]!.map((r) => [r.kind, r.session])).toEqual([
-      [GatewayRecord.Joined, 2],
-      [GatewayRecord.Bytes, 1],
-      [GatewayRecord.Bytes, 2],
-      [GatewayRecord.Left, 9],
+      ['Joined', 2],
+      ['Bytes', 1],
+      ['Bytes', 2],
+      ['Left', 9],
     ]);
     const bytes = messages[0]![1]!;
-    expect(bytes.kind === GatewayRecord.Bytes && bytes.bytes.length).toBe(18);
+    expect(bytes.kind === 'Bytes' && bytes.frames.length).toBe(18);
     expect(a.out.pos).toBe(0);
   });
 
@@ -82,16 +77,16 @@ describe('GatewayLink', () => {
     await bus.flush();
     expect(messages.length).toBeGreaterThan(1);
     const all = messages.flat();
-    expect(all[0]!.kind).toBe(GatewayRecord.Joined);
-    expect(all.at(-1)!.kind).toBe(GatewayRecord.Left);
+    expect(all[0]!.kind).toBe('Joined');
+    expect(all.at(-1)!.kind).toBe('Left');
     const got = new Map<number, number[]>();
     for (const r of all) {
-      if (r.kind !== GatewayRecord.Bytes) continue;
+      if (r.kind !== 'Bytes') continue;
       // Each record holds whole frames.
       let at = 0;
-      while (at < r.bytes.length) at += r.bytes[at]! | (r.bytes[at + 1]! << 8);
-      expect(at).toBe(r.bytes.length);
-      got.set(r.session, [...(got.get(r.session) ?? []), ...r.bytes]);
+      while (at < r.frames.length) at += r.frames[at]! | (r.frames[at + 1]! << 8);
+      expect(at).toBe(r.frames.length);
+      got.set(r.session, [...(got.get(r.session) ?? []), ...r.frames]);
     }
     expect(got).toEqual(sent);
   });

@@ -16,14 +16,14 @@ import {
 import { ErrorPacket } from '../../shared/protocol/session.js';
 import { InProcessBus, Subjects } from '../../server/cluster/index.js';
 import {
-  beginGatewayBatch,
+  Bytes,
+  GatewayBatch,
+  Joined,
+  Left,
   LeftReason,
-  readZoneInputs,
-  writeBytesRecord,
-  writeJoinedRecord,
-  writeLeftRecord,
-  ZoneRecord,
-  type ZoneInputRecord,
+  readTagged,
+  ZoneInputs,
+  type Tagged,
 } from '../../server/cluster/wire.js';
 import { loadConfig } from '../../server/config.js';
 import { Gateway, type GatewayLookups } from '../../server/gateway/gateway.js';
@@ -40,13 +40,13 @@ describe('the gateway', () => {
   let gateway: Gateway;
   let session: Session;
   let conn: MemoryConnection;
-  let inputs: ZoneInputRecord[];
+  let inputs: Tagged<typeof ZoneInputs>[];
   let scheduler: FlushScheduler;
 
   /** A batch from zone host `host` with tick seq `seq`. */
   function batch(host: string, seq: number, write: (w: Writer) => void): void {
     const w = new Writer(64);
-    beginGatewayBatch(w, host, seq);
+    GatewayBatch.begin(w, { host: host, seq: seq });
     write(w);
     bus.publish(Subjects.gatewayTick('g'), w.finish());
   }
@@ -74,11 +74,13 @@ describe('the gateway', () => {
     session.accountId = 1;
     session.state = 'authenticated';
     inputs = [];
-    bus.subscribe(Subjects.zoneInput('greenvale'), (m) => readZoneInputs(m.data, (_gw, r) => inputs.push(r)));
+    bus.subscribe(Subjects.zoneInput('greenvale'), (m) =>
+      readTagged(ZoneInputs, m.data, (r) => inputs.push(r)),
+    );
     gateway.world(session, EnterWorldRequest, { characterId: 7 });
     await settle();
     await settle();
-    expect(inputs).toEqual([{ kind: ZoneRecord.Join, session: session.id, account: 1, character: 7 }]);
+    expect(inputs).toEqual([{ kind: 'Join', session: session.id, account: 1, character: 7 }]);
     inputs.length = 0;
   });
 
@@ -90,26 +92,26 @@ describe('the gateway', () => {
   it('puts the session in the world on JOINED, appends its bytes, and takes it out on LEFT', async () => {
     const frame = MoveAck.encode({ seq: 3 });
     batch('zh', 1, (w) => {
-      writeJoinedRecord(w, session.id, 40, 7);
-      writeBytesRecord(w, session.id, frame, 0, frame.length);
+      Joined.write(w, { session: session.id, entity: 40, character: 7 });
+      Bytes.write(w, { session: session.id, frames: frame });
     });
     await settle();
     expect(session).toMatchObject({ state: 'inWorld', entityId: 40, characterId: 7 });
     expect(conn.writes).toEqual([frame]);
-    batch('zh', 2, (w) => writeLeftRecord(w, session.id, LeftReason.Left));
+    batch('zh', 2, (w) => Left.write(w, { session: session.id, reason: LeftReason.Left }));
     await settle();
     expect(session).toMatchObject({ state: 'authenticated', entityId: undefined });
   });
 
   it('asks the host to resend its sessions their state when one of its tick messages is missing', async () => {
-    batch('zh', 1, (w) => writeJoinedRecord(w, session.id, 40, 7));
+    batch('zh', 1, (w) => Joined.write(w, { session: session.id, entity: 40, character: 7 }));
     batch('zh', 2, () => {});
     await settle();
     expect(inputs).toEqual([]);
     // 3 never came.
     batch('zh', 4, () => {});
     await settle();
-    expect(inputs).toEqual([{ kind: ZoneRecord.Resync, session: session.id }]);
+    expect(inputs).toEqual([{ kind: 'Resync', session: session.id }]);
     expect(gateway.lostTicks).toBe(1);
     // Another host's count is its own, and a host that restarts counts from 1 again.
     batch('other', 9, () => {});
@@ -120,16 +122,16 @@ describe('the gateway', () => {
 
   it('tells the host when the connection goes over the soft limit and when it is back under', async () => {
     const frame = MoveAck.encode({ seq: 3 });
-    batch('zh', 1, (w) => writeJoinedRecord(w, session.id, 40, 7));
+    batch('zh', 1, (w) => Joined.write(w, { session: session.id, entity: 40, character: 7 }));
     await settle();
     conn.socketBytes = 5000;
-    batch('zh', 2, (w) => writeBytesRecord(w, session.id, frame, 0, frame.length));
+    batch('zh', 2, (w) => Bytes.write(w, { session: session.id, frames: frame }));
     await settle();
-    expect(inputs).toEqual([{ kind: ZoneRecord.Behind, session: session.id, behind: true }]);
+    expect(inputs).toEqual([{ kind: 'Behind', session: session.id, behind: true }]);
     conn.socketBytes = 0;
     batch('zh', 3, () => {});
     await settle();
-    expect(inputs.at(-1)).toEqual({ kind: ZoneRecord.Behind, session: session.id, behind: false });
+    expect(inputs.at(-1)).toEqual({ kind: 'Behind', session: session.id, behind: false });
   });
 
   describe("when the zone's host is gone", () => {
@@ -141,7 +143,7 @@ describe('the gateway', () => {
 
     beforeEach(async () => {
       gateway.zoneClaim('greenvale', zh);
-      batch('zh', 1, (w) => writeJoinedRecord(w, session.id, 40, 7));
+      batch('zh', 1, (w) => Joined.write(w, { session: session.id, entity: 40, character: 7 }));
       await settle();
       conn.writes.length = 0;
       gateway.zoneClaim('greenvale', undefined);
@@ -161,12 +163,12 @@ describe('the gateway', () => {
     it('enters the character again when another host claims the zone, until that host says JOINED', async () => {
       gateway.zoneClaim('greenvale', { id: 'standby', instance: 'two' });
       await settle();
-      expect(inputs).toEqual([{ kind: ZoneRecord.Join, session: session.id, account: 1, character: 7 }]);
+      expect(inputs).toEqual([{ kind: 'Join', session: session.id, account: 1, character: 7 }]);
       // Not heard (the host was not listening yet): the JOIN goes again.
       await new Promise((resolve) => setTimeout(resolve, 300));
       await settle();
-      expect(inputs.filter((r) => r.kind === ZoneRecord.Join).length).toBeGreaterThanOrEqual(2);
-      batch('standby', 1, (w) => writeJoinedRecord(w, session.id, 41, 7));
+      expect(inputs.filter((r) => r.kind === 'Join').length).toBeGreaterThanOrEqual(2);
+      batch('standby', 1, (w) => Joined.write(w, { session: session.id, entity: 41, character: 7 }));
       await settle();
       expect(session).toMatchObject({ state: 'inWorld', entityId: 41 });
       inputs.length = 0;
@@ -175,13 +177,13 @@ describe('the gateway', () => {
       expect(inputs).toEqual([]);
       gateway.zone(session, ChatSend, { channel: 'say', text: 'back' });
       await settle();
-      expect(inputs.map((r) => r.kind)).toEqual([ZoneRecord.Packet]);
+      expect(inputs.map((r) => r.kind)).toEqual(['Packet']);
     });
 
     it('asks the same host for the whole state again when its claim only seemed to lapse', async () => {
       gateway.zoneClaim('greenvale', zh);
       await settle();
-      expect(inputs).toEqual([{ kind: ZoneRecord.Resync, session: session.id }]);
+      expect(inputs).toEqual([{ kind: 'Resync', session: session.id }]);
     });
   });
 });
@@ -229,8 +231,8 @@ describe('world requests between gateways', () => {
     gateway.world(session, EnterWorldRequest, { characterId: character.id });
     await settle();
     const w = new Writer(64);
-    beginGatewayBatch(w, 'zh', 0);
-    writeJoinedRecord(w, session.id, character.id * 10, character.id);
+    GatewayBatch.begin(w, { host: 'zh', seq: 0 });
+    Joined.write(w, { session: session.id, entity: character.id * 10, character: character.id });
     bus.publish(Subjects.gatewayDirect(id), w.finish());
     await settle();
     expect(session.state).toBe('inWorld');

@@ -20,13 +20,14 @@ import {
   type Bus,
 } from '../../server/cluster/index.js';
 import {
-  beginZoneInputs,
-  GatewayRecord,
+  GatewayBatch,
   HandoffAnswer,
-  readGatewayBatch,
-  writeJoinRecord,
-  writePacketRecord,
-  type GatewayBatchRecord,
+  HandoffRequest,
+  Join,
+  Packet,
+  readTagged,
+  ZoneInputs,
+  type Tagged,
 } from '../../server/cluster/wire.js';
 import { silentLogger } from '../../server/log.js';
 import { CharacterSaver, openStore, type Store } from '../../server/store/index.js';
@@ -54,7 +55,7 @@ describe('a hand-off between two zone hosts', () => {
   let now: number;
   /** Server ms at the crosser's client clock's 0. */
   let clientEpoch = 0;
-  const batches: { host: string; records: GatewayBatchRecord[] }[] = [];
+  const batches: { host: string; records: Tagged<typeof GatewayBatch>[] }[] = [];
 
   beforeEach(async () => {
     data = loadWorldData(DATA);
@@ -65,9 +66,9 @@ describe('a hand-off between two zone hosts', () => {
     west = realm('zh-w', 'Greenvale');
     east = realm('zh-e', 'Ashmoor');
     bus.subscribe(Subjects.gatewayTick('a'), (m) => {
-      const records: GatewayBatchRecord[] = [];
-      readGatewayBatch(m.data, (r) =>
-        records.push(r.kind === GatewayRecord.Bytes ? { ...r, bytes: r.bytes.slice() } : r),
+      const records: Tagged<typeof GatewayBatch>[] = [];
+      readTagged(GatewayBatch, m.data, (r) =>
+        records.push(r.kind === 'Bytes' ? { ...r, frames: r.frames.slice() } : r),
       );
       const host = new TextDecoder().decode(m.data.subarray(1, 1 + m.data[0]!));
       batches.push({ host, records });
@@ -107,7 +108,7 @@ describe('a hand-off between two zone hosts', () => {
 
   function send(zone: string, write: (w: Writer) => void): void {
     const w = new Writer(64);
-    beginZoneInputs(w, 'a');
+    ZoneInputs.begin(w, { gateway: 'a' });
     write(w);
     bus.publish(Subjects.zoneInput(zoneId(zone)), w.finish());
   }
@@ -120,12 +121,8 @@ describe('a hand-off between two zone hosts', () => {
     const c = await store.createCharacter(
       character(acct.id, { name: 'Crosser', zone: 'Greenvale', x: 1980, y }),
     );
-    send('Greenvale', (w) => writeJoinRecord(w, 1, acct.id, c.id));
-    for (
-      let i = 0;
-      i < 40 && !batches.some((b) => b.records.some((r) => r.kind === GatewayRecord.Joined));
-      i++
-    ) {
+    send('Greenvale', (w) => Join.write(w, { session: 1, account: acct.id, character: c.id }));
+    for (let i = 0; i < 40 && !batches.some((b) => b.records.some((r) => r.kind === 'Joined')); i++) {
       await tick();
     }
     // Both hosts hear each other's strips: the border opens.
@@ -145,22 +142,26 @@ describe('a hand-off between two zone hosts', () => {
       x += 6;
       const at = x;
       send(zone, (w) =>
-        writePacketRecord(w, 1, now, MoveInput.opcode, (out) =>
-          MoveInput.payload.write(out, {
-            seq,
-            x: at,
-            y,
-            facing: 0,
-            moving: true,
-            speed: 120,
-            clientTime: seq * 50,
-            epoch: 0,
-          }),
-        ),
+        Packet.write(w, {
+          session: 1,
+          receivedAt: now,
+          opcode: MoveInput.opcode,
+          payload: (out) =>
+            MoveInput.payload.write(out, {
+              seq,
+              x: at,
+              y,
+              facing: 0,
+              moving: true,
+              speed: 120,
+              clientTime: seq * 50,
+              epoch: 0,
+            }),
+        }),
       );
       await tick();
-      const moved = batches.flatMap((b) => b.records).find((r) => r.kind === GatewayRecord.Moved);
-      if (moved && moved.kind === GatewayRecord.Moved) zone = moved.zone;
+      const moved = batches.flatMap((b) => b.records).find((r) => r.kind === 'Moved');
+      if (moved && moved.kind === 'Moved') zone = moved.zone;
     }
     return zone;
   }
@@ -168,19 +169,20 @@ describe('a hand-off between two zone hosts', () => {
   const frames = (host: string) =>
     batches
       .filter((b) => b.host === host)
-      .flatMap((b) => b.records.flatMap((r) => (r.kind === GatewayRecord.Bytes ? opcodes(r.bytes) : [])));
-  const records = (kind: GatewayRecord) => batches.flatMap((b) => b.records).filter((r) => r.kind === kind);
+      .flatMap((b) => b.records.flatMap((r) => (r.kind === 'Bytes' ? opcodes(r.frames) : [])));
+  const records = (kind: Tagged<typeof GatewayBatch>['kind']) =>
+    batches.flatMap((b) => b.records).filter((r) => r.kind === kind);
 
   it('hands the walker over: MOVED from the new host, ZoneChanged to the client, its moves acked there, none refused', async () => {
     const c = await enterCrosser();
     const zone = await walkEast(c.y, 20);
     expect(zone).toBe('Ashmoor');
-    const movedBatch = batches.find((b) => b.records.some((r) => r.kind === GatewayRecord.Moved))!;
+    const movedBatch = batches.find((b) => b.records.some((r) => r.kind === 'Moved'))!;
     expect(movedBatch.host).toBe('zh-e');
     expect(frames('zh-e')).toContain(ZoneChanged.opcode);
     expect(frames('zh-e')).toContain(MoveAck.opcode);
     expect([...frames('zh-w'), ...frames('zh-e')]).not.toContain(PositionCorrection.opcode);
-    expect(batches.flatMap((b) => b.records).some((r) => r.kind === GatewayRecord.Left)).toBe(false);
+    expect(batches.flatMap((b) => b.records).some((r) => r.kind === 'Left')).toBe(false);
     // Saved with its new zone at once (not at the next autosave, a minute away): a login or a
     // resume on another gateway reads the row's zone to find the host that holds it.
     for (let i = 0; i < 10 && (await store.getCharacter(c.id))?.zone !== 'Ashmoor'; i++) await tick();
@@ -193,8 +195,8 @@ describe('a hand-off between two zone hosts', () => {
     expect(await walkEast(c.y, 40, corrected)).toBe('Greenvale');
     for (let i = 0; i < 4; i++) await tick();
     expect(corrected()).toBe(true);
-    expect(records(GatewayRecord.Moved)).toEqual([]);
-    expect(records(GatewayRecord.Left)).toEqual([]);
+    expect(records('Moved')).toEqual([]);
+    expect(records('Left')).toEqual([]);
     const greenvale = west.zones.get('Greenvale')!.world;
     const p = [...greenvale.players.values()].find((q) => q.characterId === c.id);
     expect(p?.x).toBeLessThanOrEqual(2000 - 8);
@@ -203,19 +205,23 @@ describe('a hand-off between two zone hosts', () => {
     // correction started) is acked there.
     const acks = frames('zh-w').filter((o) => o === MoveAck.opcode).length;
     send('Greenvale', (w) =>
-      writePacketRecord(w, 1, now, MoveInput.opcode, (out) =>
-        MoveInput.payload.write(out, {
-          seq: 1000,
-          x: p!.x - 6,
-          y: p!.y,
-          facing: Math.PI,
-          moving: false,
-          speed: 120,
-          // The client's clock goes on from the walk's: its input is due as it arrives.
-          clientTime: now - clientEpoch,
-          epoch: p!.moveEpoch,
-        }),
-      ),
+      Packet.write(w, {
+        session: 1,
+        receivedAt: now,
+        opcode: MoveInput.opcode,
+        payload: (out) =>
+          MoveInput.payload.write(out, {
+            seq: 1000,
+            x: p!.x - 6,
+            y: p!.y,
+            facing: Math.PI,
+            moving: false,
+            speed: 120,
+            // The client's clock goes on from the walk's: its input is due as it arrives.
+            clientTime: now - clientEpoch,
+            epoch: p!.moveEpoch,
+          }),
+      }),
     );
     // Delivered after this tick ran: applied and acked at the next.
     await tick();
@@ -261,8 +267,8 @@ describe('a hand-off between two zone hosts', () => {
     const c = await enterCrosser();
     expect(await walkEast(c.y, 20)).toBe('Ashmoor');
     expect(lose).toBe(-1);
-    expect(records(GatewayRecord.Moved)).toHaveLength(1);
-    expect(records(GatewayRecord.Left)).toEqual([]);
+    expect(records('Moved')).toHaveLength(1);
+    expect(records('Left')).toEqual([]);
     expect([west.playerCount, east.playerCount]).toEqual([0, 1]);
     expect(frames('zh-w')).not.toContain(PositionCorrection.opcode);
   });
@@ -270,12 +276,12 @@ describe('a hand-off between two zone hosts', () => {
   it('refuses a hand-off request it cannot read, and goes on', async () => {
     const subject = Subjects.zoneHandoff(zoneId('Ashmoor'));
     for (const bytes of [new Uint8Array(0), Uint8Array.of(1, 97, 6), Uint8Array.of(200, 1, 2, 3, 4)]) {
-      expect([...(await bus.request(subject, bytes))]).toEqual([HandoffAnswer.Refused]);
+      expect(HandoffAnswer.decode(await bus.request(subject, bytes))).toEqual({ answer: 'refused' });
     }
     // A request without its HANDOFF record is refused too.
     const w = new Writer(16);
-    beginZoneInputs(w, 'a');
-    expect([...(await bus.request(subject, w.finish()))]).toEqual([HandoffAnswer.Refused]);
+    HandoffRequest.begin(w, { gateway: 'a' });
+    expect(HandoffAnswer.decode(await bus.request(subject, w.finish()))).toEqual({ answer: 'refused' });
     // And a real crossing still works after them.
     const c = await enterCrosser();
     expect(await walkEast(c.y, 20)).toBe('Ashmoor');

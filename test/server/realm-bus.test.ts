@@ -16,16 +16,15 @@ import {
 } from '../../shared/protocol/index.js';
 import { InProcessBus, Subjects, zoneId } from '../../server/cluster/index.js';
 import {
-  beginZoneInputs,
-  GatewayRecord,
-  readGatewayBatch,
-  visitGatewayBatch,
-  writeBehindRecord,
-  writeJoinRecord,
-  writePacketRecord,
-  writeResyncRecord,
+  Behind,
+  GatewayBatch,
+  Join,
   LeftReason,
-  type GatewayBatchRecord,
+  Packet,
+  readTagged,
+  Resync,
+  ZoneInputs,
+  type Tagged,
 } from '../../server/cluster/wire.js';
 import { createLogger } from '../../server/log.js';
 import { CharacterSaver, openStore, type Store } from '../../server/store/index.js';
@@ -36,7 +35,7 @@ import { account, character } from '../store/builders.js';
 const DATA = path.resolve(import.meta.dirname, '../../data');
 
 interface Received {
-  records: GatewayBatchRecord[];
+  records: Tagged<typeof GatewayBatch>[];
 }
 
 /** The opcodes of the whole frames in `bytes`, in order. */
@@ -51,9 +50,7 @@ function opcodes(bytes: Uint8Array): number[] {
 }
 
 function bytesFor(batch: Received, session: number): number[] {
-  return batch.records.flatMap((r) =>
-    r.kind === GatewayRecord.Bytes && r.session === session ? opcodes(r.bytes) : [],
-  );
+  return batch.records.flatMap((r) => (r.kind === 'Bytes' && r.session === session ? opcodes(r.frames) : []));
 }
 
 describe('the zone host over the bus', () => {
@@ -68,7 +65,7 @@ describe('the zone host over the bus', () => {
 
   function send(gateway: string, write: (w: Writer) => void): void {
     const w = new Writer(64);
-    beginZoneInputs(w, gateway);
+    ZoneInputs.begin(w, { gateway: gateway });
     write(w);
     bus.publish(Subjects.zoneInput(zoneId(data.zones[0]!.name)), w.finish());
   }
@@ -120,9 +117,9 @@ describe('the zone host over the bus', () => {
     });
     for (const gw of ['a', 'b'] as const) {
       bus.subscribe(Subjects.gatewayTick(gw), (m) => {
-        const records: GatewayBatchRecord[] = [];
-        readGatewayBatch(m.data, (r) =>
-          records.push(r.kind === GatewayRecord.Bytes ? { ...r, bytes: r.bytes.slice() } : r),
+        const records: Tagged<typeof GatewayBatch>[] = [];
+        readTagged(GatewayBatch, m.data, (r) =>
+          records.push(r.kind === 'Bytes' ? { ...r, frames: r.frames.slice() } : r),
         );
         ticks[gw].push({ records });
       });
@@ -138,17 +135,15 @@ describe('the zone host over the bus', () => {
   it('sends each gateway one message a tick with every one of its sessions, joined before their bytes', async () => {
     const [c1, c2, c3] = [await newCharacter('Ana'), await newCharacter('Bea'), await newCharacter('Cyd')];
     send('a', (w) => {
-      writeJoinRecord(w, 11, 1, c1);
-      writeJoinRecord(w, 12, 2, c2);
+      Join.write(w, { session: 11, account: 1, character: c1 });
+      Join.write(w, { session: 12, account: 2, character: c2 });
     });
-    send('b', (w) => writeJoinRecord(w, 11, 3, c3));
+    send('b', (w) => Join.write(w, { session: 11, account: 3, character: c3 }));
     await tickUntil(() => ticks.a.length > 0 && ticks.b.length > 0);
     // Joins wait for the store: let every one land, then look at one tick alone.
-    await tickUntil(
-      () => ticks.a.flatMap((t) => t.records).filter((r) => r.kind === GatewayRecord.Joined).length === 2,
-    );
-    const first = ticks.a.find((t) => t.records.some((r) => r.kind === GatewayRecord.Joined))!;
-    expect(first.records[0]!.kind).toBe(GatewayRecord.Joined);
+    await tickUntil(() => ticks.a.flatMap((t) => t.records).filter((r) => r.kind === 'Joined').length === 2);
+    const first = ticks.a.find((t) => t.records.some((r) => r.kind === 'Joined'))!;
+    expect(first.records[0]!.kind).toBe('Joined');
     const enterA = ticks.a.flatMap((t) => bytesFor(t, 11));
     expect(enterA.slice(0, 1)).toEqual([ZoneInfo.opcode]);
     expect(enterA).toContain(EnterWorld.opcode);
@@ -161,34 +156,37 @@ describe('the zone host over the bus', () => {
     expect(ticks.a.length - before.a).toBeLessThanOrEqual(2);
     expect(ticks.b.length - before.b).toBeLessThanOrEqual(2);
     for (const t of ticks.a) {
-      const sessions = t.records.filter((r) => r.kind === GatewayRecord.Bytes).map((r) => r.session);
+      const sessions = t.records.filter((r) => r.kind === 'Bytes').map((r) => r.session);
       expect(new Set(sessions).size).toBe(sessions.length);
     }
   });
 
   it('applies a move from one gateway and shows it to a session on the other', async () => {
     const [c1, c2] = [await newCharacter('Dax'), await newCharacter('Eve')];
-    send('a', (w) => writeJoinRecord(w, 1, 1, c1));
-    send('b', (w) => writeJoinRecord(w, 1, 2, c2));
-    const joined = (gw: 'a' | 'b') =>
-      ticks[gw].some((t) => t.records.some((r) => r.kind === GatewayRecord.Joined));
+    send('a', (w) => Join.write(w, { session: 1, account: 1, character: c1 }));
+    send('b', (w) => Join.write(w, { session: 1, account: 2, character: c2 }));
+    const joined = (gw: 'a' | 'b') => ticks[gw].some((t) => t.records.some((r) => r.kind === 'Joined'));
     await tickUntil(() => joined('a') && joined('b'));
     await tick();
     const spawn = data.zones[0]!.playerSpawn;
     ticks.a.length = ticks.b.length = 0;
     send('a', (w) =>
-      writePacketRecord(w, 1, now, MoveInput.opcode, (out) =>
-        MoveInput.payload.write(out, {
-          seq: 1,
-          x: spawn.x,
-          y: spawn.y,
-          facing: 0,
-          moving: true,
-          speed: 4,
-          clientTime: 1000,
-          epoch: 0,
-        }),
-      ),
+      Packet.write(w, {
+        session: 1,
+        receivedAt: now,
+        opcode: MoveInput.opcode,
+        payload: (out) =>
+          MoveInput.payload.write(out, {
+            seq: 1,
+            x: spawn.x,
+            y: spawn.y,
+            facing: 0,
+            moving: true,
+            speed: 4,
+            clientTime: 1000,
+            epoch: 0,
+          }),
+      }),
     );
     await bus.flush();
     await tick();
@@ -198,34 +196,37 @@ describe('the zone host over the bus', () => {
 
   it('skips motion for a session its gateway reports behind', async () => {
     const [c1, c2] = [await newCharacter('Fay'), await newCharacter('Gus')];
-    send('a', (w) => writeJoinRecord(w, 1, 1, c1));
-    send('b', (w) => writeJoinRecord(w, 1, 2, c2));
-    const joined = (gw: 'a' | 'b') =>
-      ticks[gw].some((t) => t.records.some((r) => r.kind === GatewayRecord.Joined));
+    send('a', (w) => Join.write(w, { session: 1, account: 1, character: c1 }));
+    send('b', (w) => Join.write(w, { session: 1, account: 2, character: c2 }));
+    const joined = (gw: 'a' | 'b') => ticks[gw].some((t) => t.records.some((r) => r.kind === 'Joined'));
     await tickUntil(() => joined('a') && joined('b'));
     await tick();
-    send('b', (w) => writeBehindRecord(w, 1, true));
+    send('b', (w) => Behind.write(w, { session: 1, behind: true }));
     const spawn = data.zones[0]!.playerSpawn;
     send('a', (w) =>
-      writePacketRecord(w, 1, now, MoveInput.opcode, (out) =>
-        MoveInput.payload.write(out, {
-          seq: 1,
-          x: spawn.x,
-          y: spawn.y,
-          facing: 0,
-          moving: true,
-          speed: 4,
-          clientTime: 1000,
-          epoch: 0,
-        }),
-      ),
+      Packet.write(w, {
+        session: 1,
+        receivedAt: now,
+        opcode: MoveInput.opcode,
+        payload: (out) =>
+          MoveInput.payload.write(out, {
+            seq: 1,
+            x: spawn.x,
+            y: spawn.y,
+            facing: 0,
+            moving: true,
+            speed: 4,
+            clientTime: 1000,
+            epoch: 0,
+          }),
+      }),
     );
     await bus.flush();
     ticks.b.length = 0;
     await tick();
     // Behind: the walker's motion is not in b's bytes this tick (nothing else changed).
     expect(ticks.b.flatMap((t) => bytesFor(t, 1))).not.toContain(WorldUpdate.opcode);
-    send('b', (w) => writeBehindRecord(w, 1, false));
+    send('b', (w) => Behind.write(w, { session: 1, behind: false }));
     await bus.flush();
     await tick();
     // Caught up: a resync of the view's motion.
@@ -234,10 +235,9 @@ describe('the zone host over the bus', () => {
 
   it('answers who on its own subject with the players of its zones, whichever gateway holds them', async () => {
     const [c1, c2] = [await newCharacter('Hal'), await newCharacter('Ivy')];
-    send('a', (w) => writeJoinRecord(w, 1, 1, c1));
-    send('b', (w) => writeJoinRecord(w, 5, 2, c2));
-    const joined = (gw: 'a' | 'b') =>
-      ticks[gw].some((t) => t.records.some((r) => r.kind === GatewayRecord.Joined));
+    send('a', (w) => Join.write(w, { session: 1, account: 1, character: c1 }));
+    send('b', (w) => Join.write(w, { session: 5, account: 2, character: c2 }));
+    const joined = (gw: 'a' | 'b') => ticks[gw].some((t) => t.records.some((r) => r.kind === 'Joined'));
     await tickUntil(() => joined('a') && joined('b'));
     const who = WhoList.decode(await bus.request(Subjects.hostWho('zone-host'), new Uint8Array(0)));
     expect(who.total).toBe(2);
@@ -247,17 +247,18 @@ describe('the zone host over the bus', () => {
   it('numbers its tick messages to each gateway 1, 2, 3, ...', async () => {
     const seqs: number[] = [];
     bus.subscribe(Subjects.gatewayTick('a'), (m) =>
-      visitGatewayBatch(m.data, {
-        begin: (_host, seq) => seqs.push(seq),
-        joined() {},
-        bytes() {},
-        left() {},
+      GatewayBatch.read(m.data, {
+        begin: ({ seq }) => seqs.push(seq),
+        Joined() {},
+        Bytes() {},
+        Left() {},
+        Moved() {},
       }),
     );
     // A quiet tick sends nothing: each join here makes one that does.
     for (const [i, name] of ['Jon', 'Joe', 'Jim'].entries()) {
       const c = await newCharacter(name);
-      send('a', (w) => writeJoinRecord(w, i + 1, i + 1, c));
+      send('a', (w) => Join.write(w, { session: i + 1, account: i + 1, character: c }));
       await tickUntil(() => seqs.length >= i + 1);
     }
     expect(seqs).toEqual(seqs.map((_, i) => i + 1));
@@ -265,14 +266,14 @@ describe('the zone host over the bus', () => {
 
   it('sends a session its whole state anew when its gateway lost a tick message', async () => {
     const [c1, c2] = [await newCharacter('Kim'), await newCharacter('Lou')];
-    send('a', (w) => writeJoinRecord(w, 1, 1, c1));
-    send('b', (w) => writeJoinRecord(w, 1, 2, c2));
+    send('a', (w) => Join.write(w, { session: 1, account: 1, character: c1 }));
+    send('b', (w) => Join.write(w, { session: 1, account: 2, character: c2 }));
     const joined = (gw: 'a' | 'b') =>
-      ticks[gw].filter((t) => t.records.some((r) => r.kind === GatewayRecord.Joined)).length;
+      ticks[gw].filter((t) => t.records.some((r) => r.kind === 'Joined')).length;
     await tickUntil(() => joined('a') === 1 && joined('b') === 1);
     await tick();
     ticks.a.length = ticks.b.length = 0;
-    send('a', (w) => writeResyncRecord(w, 1));
+    send('a', (w) => Resync.write(w, { session: 1 }));
     await bus.flush();
     await tick();
     // JOINED again, then what entering tells: where it is, and everything it sees as spawns.
@@ -287,30 +288,28 @@ describe('the zone host over the bus', () => {
   });
 
   const joinedIn = (gw: 'a' | 'b', session: number) =>
-    ticks[gw]
-      .flatMap((t) => t.records)
-      .find((r) => r.kind === GatewayRecord.Joined && r.session === session) as
+    ticks[gw].flatMap((t) => t.records).find((r) => r.kind === 'Joined' && r.session === session) as
       { entity: number } | undefined;
 
   it("lets a gone gateway's characters go as after dropped connections, and a restarted one's session ids start clean", async () => {
     const [c1, c2] = [await newCharacter('Hal'), await newCharacter('Ivy')];
-    send('a', (w) => writeJoinRecord(w, 1, 1, c1));
-    send('b', (w) => writeJoinRecord(w, 1, 2, c2));
+    send('a', (w) => Join.write(w, { session: 1, account: 1, character: c1 }));
+    send('b', (w) => Join.write(w, { session: 1, account: 2, character: c2 }));
     await tickUntil(() => joinedIn('a', 1) !== undefined && joinedIn('b', 1) !== undefined);
     expect(realm.playerCount).toBe(2);
     realm.gatewayGone('a');
     // No linger configured here: the character leaves at the next tick, as on a DETACH.
     await tickUntil(() => realm.playerCount === 1);
     ticks.a.length = 0;
-    send('a', (w) => writeJoinRecord(w, 1, 1, c1));
+    send('a', (w) => Join.write(w, { session: 1, account: 1, character: c1 }));
     await tickUntil(() => joinedIn('a', 1) !== undefined);
     expect(realm.playerCount).toBe(2);
   });
 
   it('logs a gateway that stopped as planned at info, and one that was lost as a warning', async () => {
     const [c1, c2] = [await newCharacter('Kit'), await newCharacter('Lee')];
-    send('a', (w) => writeJoinRecord(w, 1, 1, c1));
-    send('b', (w) => writeJoinRecord(w, 1, 2, c2));
+    send('a', (w) => Join.write(w, { session: 1, account: 1, character: c1 }));
+    send('b', (w) => Join.write(w, { session: 1, account: 2, character: c2 }));
     await tickUntil(() => joinedIn('a', 1) !== undefined && joinedIn('b', 1) !== undefined);
     const about = (gone: string) => logged.filter((l) => l.msg.includes(gone));
     realm.gatewayGone('a', 'stopped');
@@ -328,16 +327,16 @@ describe('the zone host over the bus', () => {
 
   it('takes a character in the world for another gateway over in place when its player enters through this one', async () => {
     const c1 = await newCharacter('Jon');
-    send('a', (w) => writeJoinRecord(w, 1, 1, c1));
+    send('a', (w) => Join.write(w, { session: 1, account: 1, character: c1 }));
     await tickUntil(() => joinedIn('a', 1) !== undefined);
     const entity = joinedIn('a', 1)!.entity;
-    send('b', (w) => writeJoinRecord(w, 7, 1, c1));
+    send('b', (w) => Join.write(w, { session: 7, account: 1, character: c1 }));
     await tickUntil(() => joinedIn('b', 7) !== undefined);
     expect(joinedIn('b', 7)!.entity).toBe(entity);
     expect(realm.playerCount).toBe(1);
-    const left = ticks.a.flatMap((t) => t.records).filter((r) => r.kind === GatewayRecord.Left);
+    const left = ticks.a.flatMap((t) => t.records).filter((r) => r.kind === 'Left');
     // Taken over, not left: gateway a tells that connection so (Bye takenOver).
-    expect(left).toEqual([{ kind: GatewayRecord.Left, session: 1, reason: LeftReason.TakenOver }]);
+    expect(left).toEqual([{ kind: 'Left', session: 1, reason: LeftReason.TakenOver }]);
     expect(ticks.b.flatMap((t) => bytesFor(t, 7))).toContain(EnterWorld.opcode);
   });
 });

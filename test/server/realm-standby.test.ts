@@ -9,13 +9,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { Writer } from '../../shared/codec/writer.js';
 import { WhoList } from '../../shared/protocol/index.js';
 import { InProcessBus, Subjects, zoneId } from '../../server/cluster/index.js';
-import {
-  beginZoneInputs,
-  GatewayRecord,
-  readGatewayBatch,
-  writeJoinRecord,
-  type GatewayBatchRecord,
-} from '../../server/cluster/wire.js';
+import { GatewayBatch, Join, readTagged, ZoneInputs, type Tagged } from '../../server/cluster/wire.js';
 import { silentLogger } from '../../server/log.js';
 import { CharacterSaver, openStore, type Store } from '../../server/store/index.js';
 import { loadWorldData, type WorldData } from '../../server/world/index.js';
@@ -33,7 +27,7 @@ describe('a zone host standing by for its zones', () => {
   /** The zones whose claim this host holds. */
   let held: Set<string>;
   let runningNow: string[];
-  let joined: GatewayBatchRecord[];
+  let joined: Tagged<typeof GatewayBatch>[];
   let first: string;
   let second: string;
 
@@ -62,8 +56,8 @@ describe('a zone host standing by for its zones', () => {
 
   function join(zone: string, session: number, c: { accountId: number; id: number }): void {
     const w = new Writer(64);
-    beginZoneInputs(w, 'a');
-    writeJoinRecord(w, session, c.accountId, c.id);
+    ZoneInputs.begin(w, { gateway: 'a' });
+    Join.write(w, { session: session, account: c.accountId, character: c.id });
     bus.publish(Subjects.zoneInput(zoneId(zone)), w.finish());
   }
 
@@ -96,8 +90,8 @@ describe('a zone host standing by for its zones', () => {
       onRunning: (zone) => runningNow.push(zone),
     });
     bus.subscribe(Subjects.gatewayTick('a'), (m) =>
-      readGatewayBatch(m.data, (r) => {
-        if (r.kind === GatewayRecord.Joined) joined.push(r);
+      readTagged(GatewayBatch, m.data, (r) => {
+        if (r.kind === 'Joined') joined.push(r);
       }),
     );
   });
@@ -134,7 +128,7 @@ describe('a zone host standing by for its zones', () => {
     expect(realm.running(first)).toBe(false);
     join(second, 2, await newCharacter('Bea', second));
     await ticks(10);
-    expect(joined.map((r) => r.kind === GatewayRecord.Joined && r.session)).toEqual([2]);
+    expect(joined.map((r) => r.kind === 'Joined' && r.session)).toEqual([2]);
     expect(await who()).toEqual([`${second}:Bea`]);
 
     // Then the first, on its own.
@@ -154,7 +148,7 @@ describe('a zone host standing by for its zones', () => {
     await bus.flush();
     expect(realm.running(first)).toBe(true);
     await ticks(10);
-    expect(joined.map((r) => r.kind === GatewayRecord.Joined && r.session)).toEqual([4]);
+    expect(joined.map((r) => r.kind === 'Joined' && r.session)).toEqual([4]);
   });
 
   it('stops a zone whose claim lapses and runs it on where it stood once held again', async () => {
