@@ -102,6 +102,7 @@ import {
   ZoneInfo,
 } from '../shared/protocol/index.js';
 import type { EntityRecord, Packet } from '../shared/protocol/index.js';
+import { renderInnerWire } from './cluster-spec.js';
 import { renderC } from './gen/c.js';
 import { renderPython } from './gen/python.js';
 import { goldenFrame, hex } from './golden.js';
@@ -1048,10 +1049,13 @@ Contents: [Frame](#frame) · [Field types](#field-types) · [Connection states](
   return doc.join('\n').replace(/\n{3,}/g, '\n\n');
 }
 
-/** Files generated from the same definitions beside PROTOCOL.md: the client libraries' codecs. */
+/**
+ * Files generated from the same definitions beside PROTOCOL.md: the client libraries' codecs;
+ * and from the inner wire's declarations, CLUSTER.md's wire tables and their golden vectors.
+ */
 export async function renderGenerated(): Promise<{ path: string; content: string }[]> {
   const srp = await srpFacts();
-  return [...renderC(), ...renderPython({ ...srp, exampleInputs: EXAMPLE })];
+  return [...renderC(), ...renderPython({ ...srp, exampleInputs: EXAMPLE }), ...(await renderInnerWire())];
 }
 
 async function main(): Promise<void> {

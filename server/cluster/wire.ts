@@ -15,6 +15,7 @@
  */
 import { bool, f64, string, u16, varint } from '../../shared/codec/fields.js';
 import { WhoList } from '../../shared/protocol/index.js';
+import { BorderStrip, HandoffState } from './border-wire.js';
 import {
   defineBody,
   defineRecord,
@@ -79,7 +80,7 @@ export const Resync = defineRecord({
 
 export const ZoneInputs = defineStream({
   name: 'ZoneInputs',
-  subjects: ['wyvern.zone.<zone>.in'],
+  subjects: ['on `wyvern.zone.<zone>.in`'],
   doc: "A gateway's records for one zone, one message per event-loop turn (after the poll phase, so they reach the host before its next tick).",
   head: { gateway: id },
   records: [Packet, Join, Detach, Behind, Resync],
@@ -95,7 +96,7 @@ export const Handoff = defineRecord({
 
 export const HandoffRequest = defineStream({
   name: 'HandoffRequest',
-  subjects: ['wyvern.zone.<zone>.handoff (request, answered HandoffAnswer)'],
+  subjects: ['on `wyvern.zone.<zone>.handoff` (a request, answered HandoffAnswer)'],
   doc: "A zone-input message of one HANDOFF record, sent by the host of the zone beside with the session's gateway as sender.",
   head: { gateway: id },
   records: [Handoff],
@@ -159,7 +160,7 @@ export const Moved = defineRecord({
 
 export const GatewayBatch = defineStream({
   name: 'GatewayBatch',
-  subjects: ['wyvern.gw.<gateway>.tick', 'wyvern.gw.<gateway>.direct'],
+  subjects: ['on `wyvern.gw.<gateway>.tick`', 'on `wyvern.gw.<gateway>.direct`'],
   doc: "A zone host's records for one gateway, one message per tick (`.tick`, `seq` 1, 2, ... per host and gateway, 1 again after 2^32-1 or a restart) or for one delivery outside a tick (`.direct`, `seq` 0: not in sequence).",
   head: { host: id, seq: varint },
   records: [Joined, Bytes, Left, Moved],
@@ -175,7 +176,7 @@ export function nextSeq(seq: number): number {
 export const WhisperDelivery = defineBody({
   name: 'WhisperDelivery',
   dir: 'g2g',
-  subject: "wyvern.gw.<target's gateway>.whisper (request, answered WhisperReply)",
+  subject: "on `wyvern.gw.<gateway>.whisper` (a request to the target's gateway, answered WhisperReply)",
   doc: "A whisper for one of the receiving gateway's characters: the ChatMessage frame its sender's gateway built.",
   fields: { to: name, frames: rest },
 });
@@ -199,7 +200,7 @@ export const WhisperReply = defineBody({
 export const WhoRequest = defineBody({
   name: 'WhoRequest',
   dir: 'g2z',
-  subject: 'wyvern.host.<host>.who (request, answered WhoReply)',
+  subject: 'on `wyvern.host.<host>.who` (a request to each live zone host, answered WhoReply)',
   doc: 'Who is in the world on this host: asked of every live zone host at once.',
   fields: {},
 });
@@ -231,3 +232,11 @@ export function readTagged<S extends InnerStream>(
     handlers[rec.name] = (record, head) => each({ kind: rec.name, ...record } as Tagged<S>, head);
   stream.read(bytes, handlers as Parameters<S['read']>[1]);
 }
+
+// ---------------------------------------------------------------- all of it
+
+/** Every message of the inner wire, in the order docs/CLUSTER.md shows them. */
+export const innerWire = {
+  streams: [ZoneInputs, HandoffRequest, GatewayBatch],
+  bodies: [HandoffAnswer, WhisperDelivery, WhisperReply, WhoRequest, WhoReply, BorderStrip, HandoffState],
+} as const;

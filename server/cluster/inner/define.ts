@@ -83,7 +83,7 @@ export function defineRecord<const N extends string, const F extends WireFields>
 
 export interface StreamDef<N extends string, H extends WireFields, R extends readonly InnerRecord[]> {
   readonly name: N;
-  /** The subjects it goes on (for the spec). */
+  /** Where it goes, for the spec: "on `subject`" and what else a reader needs to know. */
   readonly subjects: readonly string[];
   readonly doc: string;
   /** Written once, before the records. */
@@ -160,7 +160,7 @@ export function defineStream<
 export interface BodyDef<N extends string, F extends WireFields> {
   readonly name: N;
   readonly dir: Dir;
-  /** Where it goes (for the spec). */
+  /** Where it goes, for the spec: "on `subject`", "the reply to ...", "inside ...". */
   readonly subject: string;
   readonly doc: string;
   readonly fields: F;

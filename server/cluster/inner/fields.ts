@@ -345,7 +345,7 @@ export function describeWire(name: string, field: AnyWireField): string {
     case 'maybe':
       return `${name}: u8 (0 none, 1 · ${describeWire('', s.of).trim()})`;
     case 'when':
-      return `[${s.doc}: ${describeWire(name, s.of)}]`;
+      return `(${s.doc}) ${describeWire(name, s.of)}`;
     case 'struct':
     case 'group':
       return (name ? `${name}: ` : '') + describeGroup(s.fields);
