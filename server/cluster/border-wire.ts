@@ -68,6 +68,7 @@ type GhostOut = OutOf<typeof Ghost>;
 export const BorderStrip = defineBody({
   name: 'BorderStrip',
   dir: 'z2z',
+  route: 'zoneBorder',
   subject: 'on `wyvern.zone.<neighbour>.border`',
   doc: "A zone's border strip for its neighbour, each tick: every player and mob within the strip depth of the neighbour's ground, then news for the receiving zone (combat.ts: applyBorderNews): hits landed on its entities' ghosts, and kills its players made across the line.",
   fields: {

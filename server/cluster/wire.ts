@@ -80,6 +80,7 @@ export const Resync = defineRecord({
 
 export const ZoneInputs = defineStream({
   name: 'ZoneInputs',
+  routes: ['zoneInput'],
   subjects: ['on `wyvern.zone.<zone>.in`'],
   doc: "A gateway's records for one zone, one message per event-loop turn (after the poll phase, so they reach the host before its next tick).",
   head: { gateway: id },
@@ -96,6 +97,7 @@ export const Handoff = defineRecord({
 
 export const HandoffRequest = defineStream({
   name: 'HandoffRequest',
+  routes: ['zoneHandoff'],
   subjects: ['on `wyvern.zone.<zone>.handoff` (a request, answered HandoffAnswer)'],
   doc: "A zone-input message of one HANDOFF record, sent by the host of the zone beside with the session's gateway as sender.",
   head: { gateway: id },
@@ -160,6 +162,7 @@ export const Moved = defineRecord({
 
 export const GatewayBatch = defineStream({
   name: 'GatewayBatch',
+  routes: ['gatewayTick', 'gatewayDirect'],
   subjects: ['on `wyvern.gw.<gateway>.tick`', 'on `wyvern.gw.<gateway>.direct`'],
   doc: "A zone host's records for one gateway, one message per tick (`.tick`, `seq` 1, 2, ... per host and gateway, 1 again after 2^32-1 or a restart) or for one delivery outside a tick (`.direct`, `seq` 0: not in sequence).",
   head: { host: id, seq: varint },
@@ -176,6 +179,7 @@ export function nextSeq(seq: number): number {
 export const WhisperDelivery = defineBody({
   name: 'WhisperDelivery',
   dir: 'g2g',
+  route: 'gatewayWhisper',
   subject: "on `wyvern.gw.<gateway>.whisper` (a request to the target's gateway, answered WhisperReply)",
   doc: "A whisper for one of the receiving gateway's characters: the ChatMessage frame its sender's gateway built.",
   fields: { to: name, frames: rest },
@@ -200,6 +204,7 @@ export const WhisperReply = defineBody({
 export const WhoRequest = defineBody({
   name: 'WhoRequest',
   dir: 'g2z',
+  route: 'hostWho',
   subject: 'on `wyvern.host.<host>.who` (a request to each live zone host, answered WhoReply)',
   doc: 'Who is in the world on this host: asked of every live zone host at once.',
   fields: {},

@@ -14,6 +14,7 @@ import { DecodeError, DecodeErrorCode } from '../../../shared/codec/errors.js';
 import { varint } from '../../../shared/codec/fields.js';
 import { Reader } from '../../../shared/codec/reader.js';
 import { Writer } from '../../../shared/codec/writer.js';
+import type { Route } from '../subjects.js';
 import { group, type GroupIn, type GroupOut, type WireField, type WireFields } from './fields.js';
 
 /** Who sends it to whom. */
@@ -83,6 +84,8 @@ export function defineRecord<const N extends string, const F extends WireFields>
 
 export interface StreamDef<N extends string, H extends WireFields, R extends readonly InnerRecord[]> {
   readonly name: N;
+  /** The routes (server/cluster/subjects.ts) it goes on. */
+  readonly routes: readonly Route[];
   /** Where it goes, for the spec: "on `subject`" and what else a reader needs to know. */
   readonly subjects: readonly string[];
   readonly doc: string;
@@ -160,6 +163,8 @@ export function defineStream<
 export interface BodyDef<N extends string, F extends WireFields> {
   readonly name: N;
   readonly dir: Dir;
+  /** The route (server/cluster/subjects.ts) it goes on; none for a reply or a part of another message. */
+  readonly route?: Route;
   /** Where it goes, for the spec: "on `subject`", "the reply to ...", "inside ...". */
   readonly subject: string;
   readonly doc: string;
