@@ -367,7 +367,7 @@ describe.skipIf(noCompiler)('the C client library', () => {
         } catch (e) {
           child.kill('SIGKILL');
           await exited;
-          throw new Error(`${String(e)}\nthe C example's output:\n${stdout}${stderr}`);
+          throw new Error(`${String(e)}\nthe C example's output:\n${stdout}${stderr}`, { cause: e });
         } finally {
           clearTimeout(killer);
           child.kill('SIGKILL');
