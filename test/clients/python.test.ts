@@ -318,7 +318,7 @@ describe.skipIf(!hasPython)('the Python command-line client on a live server', (
     expect(log.records('despawn', (d) => d.id === id, beforeCut)).toEqual([]);
 
     // End of input: it logs out and leaves the world.
-    py.child.stdin.end();
+    py.endInput();
     expect(await py.exited).toBe(0);
     await log.expectRecord('despawn', {
       predicate: (d) => d.id === id && d.reason === 'left',

@@ -70,6 +70,11 @@ export class ChildLines {
     this.child.stdin!.write(`${command}\n`);
   }
 
+  /** Closes its stdin: the end of its input. */
+  endInput(): void {
+    this.child.stdin!.end();
+  }
+
   /** Everything it printed so far, stdout then stderr (for failure messages). */
   output(): string {
     return `${this.lines.join('\n')}\n${this.stderr}`;
