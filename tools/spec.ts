@@ -57,6 +57,7 @@ import {
   Hello,
   JUMP,
   AGE,
+  BASE,
   SAME_ANGLE,
   ListCharacters,
   LoginChallenge,
@@ -760,6 +761,73 @@ ${table(['Offset', 'Bytes', 'Meaning'], rows)}
 The whole frame: \`${hex(frame)}\`.`;
 }
 
+/** The frames of test/protocol/captured/WorldUpdate.hex (written by tools/capture-world-update.ts). */
+function capturedFrames(): Uint8Array[] {
+  const text = readFileSync(resolve(ROOT, 'test/protocol/captured/WorldUpdate.hex'), 'utf8');
+  return text
+    .split('\n')
+    .filter((l) => l.trim() !== '' && !l.startsWith('#'))
+    .map((l) => Uint8Array.from(l.trim().match(/../g)!, (b) => parseInt(b, 16)));
+}
+
+/**
+ * One captured WorldUpdate, byte by byte: each row is its record re-encoded from the decoded
+ * value (BASE where the frame's tag has it), and the rows must add up to the frame.
+ */
+function capturedTable(frame: Uint8Array): { rows: string[][]; records: EntityRecord[] } {
+  const value = WorldUpdate.decode(frame.subarray(HEADER_SIZE));
+  const rows: string[][] = [];
+  let at = 0;
+  const add = (bytes: Uint8Array, meaning: string) => {
+    rows.push([String(at), code(spaced(bytes)), meaning]);
+    at += bytes.length;
+  };
+  add(
+    frame.subarray(0, HEADER_SIZE),
+    `header: size ${frame.length}, opcode ${hex4(WorldUpdate.opcode)}, CRC ${hex4(crc16(frame, HEADER_SIZE))} of the payload`,
+  );
+  add(varintBytes(value.tick), `tick: ${value.tick} after the previous WorldUpdate's (or EnterWorld's)`);
+  add(
+    varintBytes(value.time),
+    `time: ${value.time} ms after the previous WorldUpdate's (or EnterWorld's serverTime)`,
+  );
+  let prev = 0;
+  for (const r of value.records) {
+    // The tag follows the id delta's varint: its last byte is the first without the high bit.
+    let tagAt = at;
+    while (frame[tagAt]! & 0x80) tagAt++;
+    const base = (frame[tagAt + 1]! & BASE) !== 0;
+    const delta = base ? r.id : r.id - prev;
+    add(
+      recordBytes(r, delta, base),
+      base
+        ? `id ${r.id} (BASE: a block starts), ${recordMeaning(r)}`
+        : `id ${r.id} (delta ${delta}), ${recordMeaning(r)}`,
+    );
+    prev = r.id;
+  }
+  const rebuilt = rows.map((r) => r[1]!.replace(/`/g, '')).join(' ');
+  if (rebuilt !== spaced(frame)) throw new Error('a captured WorldUpdate does not add up to its frame');
+  return { rows, records: value.records };
+}
+
+function capturedExample(): string {
+  const [entering, walking] = capturedFrames();
+  if (!entering || !walking) throw new Error('test/protocol/captured/WorldUpdate.hex needs two frames');
+  const first = capturedTable(entering);
+  const second = capturedTable(walking);
+  const spawns = first.records.filter((r) => r.kind === 'spawn').length;
+  return `Two frames as a client received them from \`npm start\`'s world over TCP (\`test/protocol/captured/WorldUpdate.hex\`, captured by \`npx tsx tools/capture-world-update.ts\`): a watcher entered beside a player, Walker (id 1), who then set off east.
+
+The watcher's first WorldUpdate after ${packetLink(EnterWorld)}: its head counts from EnterWorld's \`tick\` and \`serverTime\`. It holds what changed this tick in the cells the watcher now sees, as every observer of those cells gets it (here a wolf's new path, in its cell's motion block: a path record may come before the same entity's spawn in one frame), then a spawn block for each of the ${spawns} entities in view: a spawn record and its motion record (id delta 0), encoded once and copied to every client that gets the entity. Those motion records are the references later moveBy and HERE records are read against: a mob's path (with \`AGE\` when it set off before the frame) or standing \`move\`, the player's standing \`move\`.
+
+${table(['Offset', 'Bytes', 'Meaning'], first.rows)}
+
+A later frame, as Walker sets off: one moveBy against the standing reference the spawn gave. Where the reference puts Walker (standing: where it stood), plus dx and dy coord steps, is where it walks from, as it was \`age\` ms before the frame's time.
+
+${table(['Offset', 'Bytes', 'Meaning'], second.rows)}`;
+}
+
 /** A walking player's moveBy of a coord step or two, 40 ms old, as the server writes it. */
 function moveBySize(turning: boolean): number {
   return recordBytes(
@@ -849,6 +917,10 @@ Movement is replicated as state, not as a stream of positions. A ${move} record 
 ### Worked example
 
 ${worldUpdateExample()}
+
+### A captured WorldUpdate
+
+${capturedExample()}
 `;
 }
 
@@ -1066,10 +1138,10 @@ Send ${packetLink(EnterWorldRequest)} with a character id. The server answers ${
 From then on, every tick that has something for you brings a batch that opens with a ${packetLink(WorldUpdate)}: the tick number, the server time the batch happened at, and the [entity records](#${anchor(RECORDS_HEADING)}) of your view (it may be empty when only other packets follow, and a full tick may take more than one WorldUpdate frame with the same tick). While another player is in your view a WorldUpdate comes every tick, empty when nothing changed (unless your connection has fallen behind): every state up to its time has then reached you, so draw players no later than the newest WorldUpdate's time, and hold them there when none comes (your link stalls) instead of walking them on past a stop still on its way. Then come your own packets of the tick: ${packetLink(MoveAck)}, ${packetLink(PlayerStats)}, combat, spell and chat packets. Keep a table of entities by id:
 
 - a **spawn** record adds an entity with its full state, and the move or path record after it in its block places it;
-- **move** and **path** records replace its motion state: draw it by dead reckoning from the newest state, blending to each new one and snapping on JUMP (see [Motion states](#motion-states));
+- **move**, **moveBy** and **path** records replace its motion state (moveBy and HERE paths read against the entity's reference: see [Motion states](#motion-states)): draw it by dead reckoning from the newest state, blending to each new one and snapping on JUMP;
 - **health**, **death** and **respawn** records update it; **despawn** removes it.
 
-Entity ids are varints; players count up from 1 and mobs from ${MOB_ID_BASE}. A record may name your own entity (EnterWorld's \`entityId\`): take its health, death and respawn; your own position is yours to predict (step 7). Ignore records for any other id you hold no spawn for (an entity's spawn block carries its current state).
+Entity ids are varints; players count up from 1 and mobs from ${MOB_ID_BASE}. A record may name your own entity (EnterWorld's \`entityId\`): take its health, death and respawn; your own position is yours to predict (step 7). Ignore records for any other id you hold no spawn for (an entity's spawn block carries its current state). [A captured WorldUpdate](#a-captured-worldupdate) takes apart, byte by byte, the first two a real client got.
 
 ${packetLink(WorldUpdate)} is reliable, but when your connection falls behind its motion blocks may be skipped, and you get the motion state of your whole view once you catch up; droppable packets (${droppable.map(packetLink).join(', ')}) can be skipped too. Keep the last known state and carry on.
 
