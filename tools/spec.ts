@@ -1068,7 +1068,7 @@ Notes:
 
 - The identity is passed to tssrp6a (it must not be empty) but its default routines use it in no formula: two accounts with the same password and salt would have the same verifier. The salt is random per account, so they do not.
 - The password enters as its UTF-8 bytes, without Unicode normalisation.
-- Every big integer on the wire (salt, verifier, A, B, M1, M2) is \`bytes(n)\`: unsigned big-endian, no padding (an empty field reads as 0). Read them as integers and compare integers, never byte strings: M1 or M2 is 63 bytes or shorter whenever its hash starts with a zero byte.
+- Every big integer on the wire (salt, verifier, A, B, M1, M2) is unsigned big-endian, and the server writes \`bytes(n)\`, without padding (an empty field reads as 0); a salt comes back in LoginChallenge exactly as it was registered, leading zero bytes included, and still enters \`x\` as \`bytes(s)\` (see [Big integers](#coordinates-units-and-clocks)). Read them as integers and compare integers, never byte strings: M1 or M2 is 63 bytes or shorter whenever its hash starts with a zero byte.
 - Field limits: ${code('Register.salt')} holds at most ${saltMax} bytes${saltAdvice}. Verifier, A and B are at most ${f.padBytes} bytes in this group.
 - The server refuses an A with \`A mod N = 0\`. A client must likewise refuse a B with \`B mod N = 0\`, as RFC 5054 requires (tssrp6a's own client does not check it).
 - The client checks M2 before it trusts ${packetLink(LoginOk)}: a wrong M2 means the other side does not hold the verifier.
@@ -1101,7 +1101,7 @@ A client needs: the frame codec above (the golden vectors below check it), the f
 
 ### 1. Connect and say hello
 
-Open a TCP connection (or a WebSocket and send binary messages). Send ${packetLink(Hello)} at once with \`protocolVersion = ${PROTOCOL_VERSION}\` and \`clientKind = "native"\`; a connection that stays silent is closed with ${code(ErrorCode.HandshakeTimeout)} (after ${seconds('HANDSHAKE_TIMEOUT_MS')} by default), another version gets ${code(ErrorCode.Version)}. A connection must be logged in ([LoginOk](#loginok) or [Resumed](#resumed)) within ${seconds('LOGIN_TIMEOUT_MS')} of connecting, or it is closed with ${code(ErrorCode.LoginTimeout)}; time its login spends waiting in the server's queue does not count. The server answers ${packetLink(Welcome)} (its name, tick rate, clock and your connection id) and the connection is in state \`login\`.
+Open a TCP connection to \`host:${option('TCP_PORT')}\`, or a WebSocket to \`ws://host:${option('HTTP_PORT')}/ws\` and send binary messages (see [Transports](#transports); \`wss://\` and TLS on TCP when the server has a certificate). Send ${packetLink(Hello)} at once with \`protocolVersion = ${PROTOCOL_VERSION}\` and \`clientKind = "native"\`; a connection that stays silent is closed with ${code(ErrorCode.HandshakeTimeout)} (after ${seconds('HANDSHAKE_TIMEOUT_MS')} by default), another version gets ${code(ErrorCode.Version)}. A connection must be logged in ([LoginOk](#loginok) or [Resumed](#resumed)) within ${seconds('LOGIN_TIMEOUT_MS')} of connecting, or it is closed with ${code(ErrorCode.LoginTimeout)}; time its login spends waiting in the server's queue does not count. The server answers ${packetLink(Welcome)} (its name, tick rate, clock and your connection id) and the connection is in state \`login\`.
 
 ### 2. Register (once per account)
 
