@@ -36,7 +36,7 @@ import {
 import { DemoServer } from './net/demo.js';
 import { browserDeviceTokens } from './net/device-store.js';
 import { LinkLabTransport, type FrameObserver } from './net/link-lab-transport.js';
-import { parseChat } from './state/chat-command.js';
+import { parseChat } from '../../shared/client/chat-command.js';
 import { disconnectText, type ByeValue } from './state/disconnect.js';
 import { isMovementKey, isTextEntry, movementFromKeys } from './state/input.js';
 import { CLEAN_LINK, type LinkSettings } from './state/link-lab.js';
