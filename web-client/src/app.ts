@@ -466,7 +466,7 @@ export async function startApp(
 
   if (demo) {
     const server = new DemoServer();
-    lab = new LinkLabTransport(server, link, observe);
+    lab = new LinkLabTransport(server.transport, link, observe);
     demoClient = pageClient(lab, {
       world: world.view,
       onPacket: (name, value) => applyPacket({ name, value } as Incoming),
