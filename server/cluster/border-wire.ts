@@ -18,6 +18,7 @@
  */
 import { Reader } from '../../shared/codec/reader.js';
 import { Writer } from '../../shared/codec/writer.js';
+import { MoveInput } from '../../shared/protocol/movement.js';
 import type {
   BorderHit,
   BorderKill,
@@ -108,8 +109,7 @@ export function decodeStrip(bytes: Uint8Array): BorderStrip {
  *   · cast u8 (0 none, 1: spellId u16 · targetId · endsAt)
  *   · cooldowns (count, each spellId u16 · readyAt)
  *   · logoutAt · lastCombatAt · respawnAt · nextManaRegenAt · chatTokens · chatRefilledAt
- *   · queued moves (count, each seq · x f32 · y f32 · facing f32 · moving u8 · speed f32
- *     · clientTime num · has epoch u8 [· epoch u8] · due num)
+ *   · queued moves (count, each the MoveInput payload as its client sent it · due num)
  *   · lateness window (count, each arrived num · offset num) · held num · late varint
  * where each time or amount is num: tag u8 (0: f64 follows, 1: +Infinity, 2: -Infinity,
  * 3: none).
@@ -152,16 +152,8 @@ export function encodeHandoff(s: HandoffState): Uint8Array {
   num(w, s.chatTokens);
   num(w, s.chatRefilledAt);
   w.varint(s.queued.length);
-  for (const { move: m, due } of s.queued) {
-    w.varint(m.seq);
-    w.f32(m.x);
-    w.f32(m.y);
-    w.f32(m.facing);
-    w.u8(m.moving ? 1 : 0);
-    w.f32(m.speed);
-    num(w, m.clientTime);
-    w.u8(m.epoch === undefined ? 0 : 1);
-    if (m.epoch !== undefined) w.u8(m.epoch);
+  for (const { move, due } of s.queued) {
+    MoveInput.payload.write(w, move);
     num(w, due);
   }
   w.varint(s.lateness.length);
@@ -229,19 +221,8 @@ export function decodeHandoff(bytes: Uint8Array): HandoffState {
     late: 0,
   };
   for (let n = r.varint(), i = 0; i < n; i++) {
-    const seq = r.varint();
-    const x = r.f32();
-    const y = r.f32();
-    const facing = r.f32();
-    const moving = r.u8() === 1;
-    const speed = r.f32();
-    const clientTime = readNum(r) ?? NaN;
-    const epoch = r.u8() === 1 ? r.u8() : undefined;
-    const due = readNum(r) ?? 0;
-    state.queued.push({
-      move: { seq, x, y, facing, moving, speed, clientTime, ...(epoch !== undefined && { epoch }) },
-      due,
-    });
+    const move = MoveInput.payload.read(r);
+    state.queued.push({ move, due: readNum(r) ?? 0 });
   }
   for (let n = r.varint(), i = 0; i < n; i++) state.lateness.push([readNum(r) ?? 0, readNum(r) ?? 0]);
   state.held = readNum(r) ?? 0;
