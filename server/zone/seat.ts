@@ -194,10 +194,10 @@ export function seatTransition(state: SeatState, event: SeatEvent): SeatTransiti
           return to({ kind: 'handingOff', connected: true, superseded: false }, drop);
         case 'lingering':
           return to({ kind: 'handingOff', connected: false, superseded: false }, drop);
-        case 'leaving': {
-          const superseded = state.reason === 'takenOver';
-          return to({ kind: 'handingOff', connected: superseded, superseded }, drop);
-        }
+        case 'leaving':
+          // Taken there, its connection is no longer this character's: the next host lets it
+          // linger and go. Given back, it leaves here.
+          return to({ kind: 'handingOff', connected: false, superseded: state.reason === 'takenOver' }, drop);
         default:
           return refuse(`no entity walking while ${state.kind}`);
       }
@@ -282,7 +282,8 @@ function closed(state: SeatState, now: number): SeatTransition {
       if (!state.connected) break;
       return to({ kind: 'returning', connected: false }, drop);
     case 'leaving':
-      // On its way out already: its bytes stop here.
+      // Taken over while connected, on its way out: its bytes stop here.
+      if (state.reason === 'disconnected') break;
       return to(state, drop);
     default:
       break;
