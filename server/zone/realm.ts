@@ -18,6 +18,9 @@
  * same entity, which never leaves anyone's view. A gateway found gone (its node lease lapsed
  * in the registry: gatewayGone) has all its sessions' characters left lingering this way, as
  * if each connection had dropped; its players get them back by logging in elsewhere.
+ *
+ * Seats: each session's character here has one SeatState, changed only by seatTransition
+ * (seat.ts) through drive, which carries out the effects it returns.
  */
 import { Reader } from '../../shared/codec/reader.js';
 import { Writer } from '../../shared/codec/writer.js';
