@@ -16,6 +16,7 @@
  */
 import readline from 'node:readline';
 import { parseArgs } from 'node:util';
+import { isChatCommand, parseChat, whisperedBy } from '../shared/client/chat-command.js';
 import { WyvernClient } from '../shared/client/client.js';
 import { reconnect, type ReconnectEvent } from '../shared/client/reconnect.js';
 import { WyvernError } from '../shared/client/errors.js';
@@ -89,8 +90,8 @@ const SPELL_FAIL_WORDS: Record<SpellFailReason, string> = {
   lineOfSight: 'target out of sight',
 };
 
-/** Commands that send game packets: only in the world. */
-const WORLD_COMMANDS = new Set(['/say', '/s', '/zone', '/z', '/w', '/whisper', 'move', 'cast', 'who']);
+/** Commands that send game packets: only in the world (chat lines too). */
+const WORLD_COMMANDS = new Set(['move', 'cast', 'who']);
 
 const DESPAWN_WORDS = { outOfRange: 'leaves view', left: 'left the world', corpse: 'is gone' } as const;
 const DESPAWN_PLURAL = { outOfRange: 'leave view', left: 'left the world', corpse: 'are gone' } as const;
@@ -155,6 +156,8 @@ class Session {
   private readonly summary: ReturnType<typeof setInterval>;
   /** When each of the character's spells is ready again (performance.now() ms). */
   private readonly readyAt = new Map<number, number>();
+  /** Who whispered last: where `/r` answers. */
+  private replyTo: string | undefined;
   /** Self-whispers printed, by text, with when: their echo is not printed again. */
   private readonly selfWhispers = new Map<string, number>();
   finishing = false;
@@ -182,6 +185,7 @@ class Session {
     client.on(ChatMessage, (m) => {
       if (m.channel === 'system') out(`[system] ${m.text}`);
       else if (m.channel === 'whisper') {
+        this.replyTo = whisperedBy(m, client.world.selfId) ?? this.replyTo;
         if (m.fromId !== client.world.selfId) out(`[whisper from ${m.from}] ${m.text}`);
         else if (m.to.toLowerCase() !== m.from.toLowerCase()) out(`[whisper to ${m.to}] ${m.text}`);
         else if (this.firstOfSelfWhisper(m.text)) out(`[whisper to yourself] ${m.text}`);
@@ -429,35 +433,14 @@ class Session {
   async command(line: string, waitForWalk: boolean): Promise<'quit' | undefined> {
     const text = line.trim();
     if (!text || text.startsWith('#')) return undefined;
-    const [head = '', ...rest] = text.split(/\s+/);
-    const cmd = head.toLowerCase();
-    const restText = text.slice(head.length).trim();
-    // While a dropped connection is being resumed the server takes no game packets yet.
-    if (WORLD_COMMANDS.has(cmd) && this.client.state !== 'inWorld') {
-      out(`Not in the world right now${this.client.isClosed ? ' (reconnecting)' : ''}.`);
+    if (isChatCommand(text)) {
+      await this.chat(text);
       return undefined;
     }
+    const [head = '', ...rest] = text.split(/\s+/);
+    const cmd = head.toLowerCase();
+    if (WORLD_COMMANDS.has(cmd) && !this.inWorld()) return undefined;
     switch (cmd) {
-      case '/say':
-      case '/s':
-        if (restText) this.client.say(restText, 'say');
-        else out(`Nothing sent: ${head} needs something to say (${head} TEXT).`);
-        return undefined;
-      case '/zone':
-      case '/z':
-        if (restText) this.client.say(restText, 'zone');
-        else out(`Nothing sent: ${head} needs something to say (${head} TEXT).`);
-        return undefined;
-      case '/w':
-      case '/whisper': {
-        const [to, ...msg] = rest;
-        if (!to || msg.length === 0) out('Usage: /w NAME TEXT');
-        else {
-          // The server echoes a delivered whisper back: that echo is the line printed.
-          this.client.whisper(to, restText.slice(to.length).trim());
-        }
-        return undefined;
-      }
       case 'move': {
         const goal = rest.length === 1 && rest[0] === 'target' ? this.towardTarget() : this.toPoint(rest);
         if (!goal) return undefined;
@@ -471,16 +454,9 @@ class Session {
       case 'target':
         this.setTarget(rest[0]);
         return undefined;
-      case 'who': {
-        try {
-          const who = await this.client.who();
-          const names = who.players.map((p) => `${p.name} (lvl ${p.level}, ${p.zone})`).join(', ');
-          out(`${who.total} online${names ? `: ${names}` : ''}`);
-        } catch (err) {
-          out(`Error: ${words(err)}`);
-        }
+      case 'who':
+        await this.who();
         return undefined;
-      }
       case 'where':
         this.where();
         return undefined;
@@ -502,6 +478,44 @@ class Session {
       default:
         out(`Unknown command "${head}" (type help)`);
         return undefined;
+    }
+  }
+
+  /** Whether game packets can go now; says why not when they cannot. */
+  private inWorld(): boolean {
+    // While a dropped connection is being resumed the server takes no game packets yet.
+    if (this.client.state === 'inWorld') return true;
+    out(`Not in the world right now${this.client.isClosed ? ' (reconnecting)' : ''}.`);
+    return false;
+  }
+
+  /** A chat line: /say, /zone, /w, /r or /who, read as the browser's chat box reads it. */
+  private async chat(line: string): Promise<void> {
+    const cmd = parseChat(line, { replyTo: this.replyTo });
+    if (cmd.kind === 'error') out(cmd.message);
+    if (cmd.kind === 'error' || cmd.kind === 'none' || !this.inWorld()) return;
+    switch (cmd.kind) {
+      case 'say':
+      case 'zone':
+        this.client.say(cmd.text, cmd.kind);
+        return;
+      case 'whisper':
+        // The server echoes a delivered whisper back: that echo is the line printed.
+        this.client.whisper(cmd.to, cmd.text);
+        return;
+      case 'who':
+        await this.who();
+        return;
+    }
+  }
+
+  private async who(): Promise<void> {
+    try {
+      const who = await this.client.who();
+      const names = who.players.map((p) => `${p.name} (lvl ${p.level}, ${p.zone})`).join(', ');
+      out(`${who.total} online${names ? `: ${names}` : ''}`);
+    } catch (err) {
+      out(`Error: ${words(err)}`);
     }
   }
 

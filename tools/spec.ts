@@ -57,6 +57,7 @@ import {
   Hello,
   JUMP,
   AGE,
+  BASE,
   SAME_ANGLE,
   ListCharacters,
   LoginChallenge,
@@ -100,6 +101,8 @@ import {
   markBase,
   writeRecord,
   ZoneInfo,
+  ZoneChanged,
+  SpellGo,
 } from '../shared/protocol/index.js';
 import type { EntityRecord, Packet } from '../shared/protocol/index.js';
 import { renderInnerWire } from './cluster-spec.js';
@@ -314,9 +317,19 @@ ${table(
 
 ### Transports
 
-- **TCP**: frames back to back on the byte stream. A read may return any part of any number of frames; keep the bytes of an incomplete frame until the rest arrives.
-- **WebSocket**: binary messages only. One message holds one or more whole frames, never part of one (a message that ends inside a frame is ${code(DecodeErrorCode.PartialFrame)}). Before login a message may hold at most ${LOGIN_MESSAGE_SIZE.toLocaleString('en')} bytes (two of the largest frames a client may send then); a longer message closes the connection with WebSocket close code 1009 (Message Too Big), at the latest once the message is whole (the \`ws\` engine as soon as the part that passes the bound arrives). Once logged in, a message may hold up to the server's \`WS_MAX_MESSAGE_SIZE\`.
+Both transports reach the same server and the same account, character and world: a client may use either, and a dropped connection may be resumed over the other (TCP to WebSocket or back; see [Resume](#4-resume-after-a-dropped-connection)).
+
+- **TCP**: \`host:${option('TCP_PORT')}\` (the server's \`TCP_PORT\`; \`npm start\` listens on all addresses, \`HOST\`). Frames back to back on the byte stream. A read may return any part of any number of frames; keep the bytes of an incomplete frame until the rest arrives.
+- **WebSocket**: \`ws://host:${option('HTTP_PORT')}/ws\`: the path \`/ws\` of the HTTP port (\`HTTP_PORT\`), the one that serves the browser client, \`/metrics\` and \`/healthz\`. No subprotocol and no extension is needed (the server does not compress). Binary messages only (a text message is ${code(ErrorCode.TextMessage)}). One message holds one or more whole frames, never part of one (a message that ends inside a frame is ${code(DecodeErrorCode.PartialFrame)}). Before login a message may hold at most ${LOGIN_MESSAGE_SIZE.toLocaleString('en')} bytes (two of the largest frames a client may send then); a longer message closes the connection with WebSocket close code 1009 (Message Too Big), at the latest once the message is whole (the \`ws\` engine as soon as the part that passes the bound arrives). Once logged in, a message may hold up to the server's \`WS_MAX_MESSAGE_SIZE\`.
+- **TLS**: when the server is given \`TLS_CERT_FILE\` and \`TLS_KEY_FILE\`, its TCP port speaks TLS (the frames inside it, unchanged) and its HTTP port HTTPS, so the WebSocket URL is \`wss://host:${option('HTTP_PORT')}/ws\`. Without them both are plain.
 `;
+}
+
+/** A server setting's default, as the configuration declares it. */
+function option(env: string): string {
+  const found = CONFIG_OPTIONS.find((o) => o.env === env);
+  if (found?.default === undefined) throw new Error(`no default for ${env}`);
+  return found.default;
 }
 
 function fieldTypesSection(): string {
@@ -343,6 +356,35 @@ Details a decoder must match:
 - **quantized(min, max)**: encode \`q = round((v − min) × 65535 / (max − min))\` clamped to [0, 65535]; decode \`v = min + q × ((max − min) / 65535)\`. Here and in **angle**, \`round(v)\` is \`floor(v + 0.5)\` (JavaScript's Math.round: halves go up), not the half-to-even rounding of Python's \`round\` or C's \`rint\`. Positions in [entity records](#${anchor(RECORDS_HEADING)}) are quantized the same way over [0, ${COORD_MAX}], a step of ${COORD_MAX}/65535 ≈ 1/16 unit.
 - **angle**: encode \`q = round(((v mod 2π) + 2π) mod 2π × 256 / 2π) mod 256\`; decode \`v = q × (2π / 256)\`, in [0, 2π). Radians as \`atan2(dy, dx)\`: from the zone's +x axis towards its +y axis.
 - **records**: see [${RECORDS_HEADING}](#${anchor(RECORDS_HEADING)}). They are read until the payload ends, so bytes after the last block are not ${code(DecodeErrorCode.Overlong)} but the start of another block.
+`;
+}
+
+/** `Packet.field`, refusing to render a field the packet does not have. */
+function fieldRef(def: Packet, name: string): string {
+  if (!(name in def.fields)) throw new Error(`${def.name} has no field ${name}`);
+  return `[${def.name}](#${anchor(def.name)})\`.${name}\``;
+}
+
+function unitsSection(): string {
+  const f = fieldRef;
+  return `## Coordinates, units and clocks
+
+**One plane.** Every position on the wire (${f(EnterWorld, 'x')}, ${f(MoveInput, 'x')}, ${f(PositionCorrection, 'x')}, entity records, a zone's walls and neighbours in ${packetLink(ZoneInfo)}) is a **world** coordinate: all zones lie side by side in one plane, each the rectangle ${f(ZoneInfo, 'x')}, \`y\`, \`width\`, \`height\` of it, and nothing translates at a border (walking from one zone into the next, x and y run on). The plane is [0, ${COORD_MAX}] on both axes (the range entity records can carry). x grows east, y grows south (down the screen, as the browser client draws it); angles are radians from the +x axis towards the +y axis, as \`atan2(dy, dx)\` gives them.
+
+| What | Unit | Fields |
+| --- | --- | --- |
+| positions, sizes, distances | units (a character is ${2 * ENTITY_RADIUS} units across) | x, y, w, h, width, height, ${f(ZoneInfo, 'cellSize')} (the side of one square cell of the server's interest grid), ${f(EnterWorld, 'interestRadius')}, a spell's \`range\` |
+| speeds | units per second | ${f(EnterWorld, 'speed')}, ${f(MoveInput, 'speed')}, a spawn record's and a motion record's \`speed\` (in 1/16 steps on the wire), a spell's \`projectileSpeed\` |
+| angles | radians, [0, 2π), on the wire in 2π/256 steps | \`facing\`, \`angle\` |
+| durations | milliseconds | ${f(ZoneInfo, 'respawnDelay')} (a dead player lies this long before standing up at the graveyard), ${f(LogoutStarted, 'delay')}, ${f(SpellStart, 'castTime')}, ${f(SpellGo, 'travelTime')}, ${f(Cooldown, 'remaining')}, a spell's \`castTime\` and \`cooldown\`, an entity record's \`age\`, a ${packetLink(WorldUpdate)} head's \`time\` |
+| server times | ms on the server's clock (Unix epoch) | ${f(Welcome, 'serverTime')}, ${f(Pong, 'serverTime')}, ${f(EnterWorld, 'serverTime')}, ${f(ZoneChanged, 'serverTime')}, and each WorldUpdate's time (the sum of the heads from EnterWorld on) |
+| client times | ms on the client's own clock | ${f(Ping, 'clientTime')} (echoed in Pong), ${f(MoveInput, 'clientTime')} |
+
+**Clocks.** \`clientTime\` is any clock of the client's that counts milliseconds at the rate of real time and never goes back (a monotonic clock, or the Unix time in ms): it need not agree with the server's clock, whose offset from it the server learns. The server reads the time a move claims from the difference between two MoveInputs' \`clientTime\`s (a clock that runs fast is corrected with reason \`speed\`), and places each input on its own timeline by that input's \`clientTime\` plus an offset it learns from when inputs arrive ([step 7](#7-moving-prediction-and-reconciliation)). Use one clock for Ping and MoveInput, so that the offset from [Clock sync](#8-clock-sync) converts between it and the server's.
+
+**Names.** An account name is 3 to 32 ASCII letters, digits or underscores, kept as typed and unique ignoring case (\`Alice\` and \`alice\` are one account, and SRP's identity is the name in lower case). A character name is 3 to 16 ASCII letters, nothing else (no digits, spaces or accents: ${code(ErrorCode.BadName)}), unique ignoring case, and the server stores it **re-cased**: the first letter upper case and the rest lower case, so \`aRWEN\` is created as \`Arwen\`; ${packetLink(CharacterCreated)} and every later packet carry the stored form.
+
+**Big integers** (SRP's salt, verifier, A, B, M1 and M2) travel as unsigned big-endian bytes, and the server produces them without leading zero bytes. What a client registers is kept as sent: a salt registered with leading zero bytes comes back in ${packetLink(LoginChallenge)} with them, byte for byte. SRP reads every one of them as an integer, so a leading zero changes nothing there: \`x\` hashes \`bytes(s)\`, the salt's integer without its leading zeros (see [SRP-6a, exactly](#srp-6a-exactly)). A client that hashes the salt's bytes as they came must strip leading zeros first, or draw salts whose first byte is not 0.
 `;
 }
 
@@ -412,7 +454,7 @@ function packetsSection(): string {
   const sections = [
     `## Packets
 
-Direction is from the sender's point of view. A client packet names its **dispatch target** (session: handled at once; zone: queued for the next tick of the client's zone; world: cross-zone), the **states** it is accepted in and a **rate class** (a token bucket per class and connection; a flood is ${code(ErrorCode.RateLimited)}; the server's defaults, in packets per second and burst: ${rateBudgets()}). A server packet is **reliable** or **droppable**: droppable packets may be skipped for a client that has fallen behind, so a client must not depend on seeing every one of them.
+Direction is from the sender's point of view. A client packet names its **dispatch target** (session: handled at once; zone: queued for the next tick of the client's zone; world: cross-zone), the **states** it is accepted in and a **rate class** (a token bucket per class and connection, full at the start; a packet that finds its bucket empty is a fatal ${code(ErrorCode.RateLimited)}, and the connection is closed; the server's defaults, in packets per second and burst: ${rateBudgets()}). The world adds a budget of its own to what a character says aloud (${code('say')} and ${code('zone')} lines of ChatSend): ${chatBudget()}; a line over it is refused with a non-fatal ${code(ErrorCode.RateLimited)} and the connection stays open. A server packet is **reliable** or **droppable**: droppable packets may be skipped for a client that has fallen behind, so a client must not depend on seeing every one of them.
 
 In the field tables, rows named \`a[].b\` describe field \`b\` of one item of list \`a\`, and \`a.b\` field \`b\` of struct \`a\`; their max bytes are per item.
 
@@ -720,6 +762,105 @@ ${table(['Offset', 'Bytes', 'Meaning'], rows)}
 The whole frame: \`${hex(frame)}\`.`;
 }
 
+/** The frames of test/protocol/captured/WorldUpdate.hex (written by tools/capture-world-update.ts). */
+function capturedFrames(): Uint8Array[] {
+  const text = readFileSync(resolve(ROOT, 'test/protocol/captured/WorldUpdate.hex'), 'utf8');
+  return text
+    .split('\n')
+    .filter((l) => l.trim() !== '' && !l.startsWith('#'))
+    .map((l) => Uint8Array.from(l.trim().match(/../g)!, (b) => parseInt(b, 16)));
+}
+
+/**
+ * One captured WorldUpdate, byte by byte: each row is its record re-encoded from the decoded
+ * value (BASE where the frame's tag has it), and the rows must add up to the frame.
+ */
+function capturedTable(frame: Uint8Array): { rows: string[][]; records: EntityRecord[] } {
+  const value = WorldUpdate.decode(frame.subarray(HEADER_SIZE));
+  const rows: string[][] = [];
+  let at = 0;
+  const add = (bytes: Uint8Array, meaning: string) => {
+    rows.push([String(at), code(spaced(bytes)), meaning]);
+    at += bytes.length;
+  };
+  add(
+    frame.subarray(0, HEADER_SIZE),
+    `header: size ${frame.length}, opcode ${hex4(WorldUpdate.opcode)}, CRC ${hex4(crc16(frame, HEADER_SIZE))} of the payload`,
+  );
+  add(varintBytes(value.tick), `tick: ${value.tick} after the previous WorldUpdate's (or EnterWorld's)`);
+  add(
+    varintBytes(value.time),
+    `time: ${value.time} ms after the previous WorldUpdate's (or EnterWorld's serverTime)`,
+  );
+  let prev = 0;
+  for (const r of value.records) {
+    // The tag follows the id delta's varint: its last byte is the first without the high bit.
+    let tagAt = at;
+    while (frame[tagAt]! & 0x80) tagAt++;
+    const base = (frame[tagAt + 1]! & BASE) !== 0;
+    const delta = base ? r.id : r.id - prev;
+    add(
+      recordBytes(r, delta, base),
+      base
+        ? `id ${r.id} (BASE: a block starts), ${recordMeaning(r)}`
+        : `id ${r.id} (delta ${delta}), ${recordMeaning(r)}`,
+    );
+    prev = r.id;
+  }
+  const rebuilt = rows.map((r) => r[1]!.replace(/`/g, '')).join(' ');
+  if (rebuilt !== spaced(frame)) throw new Error('a captured WorldUpdate does not add up to its frame');
+  return { rows, records: value.records };
+}
+
+function capturedExample(): string {
+  const [entering, walking] = capturedFrames();
+  if (!entering || !walking) throw new Error('test/protocol/captured/WorldUpdate.hex needs two frames');
+  const first = capturedTable(entering);
+  const second = capturedTable(walking);
+  const spawns = first.records.filter((r) => r.kind === 'spawn').length;
+  return `Two frames as a client received them from \`npm start\`'s world over TCP (\`test/protocol/captured/WorldUpdate.hex\`, captured by \`npx tsx tools/capture-world-update.ts\`): a watcher entered beside a player, Walker (id 1), who then set off east.
+
+The watcher's first WorldUpdate after ${packetLink(EnterWorld)}: its head counts from EnterWorld's \`tick\` and \`serverTime\`. It holds what changed this tick in the cells the watcher now sees, as every observer of those cells gets it (here a wolf's new path, in its cell's motion block: a path record may come before the same entity's spawn in one frame), then a spawn block for each of the ${spawns} entities in view: a spawn record and its motion record (id delta 0), encoded once and copied to every client that gets the entity. Those motion records are the references later moveBy and HERE records are read against: a mob's path (with \`AGE\` when it set off before the frame) or standing \`move\`, the player's standing \`move\`.
+
+${table(['Offset', 'Bytes', 'Meaning'], first.rows)}
+
+A later frame, as Walker sets off: one moveBy against the standing reference the spawn gave. Where the reference puts Walker (standing: where it stood), plus dx and dy coord steps, is where it walks from, as it was \`age\` ms before the frame's time.
+
+${table(['Offset', 'Bytes', 'Meaning'], second.rows)}`;
+}
+
+/** A walking player's moveBy of a coord step or two, 40 ms old, as the server writes it. */
+function moveBySize(turning: boolean): number {
+  return recordBytes(
+    {
+      kind: 'moveBy',
+      id: 1,
+      dx: 1,
+      dy: -2,
+      angle: turning ? 1 : undefined,
+      moving: true,
+      speed: undefined,
+      age: 40,
+    },
+    1,
+  ).length;
+}
+
+function moveSize(age: number): number {
+  const r: EntityRecord = {
+    kind: 'move',
+    id: 1,
+    x: 100,
+    y: 100,
+    angle: 0,
+    moving: true,
+    jump: false,
+    speed: undefined,
+  };
+  if (age > 0) r.age = age;
+  return recordBytes(r, 1).length;
+}
+
 function recordsSection(): string {
   const move = `${code('move')}`;
   return `## ${RECORDS_HEADING}
@@ -742,7 +883,7 @@ block   := a run of records whose first has BASE
 
 ${table(['Kind', 'Tag', 'Flags', 'Fields after the tag', 'Bytes (1-byte id delta)'], recordKindRows())}
 
-Any kind's tag may also carry BASE (0x08), which starts a block. A record with an id delta of 128 or more is 1 to 4 bytes longer (the varint). A player's movement state usually costs 4 to 5 bytes as a moveBy within a block (1-byte id delta); an absolute move 7.
+Any kind's tag may also carry BASE (0x08), which starts a block. A record with an id delta of 128 or more is 1 to 4 bytes longer (the varint). A player's movement state costs ${moveBySize(false)} to ${moveBySize(true)} bytes as a moveBy within a block (1-byte id delta): the server sends a player's state as it held when its input took effect, which is before the frame's time, so a moveBy nearly always carries AGE (1 byte for up to 127 ms, 2 up to 16,383): ${moveBySize(false)} bytes keeping the angle, ${moveBySize(true)} turning, 2 more with SPEED. An absolute move is ${moveSize(0)} bytes, ${moveSize(40)} or ${moveSize(400)} with AGE. An AGE of 0 means the same as no AGE (the server leaves the field out rather than send 0); a client must accept either.
 
 **Quantization.** \`coord\` is a u16: \`q = round(v × 65535 / ${COORD_MAX})\` clamped to [0, 65535], decoded \`v = q × (${COORD_MAX} / 65535)\` (the [quantized](#field-types) type over [0, ${COORD_MAX}], about 1/16 unit). \`angle\` is the angle type: a u8 of 2π/256 steps. \`speed\` is a u16 of 1/16 unit per second: \`q = round(v × 16)\` clamped to [0, 65535], decoded \`v = q / 16\`. Health values are varints; names are at most ${nameMax()} bytes of UTF-8.
 
@@ -757,9 +898,18 @@ Any kind's tag may also carry BASE (0x08), which starts a block. A record with a
 
 Movement is replicated as state, not as a stream of positions. A ${move} record says where the entity was at the frame's \`time\` and what it does from then on: without ${code('MOVING')}, it stands at (x, y) facing \`angle\`; with it, it walks from (x, y) along \`angle\` at \`speed\` units per second (the SPEED field's, else its spawn speed). A **path** record says a mob walks from (x, y) through the waypoints in order at \`speed\` (its spawn's without SPEED), starting at \`time\`, and stops at the last one. A mob that stops where it stands gets a standing ${move}.
 
-- **Observers dead-reckon** from the newest state: a walker is at \`(x + cos(angle) · speed · dt, y + sin(angle) · speed · dt)\` with \`dt = (now − time) / 1000\` on the server's clock (see [Clock sync](#8-clock-sync)). Dead-reckon at most ${MAX_DEAD_RECKON_MS} ms past a state: a walker whose updates stall is held where it got to, not run on and pulled back.
+- **Observers dead-reckon** from the newest state: a walker is at \`(x + cos(angle) · speed · dt, y + sin(angle) · speed · dt)\` with \`dt = (now − time) / 1000\` on the server's clock (see [Clock sync](#8-clock-sync)). Dead-reckon at most ${MAX_DEAD_RECKON_MS} ms past a state when drawing: a walker whose updates stall is held where it got to, not run on and pulled back. (The cap is for drawing only: reckoning a reference, below, has none.)
 - A new state of the same entity replaces the old one; blend from where the entity is drawn to the new track over a short time rather than jumping. A ${code('JUMP')} state is a discontinuity (a teleport or a large correction): snap to it, do not blend. A respawn record places its entity anew, too.
-- **References and moveBy.** Each entity's **reference** is the state of its newest ${move} or ${code('moveBy')} record: position in coord steps, angle in angle steps, whether it walks, its speed in speed steps (the record's, else the spawn's) and the server time it held at (the frame's time, less ${code('age')} with AGE). A ${code('moveBy')} gives the new state, as it held at its own time (the frame's time, less ${code('age')} with AGE: the server sends a player's state as it was when its input took effect, which may be before the frame), relative to it: first reckon where the reference puts the entity at that time, in coord steps — standing, its own position; walking, \`q + round(c · speed / 16 · dt · 65535 / ${COORD_MAX})\` for each axis with \`c\` the cosine (x) or sine (y) of \`angle · 2π / 256\`, \`dt = (time − t) / 1000\`, computed in IEEE doubles with the cosine and sine of each angle step exactly as the server takes them (JavaScript's \`Math.cos\` and \`Math.sin\` of \`k × (2π / 256)\`: a C library's may differ in the last bit for a few steps, glibc's for 13 of the 256, which moves a reckoned position by one step now and then; the generated \`clients/python/wyvern_client/constants.py\` lists the 256 pairs as \`COS_STEPS\` and \`SIN_STEPS\`), \`round(v) = floor(v + 0.5)\`, clamped to [0, 65535] — then add \`dx\`, \`dy\` (zigzag varints: n is sent as \`2n\` when n ≥ 0, else \`−2n − 1\`) and clamp again; the angle is the record's unless SAME_ANGLE; the result, held at that time, becomes the reference. A spawn's motion record and a resync's records are references sent as they are (a walker's with AGE), so a client that just got an entity holds the same reference as every other. A ${code('moveBy')} for an entity with no reference (a path or nothing came last: the client's own entity, which it predicts, or one whose spawn follows in the same frame) is ignored. The server sends moveBy only for players; mobs send paths and absolute moves.
+- **References.** Each entity's **reference** is the state of its newest ${move}, ${code('moveBy')} or path record (a HERE path included), which server and client keep alike, in wire steps: position in coord steps, angle in angle steps, whether it walks, its speed in speed steps (the record's, else the spawn's) and the server time it held at (the frame's time, less ${code('age')} with AGE). A path reference also keeps its waypoints (coord steps). A ${code('moveBy')} gives a new state relative to where the reference puts the entity at the moveBy's own time, and a HERE path starts from there:
+  - **A move reference** puts a standing entity at its position; a walker at \`q + round(c · speed / 16 · dt · 65535 / ${COORD_MAX})\` for each axis, with \`c\` the cosine (x) or sine (y) of \`angle · 2π / 256\` and \`dt = (time − t) / 1000\`, computed in IEEE doubles (no fused multiply-add), \`round(v) = floor(v + 0.5)\`, clamped to [0, 65535].
+  - **A path reference** puts its entity \`left = speed / 16 · dt · 65535 / ${COORD_MAX}\` coord steps along its legs from (x, y) at t (nothing before t): for each leg from the point it starts at (x, y first, then each waypoint) to the next waypoint, \`len = sqrt(dx² + dy²)\` of the legs' whole-step dx, dy; while \`left < len\` the entity is on this leg at \`round(from + d · left / len)\` per axis, else \`left −= len\` and on to the next leg; past the last waypoint it stands there. It faces the angle step of the leg it is on, \`quantizeAngle(atan2(dy, dx))\`, or of the last leg once arrived (the reference's own angle before any leg with a length).
+  - **No cap.** Reckoning a reference walks on for however long has passed since it held (clamped to the coordinate range): the ${MAX_DEAD_RECKON_MS} ms limit is for drawing, not for this.
+  - **The numbers.** Use the cosine and sine of each angle step exactly as the server takes them: JavaScript's \`Math.cos\` and \`Math.sin\` of \`k × (2π / 256)\`. A C library's may differ in the last bit for a few steps (glibc's for 13 of the 256), which moves a reckoned position by one step now and then; the generated codecs carry the server's 256 pairs (\`wy_angle_cos\` and \`wy_angle_sin\` in \`clients/c/wyvern_packets.c\`, \`COS_STEPS\` and \`SIN_STEPS\` in \`clients/python/wyvern_client/constants.py\`). A leg's atan2 needs no table: dx and dy are whole coord steps, and no such vector points within 2.5 × 10⁻¹² rad of a boundary between two angle steps, so any atan2 good to an ulp gives the server's step (\`test/protocol/angle-steps.test.ts\` checks every leg there can be).
+- **moveBy.** The new state as it held at its own time (the frame's time, less ${code('age')} with AGE: the server sends a player's state as it was when its input took effect): reckon where the reference puts the entity at that time, add \`dx\`, \`dy\` (zigzag varints: n is sent as \`2n\` when n ≥ 0, else \`−2n − 1\`) and clamp to [0, 65535] again; the angle is the record's, or with SAME_ANGLE the reference's (from a path reference: the angle step of the leg it was on). The result, held at that time, becomes the reference, a move reference (from a path too). The server sends moveBy only for players; mobs send paths and absolute moves.
+- **HERE paths.** A path that starts where the entity's reference puts it at the path's time (the frame's time, less ${code('age')} with AGE): reckon that point and walk the waypoints from it. With no waypoints the entity stops there, a standing move reference facing as it walked.
+- **Without a reference** (nothing but a spawn since the entity came into view: the client's own entity, which it predicts, or one whose spawn comes later in the same frame) a ${code('moveBy')} or HERE path is ignored. A spawn's motion record and a resync's records are references sent as they are (a walker's with AGE), so a client that just got an entity holds the same reference as every other.
+- **Death and respawn** records leave references alone. A player that dies while walking is stopped: its death record comes in the frame's reliable block and a standing ${code('moveBy')} where the server had it when it fell in the same frame's motion block. A respawn record puts the player at the graveyard, standing, but its reference stays the one before: the player's next motion record is a ${code('moveBy')} from that old reference, whose \`dx\`, \`dy\` span the way to the graveyard (the varints carry any distance). A dead mob's next motion, if it ever moves again, is an absolute path or move.
+- **Afresh.** After ${packetLink(EnterWorld)} (entering, or a resume), and after ${packetLink(ZoneChanged)}, forget every reference: the next WorldUpdate spawns everything in view with its reference. ${packetLink(Resumed)} never carries references over from the dropped connection.
 - **The server re-sends** a player's state when it starts or stops, turns or changes speed (by a quantization step), when observers' dead reckoning of it would stray more than ${MOTION_ERROR_UNITS} units from where it is, and at least every ${MOTION_HEARTBEAT_MS} ms while it walks. A standing entity sends nothing until it moves; a quiet tick sends nothing at all.
 - **Clients send** their own ${packetLink(MoveInput)} the same way: on start, stop and turn (a heading change above ${CLIENT_TURN_EPSILON} rad), and every ${CLIENT_HEARTBEAT_MS} ms while walking. A walker whose next input is ${INPUT_SILENCE_MS} ms late on its timeline (below) is held by the server where its newest state has carried it, which is where observers draw it; the inputs that come after the hold take effect at once, and the move checks start from where the client's newest input was, not from the hold.
 
@@ -768,10 +918,23 @@ Movement is replicated as state, not as a stream of positions. A ${move} record 
 ### Worked example
 
 ${worldUpdateExample()}
+
+### A captured WorldUpdate
+
+${capturedExample()}
 `;
 }
 
 /** A server setting's default, in seconds, as text: "30 s". */
+/** The world's budget for lines said aloud, from the shipped rules (data/rules.json). */
+function chatBudget(): string {
+  const rules = JSON.parse(readFileSync(resolve(ROOT, 'data/rules.json'), 'utf8')) as {
+    chatPerSecond: number;
+    chatBurst: number;
+  };
+  return `${rules.chatPerSecond} a second, burst ${rules.chatBurst} (\`chatPerSecond\` and \`chatBurst\` in \`data/rules.json\`)`;
+}
+
 /** The rate classes' default budgets, from the server's configuration. */
 function rateBudgets(): string {
   const value = (env: string) => CONFIG_OPTIONS.find((o) => o.env === env)?.default ?? '?';
@@ -906,7 +1069,7 @@ Notes:
 
 - The identity is passed to tssrp6a (it must not be empty) but its default routines use it in no formula: two accounts with the same password and salt would have the same verifier. The salt is random per account, so they do not.
 - The password enters as its UTF-8 bytes, without Unicode normalisation.
-- Every big integer on the wire (salt, verifier, A, B, M1, M2) is \`bytes(n)\`: unsigned big-endian, no padding (an empty field reads as 0). Read them as integers and compare integers, never byte strings: M1 or M2 is 63 bytes or shorter whenever its hash starts with a zero byte.
+- Every big integer on the wire (salt, verifier, A, B, M1, M2) is unsigned big-endian, and the server writes \`bytes(n)\`, without padding (an empty field reads as 0); a salt comes back in LoginChallenge exactly as it was registered, leading zero bytes included, and still enters \`x\` as \`bytes(s)\` (see [Big integers](#coordinates-units-and-clocks)). Read them as integers and compare integers, never byte strings: M1 or M2 is 63 bytes or shorter whenever its hash starts with a zero byte.
 - Field limits: ${code('Register.salt')} holds at most ${saltMax} bytes${saltAdvice}. Verifier, A and B are at most ${f.padBytes} bytes in this group.
 - The server refuses an A with \`A mod N = 0\`. A client must likewise refuse a B with \`B mod N = 0\`, as RFC 5054 requires (tssrp6a's own client does not check it).
 - The client checks M2 before it trusts ${packetLink(LoginOk)}: a wrong M2 means the other side does not hold the verifier.
@@ -939,7 +1102,7 @@ A client needs: the frame codec above (the golden vectors below check it), the f
 
 ### 1. Connect and say hello
 
-Open a TCP connection (or a WebSocket and send binary messages). Send ${packetLink(Hello)} at once with \`protocolVersion = ${PROTOCOL_VERSION}\` and \`clientKind = "native"\`; a connection that stays silent is closed with ${code(ErrorCode.HandshakeTimeout)} (after ${seconds('HANDSHAKE_TIMEOUT_MS')} by default), another version gets ${code(ErrorCode.Version)}. A connection must be logged in ([LoginOk](#loginok) or [Resumed](#resumed)) within ${seconds('LOGIN_TIMEOUT_MS')} of connecting, or it is closed with ${code(ErrorCode.LoginTimeout)}; time its login spends waiting in the server's queue does not count. The server answers ${packetLink(Welcome)} (its name, tick rate, clock and your connection id) and the connection is in state \`login\`.
+Open a TCP connection to \`host:${option('TCP_PORT')}\`, or a WebSocket to \`ws://host:${option('HTTP_PORT')}/ws\` and send binary messages (see [Transports](#transports); \`wss://\` and TLS on TCP when the server has a certificate). Send ${packetLink(Hello)} at once with \`protocolVersion = ${PROTOCOL_VERSION}\` and \`clientKind = "native"\`; a connection that stays silent is closed with ${code(ErrorCode.HandshakeTimeout)} (after ${seconds('HANDSHAKE_TIMEOUT_MS')} by default), another version gets ${code(ErrorCode.Version)}. A connection must be logged in ([LoginOk](#loginok) or [Resumed](#resumed)) within ${seconds('LOGIN_TIMEOUT_MS')} of connecting, or it is closed with ${code(ErrorCode.LoginTimeout)}; time its login spends waiting in the server's queue does not count. The server answers ${packetLink(Welcome)} (its name, tick rate, clock and your connection id) and the connection is in state \`login\`.
 
 ### 2. Register (once per account)
 
@@ -955,7 +1118,7 @@ Compute a random salt \`s\` and the verifier \`v\` (see [SRP-6a, exactly](#srp-6
 
 ### 4. Resume after a dropped connection
 
-After a new Hello/Welcome (over TCP or WebSocket, whichever the dropped connection used), send ${packetLink(Resume)} with the account name and the last \`resumeToken\` instead of logging in. ${packetLink(Resumed)} authenticates the connection and brings a fresh token; ${code(ErrorCode.BadResume)} means: log in again (nothing else changed). Each token works once, whether it is accepted or refused, and stays good for 5 minutes after the connection that received it closes; keep the newest one.
+After a new Hello/Welcome, over either transport (a connection dropped on TCP may resume over WebSocket and the other way round), send ${packetLink(Resume)} with the account name and the last \`resumeToken\` instead of logging in. ${packetLink(Resumed)} authenticates the connection and brings a fresh token; ${code(ErrorCode.BadResume)} means: log in again (nothing else changed). Each token works once, whether it is accepted or refused, and stays good for 5 minutes after the connection that received it closes; keep the newest one. Keep the \`deviceToken\` of the last ${packetLink(LoginOk)} too: when a resume is refused and you log in again, it lets the login through the lock that guessing from many addresses may have put on the account (it lasts 30 days from the login that gave it).
 
 A character does not leave the world when its connection drops: it stays, standing where its last movement state put it, visible and attackable, for the server's linger time (\`LINGER_MS\`, 5 s by default, and at least \`COMBAT_LINGER_MS\`, 20 s, after it last dealt or took damage), then is saved and leaves as after a logout. A Resume within that time has \`characterId\` set in ${packetLink(Resumed)}: that character is this connection's again, without leaving anyone's view. Do not send ${packetLink(EnterWorldRequest)}; at the next tick the server sends, in order:
 
@@ -976,16 +1139,16 @@ Send ${packetLink(EnterWorldRequest)} with a character id. The server answers ${
 From then on, every tick that has something for you brings a batch that opens with a ${packetLink(WorldUpdate)}: the tick number, the server time the batch happened at, and the [entity records](#${anchor(RECORDS_HEADING)}) of your view (it may be empty when only other packets follow, and a full tick may take more than one WorldUpdate frame with the same tick). While another player is in your view a WorldUpdate comes every tick, empty when nothing changed (unless your connection has fallen behind): every state up to its time has then reached you, so draw players no later than the newest WorldUpdate's time, and hold them there when none comes (your link stalls) instead of walking them on past a stop still on its way. Then come your own packets of the tick: ${packetLink(MoveAck)}, ${packetLink(PlayerStats)}, combat, spell and chat packets. Keep a table of entities by id:
 
 - a **spawn** record adds an entity with its full state, and the move or path record after it in its block places it;
-- **move** and **path** records replace its motion state: draw it by dead reckoning from the newest state, blending to each new one and snapping on JUMP (see [Motion states](#motion-states));
+- **move**, **moveBy** and **path** records replace its motion state (moveBy and HERE paths read against the entity's reference: see [Motion states](#motion-states)): draw it by dead reckoning from the newest state, blending to each new one and snapping on JUMP;
 - **health**, **death** and **respawn** records update it; **despawn** removes it.
 
-Entity ids are varints; players count up from 1 and mobs from ${MOB_ID_BASE}. A record may name your own entity (EnterWorld's \`entityId\`): take its health, death and respawn; your own position is yours to predict (step 7). Ignore records for any other id you hold no spawn for (an entity's spawn block carries its current state).
+Entity ids are varints; players count up from 1 and mobs from ${MOB_ID_BASE}. A record may name your own entity (EnterWorld's \`entityId\`): take its health, death and respawn; your own position is yours to predict (step 7). Ignore records for any other id you hold no spawn for (an entity's spawn block carries its current state). [A captured WorldUpdate](#a-captured-worldupdate) takes apart, byte by byte, the first two a real client got.
 
 ${packetLink(WorldUpdate)} is reliable, but when your connection falls behind its motion blocks may be skipped, and you get the motion state of your whole view once you catch up; droppable packets (${droppable.map(packetLink).join(', ')}) can be skipped too. Keep the last known state and carry on.
 
 ### 7. Moving: prediction and reconciliation
 
-Move your own character at once (prediction) and tell the server your **movement state** with ${packetLink(MoveInput)}: a new \`seq\` (counting up), where you are at \`clientTime\` (your clock), your heading (\`facing\`), whether you walk (\`moving\`) and how fast (\`speed\`, units per second; at most EnterWorld's \`speed\`, less when sliding along a wall). Send it when you start, stop or turn (a heading change above ${CLIENT_TURN_EPSILON} rad), and every ${CLIENT_HEARTBEAT_MS} ms while walking; a walker whose next input is ${INPUT_SILENCE_MS} ms overdue is held where observers have it until its inputs come again (they then take effect at once, checked from your last accepted position, so an honest client is not corrected for its stall). Stamp each with the newest move epoch the server told you (${packetLink(EnterWorld)}'s \`moveEpoch\`, then each ${packetLink(PositionCorrection)}'s \`epoch\`). Keep every input the server has not yet acknowledged. The server places each input on its clock at \`clientTime\` plus the offset of your most delayed input of the last ${LATENESS_WINDOW_MS / 1000} s (chosen while you stand, kept through a walk), at most ${MAX_HOLD_MS} ms after it arrived: an input that came sooner waits for its time, so your moves take effect with the spacing you made them at and everyone who watches you sees you walk as you did, never past a stop. On a jittery or lossy link your MoveAck comes later by that hold; a cast or logout you send after moves still waiting takes effect after them.
+Move your own character at once (prediction) and tell the server your **movement state** with ${packetLink(MoveInput)}: a new \`seq\` (counting up), where you are at \`clientTime\` (your clock), your heading (\`facing\`), whether you walk (\`moving\`) and how fast (\`speed\`, units per second; at most EnterWorld's \`speed\`, less when sliding along a wall). A faster \`speed\` is lowered to EnterWorld's, not refused. While standing (\`moving = false\`) \`speed\` is ignored: send 0; \`moving\` with a \`speed\` of 0 is standing. Send it when you start, stop or turn (a heading change above ${CLIENT_TURN_EPSILON} rad), and every ${CLIENT_HEARTBEAT_MS} ms while walking; a walker whose next input is ${INPUT_SILENCE_MS} ms overdue is held where observers have it until its inputs come again (they then take effect at once, checked from your last accepted position, so an honest client is not corrected for its stall). Stamp each with the newest move epoch the server told you (${packetLink(EnterWorld)}'s \`moveEpoch\`, then each ${packetLink(PositionCorrection)}'s \`epoch\`). Keep every input the server has not yet acknowledged. The server places each input on its clock at \`clientTime\` plus the offset of your most delayed input of the last ${LATENESS_WINDOW_MS / 1000} s (chosen while you stand, kept through a walk), at most ${MAX_HOLD_MS} ms after it arrived: an input that came sooner waits for its time, so your moves take effect with the spacing you made them at and everyone who watches you sees you walk as you did, never past a stop. On a jittery or lossy link your MoveAck comes later by that hold; a cast or logout you send after moves still waiting takes effect after them.
 
 - ${packetLink(MoveAck)}: the newest \`seq\` the server accepted. Forget inputs up to it.
 - ${packetLink(PositionCorrection)}: the server put your character somewhere you did not walk it: an input was refused (too fast, out of bounds, into a wall, dead), or the server moved it itself (it died where the server had it, it stood up at the graveyard: \`respawn\`, it was teleported). Snap to its position and facing. It starts a new **move epoch**: put its \`epoch\` in every ${packetLink(MoveInput)} from now on. The server drops, unanswered, every input of an older epoch (made before you heard), so forget every input not yet acknowledged. For a refused input, replay the movement made after its \`seq\` from there and send where that puts you as a fresh state; for \`dead\`, \`respawn\` and \`teleport\` replay nothing (and send nothing while dead).
@@ -1036,10 +1199,11 @@ export async function renderSpec(): Promise<string> {
 
 Protocol version **${PROTOCOL_VERSION}**. This file is generated by \`npm run spec\` from the packet definitions in \`shared/protocol/\`, the codec in \`shared/codec/\`, the motion constants in \`shared/game/motion.ts\`, the golden samples and the defaults of the SRP library; do not edit it by hand (\`npm run spec:check\` fails when it is stale).
 
-Contents: [Frame](#frame) · [Field types](#field-types) · [Connection states](#connection-states) · [Packets](#packets) · [${RECORDS_HEADING}](#${anchor(RECORDS_HEADING)}) · [Error codes](#error-codes) · [Writing a native client](#writing-a-native-client)
+Contents: [Frame](#frame) · [Field types](#field-types) · [Coordinates, units and clocks](#coordinates-units-and-clocks) · [Connection states](#connection-states) · [Packets](#packets) · [${RECORDS_HEADING}](#${anchor(RECORDS_HEADING)}) · [Error codes](#error-codes) · [Writing a native client](#writing-a-native-client)
 `,
     frameSection(),
     fieldTypesSection(),
+    unitsSection(),
     statesSection(),
     packetsSection(),
     recordsSection(),

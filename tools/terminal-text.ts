@@ -9,12 +9,13 @@ export function commandHelp(spells?: number): string {
   /say TEXT            talk to those near you
   /zone TEXT           talk to the whole zone
   /w NAME TEXT         whisper to a player
+  /r TEXT              whisper back to whoever whispered to you last
   move X Y             walk to X,Y (round walls)
   move target          walk toward the target until your spells reach it (round walls)
   cast N [TARGET_ID]   cast spell N (${range} in your spell book, or a spell id) at the target
   target nearest       target the nearest living mob in sight (else the shortest walk away)
   target ID            target an entity by id
-  who                  list players online
+  who | /who           list players online
   where                your position, health and target
   wait MS              pause a script
   logout | quit        log out and exit

@@ -14,7 +14,7 @@
  * A group is one mover and its watchers, each on its own link. The mover walks a scripted
  * walk (the lab's legs), dies where the walk says (killed through the world, as combat kills)
  * and holds its key through the respawn; the watchers stand at the spawn and draw it. After
- * every tick the server's record of the mover is read from the world (truth.ts).
+ * every tick the server's record of the mover is read from the world (web-client/src/state/truth.ts).
  */
 import { copyFileSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -51,7 +51,7 @@ import {
   type PairFigures,
   type TruthEvent,
   type WatcherFrame,
-} from './truth.js';
+} from '../../web-client/src/state/truth.js';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '../..');
 

@@ -9,6 +9,7 @@
  * staleness and nothing else.
  */
 import { bool, f32, f64, string, u16, u8, varint } from '../../shared/codec/fields.js';
+import { MoveInput } from '../../shared/protocol/movement.js';
 import type {
   BorderHit,
   BorderKill,
@@ -170,21 +171,8 @@ export const HandoffState = defineBody({
     nextManaRegenAt: num,
     chatTokens: num,
     chatRefilledAt: num,
-    /** Its MoveInputs still waiting for their time (timeline.ts). */
-    queued: array(
-      group({
-        seq: varint,
-        x: f32,
-        y: f32,
-        facing: f32,
-        moving: bool,
-        speed: f32,
-        clientTime: num,
-        epoch: maybe(u8),
-        due: num,
-      }),
-      ITEMS_MAX,
-    ),
+    /** Its MoveInputs still waiting for their time (timeline.ts), each as its client sent it. */
+    queued: array(group({ move: MoveInput.payload, due: num }), ITEMS_MAX),
     /** Its input timeline's lateness window. */
     lateness: array(group({ arrived: num, offset: num }), ITEMS_MAX),
     held: num,
@@ -250,17 +238,7 @@ export function encodeHandoff(s: PlayerHandoff): Uint8Array {
     experience: whole(s.experience),
     cast: s.cast ?? undefined,
     cooldowns: s.cooldowns.map(([spellId, readyAt]) => ({ spellId, readyAt })),
-    queued: s.queued.map(({ move: m, due }) => ({
-      seq: m.seq,
-      x: m.x,
-      y: m.y,
-      facing: m.facing,
-      moving: m.moving,
-      speed: m.speed,
-      clientTime: m.clientTime,
-      epoch: m.epoch,
-      due,
-    })),
+    queued: s.queued,
     lateness: s.lateness.map(([arrived, offset]) => ({ arrived, offset })),
   };
   return HandoffState.encode(state);
@@ -295,10 +273,7 @@ export function decodeHandoff(bytes: Uint8Array): PlayerHandoff {
     nextManaRegenAt: s.nextManaRegenAt ?? 0,
     chatTokens: s.chatTokens ?? 0,
     chatRefilledAt: s.chatRefilledAt ?? 0,
-    queued: s.queued.map(({ due, epoch, clientTime, ...move }) => ({
-      move: { ...move, clientTime: clientTime ?? NaN, ...(epoch !== undefined && { epoch }) },
-      due: due ?? 0,
-    })),
+    queued: s.queued.map(({ move, due }) => ({ move, due: due ?? 0 })),
     lateness: s.lateness.map(({ arrived, offset }) => [arrived ?? 0, offset ?? 0]),
     held: s.held ?? 0,
     late: s.late,

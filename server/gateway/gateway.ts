@@ -1,8 +1,9 @@
 /**
  * The gateway role's side of the game: where the dispatch core sends packets whose target is
  * 'zone' or 'world' (it is the GameRouter), and where the zone hosts' bytes come back to the
- * connections. It holds no world state: only which zone each of its sessions is in and
- * whether that session has an entity there.
+ * connections. It holds no world state: only each session's placement (its zone, and where it
+ * stands there: server/gateway/placement.ts) and the characters left lingering in the world
+ * after their connection closed, held here until their host says LEFT.
  *
  *   zone packet        -> a PACKET record on wyvern.zone.<zone>.in (the fields as received,
  *                         re-encoded without a header), with joins, detaches and the
@@ -66,6 +67,16 @@ import type { Session } from '../session/connection.js';
 import { enteredWorld, leftWorld } from '../session/world-state.js';
 import type { Store } from '../store/index.js';
 import { routeWorld, type WorldRoutes } from '../zone/routes.js';
+import {
+  placementStart,
+  placementTransition,
+  sendsInputs,
+  takesBytes,
+  type PlacementEffect,
+  type PlacementEvent,
+  type PlacementExit,
+  type PlacementState,
+} from './placement.js';
 
 /**
  * Told which characters this gateway holds, for the cluster registry (so a whisper or a
@@ -115,30 +126,49 @@ const REJOIN_TRIES = 40;
 /** A zone's input message is sent at once past this many bytes. */
 const INPUTS_SEND_AT = 256 * 1024;
 
-/** One of this gateway's sessions with a character in (or on its way into) a zone. */
-interface Placement {
-  readonly session: Session;
-  /** The zone's id on the bus (changed by MOVED when the character walks into the next zone). */
-  zone: string;
+/**
+ * A character this gateway holds: in the directory from the host's JOINED to its LEFT. A live
+ * session's placement carries it; once the connection closes it stays as a lingering record
+ * (Gateway.lingering) until LEFT, and a Resume carries it into a new placement.
+ */
+interface Held {
   readonly accountId: number;
   readonly characterId: number;
   /** The character's name as stored. */
   readonly name: string;
-  /** Set once the zone host says the character is in the world (kept across a Resume). */
+  /** Its zone's id on the bus (changed by MOVED when the character walks into the next zone). */
+  zone: string;
+  /** Its entity, once a zone host said JOINED (kept across a Resume). */
   entityId: number | undefined;
-  /** The connection is gone (DETACH sent); the character may linger until LEFT. */
-  closed: boolean;
-  /** The soft-limit verdict last sent to the zone host. */
-  behind: boolean;
-  /** The zone host that said JOINED (its tick messages carry this session's bytes). */
-  host: string | undefined;
   /** Told to the directory as held here. */
   listed: boolean;
-  /** Its zone's host is gone: it enters again once the zone is claimed again. */
-  waiting: boolean;
-  /** Entering again after its zone came back: the JOIN is repeated until JOINED. */
-  rejoining: boolean;
 }
+
+/** One of this gateway's live sessions with a character in (or on its way into) a zone. */
+interface Placement {
+  readonly session: Session;
+  readonly character: Held;
+  /** Where it stands: changed only by placementTransition, through Gateway.drive. */
+  state: PlacementState;
+  /** The zone host that said JOINED (its tick messages carry this session's bytes). */
+  host: string | undefined;
+  /** The soft-limit verdict last sent to the zone host. */
+  behind: boolean;
+}
+
+/** What some placement effects need beyond the placement (see Gateway.drive). */
+interface PlacementContext {
+  /** The host's JOINED: the entity, and the character it says. */
+  readonly joined?: { readonly entity: number; readonly character: number };
+  /** Its zone went down just now (not found down on entering). */
+  readonly news?: boolean;
+}
+
+const EXIT: Record<LeftReason, PlacementExit> = {
+  [LeftReason.Left]: 'left',
+  [LeftReason.NotEntered]: 'notEntered',
+  [LeftReason.TakenOver]: 'takenOver',
+};
 
 /** A zone's input message being filled this turn. */
 interface Outgoing {
@@ -150,8 +180,10 @@ interface Outgoing {
 
 export class Gateway implements GameRouter, ResumeWorld {
   readonly id: string;
-  /** By session id. */
+  /** Live sessions' placements, by session id. */
   private readonly placements = new Map<number, Placement>();
+  /** Characters whose connection closed, by that session's id: held here until the host's LEFT. */
+  private readonly lingering = new Map<number, Held>();
   /** Placements written to by the batch being handled, and those last reported behind. */
   private readonly written: Placement[] = [];
   private readonly behind = new Set<Placement>();
@@ -204,8 +236,8 @@ export class Gateway implements GameRouter, ResumeWorld {
     }
     const p = this.placements.get(session.id);
     // Nobody to apply it while the zone is down: dropped (the client was told ERR_ZONE_DOWN).
-    if (!p || p.entityId === undefined || p.closed || p.waiting) return;
-    const w = this.inputs(p.zone);
+    if (!p || !sendsInputs(p.state)) return;
+    const w = this.inputs(p.character.zone);
     if (!w) return;
     Packet.write(w, {
       session: session.id,
@@ -241,15 +273,7 @@ export class Gateway implements GameRouter, ResumeWorld {
 
   sessionClosed(session: Session): void {
     const p = this.placements.get(session.id);
-    if (!p || p.closed) return;
-    if (p.waiting) {
-      // Its character is in no zone: nothing lingers, nothing to enter later.
-      this.forget(session.id, p);
-      return;
-    }
-    p.closed = true;
-    const w = this.inputs(p.zone);
-    if (w) Detach.write(w, { session: session.id });
+    if (p) this.drive(p, { type: 'closed' });
   }
 
   // ------------------------------------------------------------------ entering
@@ -264,15 +288,13 @@ export class Gateway implements GameRouter, ResumeWorld {
   async reattach(session: Session): Promise<number | undefined> {
     const accountId = session.accountId;
     if (accountId === undefined || this.placements.has(session.id)) return undefined;
-    for (const [id, p] of this.placements) {
-      if (!p.closed || p.entityId === undefined || p.accountId !== accountId) continue;
-      this.placements.delete(id);
-      const next = this.place(session, p.zone, p.accountId, p.characterId, p.name);
+    for (const [id, held] of this.lingering) {
+      if (held.entityId === undefined || held.accountId !== accountId) continue;
+      this.lingering.delete(id);
       // Still held here: its directory entry stays. And it still has its entity: should this
       // session drop too before the host's JOINED, a later Resume finds the character again.
-      next.listed = p.listed;
-      next.entityId = p.entityId;
-      return p.characterId;
+      this.place(session, held);
+      return held.characterId;
     }
     try {
       const held = await this.opts.lookups?.sessionGateway(accountId);
@@ -280,13 +302,7 @@ export class Gateway implements GameRouter, ResumeWorld {
       const record = await this.opts.store.getCharacter(held.characterId);
       if (!record || record.accountId !== accountId) return undefined;
       if (session.closing || this.closed || this.placements.has(session.id)) return undefined;
-      this.place(
-        session,
-        this.zoneIds.get(record.zone) ?? this.defaultZone,
-        accountId,
-        record.id,
-        record.name,
-      );
+      this.place(session, this.heldFrom(record));
       return record.id;
     } catch (err) {
       // The session is resumed all the same; entering the character takes it over where it
@@ -312,54 +328,134 @@ export class Gateway implements GameRouter, ResumeWorld {
     }
     if (session.closing || this.placements.has(session.id)) return;
     // This gateway's record of the same character lingering: the zone host hands it over.
-    for (const [id, p] of this.placements) {
-      if (p.closed && p.characterId === record.id) this.placements.delete(id);
-    }
-    this.place(
-      session,
-      this.zoneIds.get(record.zone) ?? this.defaultZone,
-      record.accountId,
-      record.id,
-      record.name,
-    );
+    for (const [id, held] of this.lingering) if (held.characterId === record.id) this.lingering.delete(id);
+    this.place(session, this.heldFrom(record));
   }
 
-  private place(
-    session: Session,
-    zone: string,
-    accountId: number,
-    characterId: number,
-    name: string,
-  ): Placement {
-    const p: Placement = {
-      session,
-      zone,
-      accountId,
-      characterId,
-      name,
+  /** A character of the store not yet in the world, as this gateway holds it. */
+  private heldFrom(record: { accountId: number; id: number; name: string; zone: string }): Held {
+    return {
+      accountId: record.accountId,
+      characterId: record.id,
+      name: record.name,
+      zone: this.zoneIds.get(record.zone) ?? this.defaultZone,
       entityId: undefined,
-      closed: false,
-      behind: false,
       listed: false,
-      host: undefined,
-      waiting: false,
-      rejoining: false,
     };
+  }
+
+  /** Places `session` with `character` (its entity known if it is resumed): a JOIN, unless its zone is down. */
+  private place(session: Session, character: Held): Placement {
+    const { state, effects } = placementStart({
+      zoneDown: this.down.has(character.zone),
+      resumed: character.entityId !== undefined,
+    });
+    const p: Placement = { session, character, state, host: undefined, behind: false };
     this.placements.set(session.id, p);
-    if (this.down.has(zone)) {
-      p.waiting = true;
-      session.error('ERR_ZONE_DOWN', `zone ${zone} has no host right now`, { fatal: false });
-      return p;
-    }
-    const w = this.inputs(zone);
-    if (w) Join.write(w, { session: session.id, account: accountId, character: characterId });
+    for (const effect of effects) this.carryOut(p, effect, {});
     return p;
   }
 
-  private forget(id: number, p: Placement): void {
-    this.placements.delete(id);
-    this.behind.delete(p);
-    if (p.listed) this.opts.directory?.left(p.accountId, p.name);
+  // ------------------------------------------------------------------ placements
+
+  /**
+   * Moves the placement by `event` (placement.ts) and carries out the effects, in order.
+   * Returns false, changing nothing, if its state refuses the event. A placement that ends
+   * gone leaves the gateway's books (its character may stay, lingering).
+   */
+  private drive(p: Placement, event: PlacementEvent, ctx: PlacementContext = {}): boolean {
+    const t = placementTransition(p.state, event);
+    if ('refused' in t) return false;
+    p.state = t.state;
+    if (t.state.kind === 'gone') {
+      if (this.placements.get(p.session.id) === p) this.placements.delete(p.session.id);
+      this.behind.delete(p);
+    }
+    if (ctx.joined) {
+      p.character.entityId = ctx.joined.entity;
+      p.host = this.batchHost;
+    }
+    for (const effect of t.effects) this.carryOut(p, effect, ctx);
+    return true;
+  }
+
+  private carryOut(p: Placement, effect: PlacementEffect, ctx: PlacementContext): void {
+    const { session, character } = p;
+    switch (effect.kind) {
+      case 'sendJoin': {
+        const w = this.inputs(character.zone);
+        if (w)
+          Join.write(w, {
+            session: session.id,
+            account: character.accountId,
+            character: character.characterId,
+          });
+        return;
+      }
+      case 'sendDetach': {
+        const w = this.inputs(character.zone);
+        if (w) Detach.write(w, { session: session.id });
+        return;
+      }
+      case 'sendResync': {
+        const w = this.inputs(character.zone);
+        if (w) Resync.write(w, { session: session.id });
+        return;
+      }
+      case 'tellZoneDown': {
+        const zone = character.zone;
+        const reason = ctx.news ? `the host of zone ${zone} is gone` : `zone ${zone} has no host right now`;
+        session.error('ERR_ZONE_DOWN', reason, { fatal: false });
+        return;
+      }
+      case 'enterSession':
+        if (!session.closing) {
+          enteredWorld(session, character.entityId!, ctx.joined?.character ?? character.characterId);
+        }
+        return;
+      case 'exitSession':
+        if (effect.exit === 'takenOver') {
+          // Resumed (or entered) through another gateway while this connection was still open.
+          session.log.info(
+            { accountId: character.accountId },
+            'character taken over through another gateway',
+          );
+          sayTakenOver(session);
+          return;
+        }
+        leftWorld(session);
+        if (effect.exit === 'notEntered') {
+          session.error('ERR_INTERNAL', 'could not enter the world', {
+            fatal: false,
+            opcode: EnterWorldRequest.opcode,
+          });
+        }
+        return;
+      case 'list':
+        this.list(character);
+        return;
+      case 'unlist':
+        this.unlist(character);
+        return;
+      case 'keepLingering':
+        this.lingering.set(session.id, character);
+        return;
+      case 'forgetEntity':
+        character.entityId = undefined;
+        return;
+    }
+  }
+
+  private list(character: Held): void {
+    if (character.listed) return;
+    character.listed = true;
+    this.opts.directory?.entered(character.accountId, character.characterId, character.name);
+  }
+
+  private unlist(character: Held): void {
+    if (!character.listed) return;
+    character.listed = false;
+    this.opts.directory?.left(character.accountId, character.name);
   }
 
   // ------------------------------------------------------------------ zone hosts coming and going
@@ -386,17 +482,15 @@ export class Gateway implements GameRouter, ResumeWorld {
   /** Its sessions here wait: told once, their inputs dropped, their lingering characters gone. */
   private zoneDown(zone: string, lost: string): void {
     this.down.set(zone, lost);
+    for (const [id, held] of this.lingering) {
+      if (held.zone !== zone) continue;
+      // It lingered on the host that is gone.
+      this.lingering.delete(id);
+      this.unlist(held);
+    }
     let waiting = 0;
-    for (const [id, p] of this.placements) {
-      if (p.zone !== zone || p.waiting) continue;
-      if (p.closed) {
-        // It lingered on the host that is gone.
-        this.forget(id, p);
-        continue;
-      }
-      p.waiting = true;
-      waiting++;
-      p.session.error('ERR_ZONE_DOWN', `the host of zone ${zone} is gone`, { fatal: false });
+    for (const p of this.placements.values()) {
+      if (p.character.zone === zone && this.drive(p, { type: 'zoneDown' }, { news: true })) waiting++;
     }
     this.opts.log.warn({ zone, host: lost, sessions: waiting }, 'zone host gone: its sessions wait for it');
   }
@@ -409,18 +503,8 @@ export class Gateway implements GameRouter, ResumeWorld {
   private zoneUp(zone: string, sameHost: boolean): void {
     this.down.delete(zone);
     let entering = 0;
-    for (const [id, p] of this.placements) {
-      if (p.zone !== zone || !p.waiting) continue;
-      p.waiting = false;
-      const w = this.inputs(zone);
-      if (!w) continue;
-      entering++;
-      if (sameHost && p.entityId !== undefined) Resync.write(w, { session: id });
-      else {
-        p.entityId = undefined;
-        p.rejoining = true;
-        Join.write(w, { session: id, account: p.accountId, character: p.characterId });
-      }
+    for (const p of this.placements.values()) {
+      if (p.character.zone === zone && this.drive(p, { type: 'zoneUp', sameHost })) entering++;
     }
     this.opts.log.info({ zone, sessions: entering, sameHost }, 'zone host back: its sessions enter again');
     if (entering > 0) this.rejoinLater(zone, 1);
@@ -430,15 +514,9 @@ export class Gateway implements GameRouter, ResumeWorld {
     const timer = setTimeout(() => {
       if (this.closed || this.down.has(zone)) return;
       let left = 0;
-      for (const [id, p] of this.placements) {
-        if (p.zone !== zone || !p.rejoining) continue;
-        if (p.entityId !== undefined || p.closed || p.session.closing) {
-          p.rejoining = false;
-          continue;
-        }
-        const w = this.inputs(zone);
-        if (w) Join.write(w, { session: id, account: p.accountId, character: p.characterId });
-        left++;
+      for (const p of this.placements.values()) {
+        if (p.character.zone !== zone || p.session.closing) continue;
+        if (this.drive(p, { type: 'rejoinDue' })) left++;
       }
       if (left > 0 && attempt < REJOIN_TRIES) this.rejoinLater(zone, attempt + 1);
     }, REJOIN_EVERY_MS);
@@ -454,8 +532,8 @@ export class Gateway implements GameRouter, ResumeWorld {
    */
   private whisper(session: Session, to: string, text: string): void {
     const p = this.placements.get(session.id);
-    if (!p || p.entityId === undefined || p.closed || this.closed) return;
-    const from = { fromId: p.entityId, from: p.name };
+    if (!p || p.character.entityId === undefined || this.closed) return;
+    const from = { fromId: p.character.entityId, from: p.character.name };
     const noSuchPlayer = () =>
       session.error('ERR_NO_SUCH_PLAYER', `${to} is not online`, { fatal: false, opcode: Whisper.opcode });
     const deliver = async (): Promise<void> => {
@@ -469,7 +547,7 @@ export class Gateway implements GameRouter, ResumeWorld {
         if (entry) target = { gateway: entry.gateway.id, name: entry.name };
       } else {
         const local = this.inWorldByName(to);
-        if (local) target = { gateway: this.id, name: local.name };
+        if (local) target = { gateway: this.id, name: local.character.name };
       }
       if (session.closing) return;
       if (!target) return noSuchPlayer();
@@ -524,9 +602,8 @@ export class Gateway implements GameRouter, ResumeWorld {
   private inWorldByName(name: string): Placement | undefined {
     const key = name.toLowerCase();
     for (const p of this.placements.values()) {
-      if (p.entityId === undefined || p.closed || p.session.closing || p.session.state !== 'inWorld')
-        continue;
-      if (p.name.toLowerCase() === key) return p;
+      if (p.character.entityId === undefined || p.session.closing || p.session.state !== 'inWorld') continue;
+      if (p.character.name.toLowerCase() === key) return p;
     }
     return undefined;
   }
@@ -604,19 +681,19 @@ export class Gateway implements GameRouter, ResumeWorld {
     },
     Joined: ({ session, entity, character }) => {
       const p = this.placements.get(session);
-      if (!p || p.waiting) return;
-      p.entityId = entity;
-      p.rejoining = false;
-      p.host = this.batchHost;
-      if (!p.listed) {
-        p.listed = true;
-        this.opts.directory?.entered(p.accountId, p.characterId, p.name);
+      if (p) {
+        this.drive(p, { type: 'joined' }, { joined: { entity, character } });
+        return;
       }
-      if (!p.closed && !p.session.closing) enteredWorld(p.session, entity, character);
+      // Its connection closed on the way in: held here, lingering.
+      const held = this.lingering.get(session);
+      if (!held) return;
+      held.entityId = entity;
+      this.list(held);
     },
     Bytes: ({ session, frames }) => {
       const p = this.placements.get(session);
-      if (!p || p.closed || p.waiting) return;
+      if (!p || !takesBytes(p.state)) return;
       const conn = p.session.conn;
       if (conn.closed) return;
       conn.out.raw(frames);
@@ -626,28 +703,21 @@ export class Gateway implements GameRouter, ResumeWorld {
     Moved: ({ session, zone }) => {
       // The character walked into the zone beside: its inputs go there, its bytes come from there.
       const p = this.placements.get(session);
-      if (!p) return;
-      p.zone = this.zoneIds.get(zone) ?? zoneId(zone);
-      p.host = this.batchHost;
+      const held = p?.character ?? this.lingering.get(session);
+      if (!held) return;
+      held.zone = this.zoneIds.get(zone) ?? zoneId(zone);
+      if (p) p.host = this.batchHost;
     },
     Left: ({ session, reason }) => {
       const p = this.placements.get(session);
-      if (!p || p.waiting) return;
-      this.forget(session, p);
-      if (p.closed) return;
-      if (reason === LeftReason.TakenOver) {
-        // Resumed (or entered) through another gateway while this connection was still open.
-        p.session.log.info({ accountId: p.accountId }, 'character taken over through another gateway');
-        sayTakenOver(p.session);
+      if (p) {
+        this.drive(p, { type: 'left', exit: EXIT[reason] });
         return;
       }
-      leftWorld(p.session);
-      if (reason === LeftReason.NotEntered) {
-        p.session.error('ERR_INTERNAL', 'could not enter the world', {
-          fatal: false,
-          opcode: EnterWorldRequest.opcode,
-        });
-      }
+      const held = this.lingering.get(session);
+      if (!held) return;
+      this.lingering.delete(session);
+      this.unlist(held);
     },
   };
 
@@ -658,12 +728,8 @@ export class Gateway implements GameRouter, ResumeWorld {
    */
   private lost(host: string, last: number, seq: number): void {
     let sessions = 0;
-    for (const [id, p] of this.placements) {
-      if (p.host !== host || p.closed || p.waiting || p.entityId === undefined) continue;
-      const w = this.inputs(p.zone);
-      if (!w) continue;
-      Resync.write(w, { session: id });
-      sessions++;
+    for (const p of this.placements.values()) {
+      if (p.host === host && this.drive(p, { type: 'tickLost' })) sessions++;
     }
     this.lostTicks++;
     this.opts.log.warn(
@@ -684,7 +750,7 @@ export class Gateway implements GameRouter, ResumeWorld {
   }
 
   private checkBehind(p: Placement): void {
-    if (p.closed || p.waiting || p.entityId === undefined || this.placements.get(p.session.id) !== p) {
+    if (!sendsInputs(p.state) || this.placements.get(p.session.id) !== p) {
       this.behind.delete(p);
       return;
     }
@@ -693,7 +759,7 @@ export class Gateway implements GameRouter, ResumeWorld {
     p.behind = behind;
     if (behind) this.behind.add(p);
     else this.behind.delete(p);
-    const w = this.inputs(p.zone);
+    const w = this.inputs(p.character.zone);
     if (w) Behind.write(w, { session: p.session.id, behind });
   }
 

@@ -110,7 +110,7 @@ export function handoffState(p: Player): HandoffState {
     chatRefilledAt: p.chatRefilledAt,
     queued: p.timeline.queue.flatMap(({ input, due }) => {
       if (input.type !== 'move') return [];
-      const { seq, x, y, facing, moving, speed, clientTime, epoch } = input;
+      const { seq, x, y, facing, moving, speed, clientTime, epoch = p.moveEpoch } = input;
       return [{ move: { seq, x, y, facing, moving, speed, clientTime, epoch }, due }];
     }),
     lateness: p.timeline.lateness.samples(),

@@ -7,7 +7,11 @@ import type { CellSet } from './cell-set.js';
 import type { IdMap, IdSet } from './id-table.js';
 import type { InputTimeline } from './timeline.js';
 import type { Rect, Vec2 } from '../../shared/game/movement.js';
-import type { SpellFailReason } from '../../shared/protocol/index.js';
+import type {
+  MoveInput as MoveInputPacket,
+  PayloadOf,
+  SpellFailReason,
+} from '../../shared/protocol/index.js';
 
 // ---------------------------------------------------------------- data
 
@@ -365,7 +369,7 @@ export interface HandoffState extends Pick<
    * Its MoveInputs still waiting for their time (timeline.ts), with it: a stop or turn made
    * just past the line is not lost with the zone it was queued in.
    */
-  queued: { move: Omit<MoveInput, 'type' | 'entityId' | 'receivedAt'>; due: number }[];
+  queued: { move: MovePayload; due: number }[];
   /** Its input timeline's lateness window, hold and late count: a crossing keeps its offset's grounds. */
   lateness: [arrived: number, offset: number][];
   held: number;
@@ -430,25 +434,21 @@ export interface BorderNews {
 
 export type LeaveReason = 'disconnected' | 'kicked' | 'takenOver' | 'shutdown';
 
-/** A MoveInput as the zone gets it. */
-export interface MoveInput {
-  type: 'move';
-  entityId: number;
-  seq: number;
-  x: number;
-  y: number;
-  facing: number;
-  moving: boolean;
-  speed: number;
-  clientTime: number;
-  /**
-   * The move epoch the client had been told when it made the input (MoveInput.epoch);
-   * absent where the world is driven without a client (tests, benches): the current one.
-   */
-  epoch?: number;
-  /** Server ms when the input arrived (before it waited for the tick); the tick's time when unknown. */
-  receivedAt?: number;
-}
+/** A MoveInput's payload: the client's movement state, declared once in shared/protocol/movement.ts. */
+export type MovePayload = PayloadOf<typeof MoveInputPacket>;
+
+/**
+ * A MoveInput as the zone gets it: the packet's fields for player `entityId`, and when it
+ * arrived. Its `epoch` is absent where the world is driven without a client (tests, benches):
+ * the current one.
+ */
+export type MoveInput = Omit<MovePayload, 'epoch'> &
+  Partial<Pick<MovePayload, 'epoch'>> & {
+    type: 'move';
+    entityId: number;
+    /** Server ms when the input arrived (before it waited for the tick); the tick's time when unknown. */
+    receivedAt?: number;
+  };
 
 /** A player's own inputs that act where it stands: they take effect in order on its timeline. */
 export type TimedInput =

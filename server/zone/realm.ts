@@ -18,6 +18,9 @@
  * same entity, which never leaves anyone's view. A gateway found gone (its node lease lapsed
  * in the registry: gatewayGone) has all its sessions' characters left lingering this way, as
  * if each connection had dropped; its players get them back by logging in elsewhere.
+ *
+ * Seats: each session's character here has one SeatState, changed only by seatTransition
+ * (seat.ts) through drive, which carries out the effects it returns.
  */
 import { Reader } from '../../shared/codec/reader.js';
 import { Writer } from '../../shared/codec/writer.js';
@@ -54,6 +57,14 @@ import {
 import { BorderLink } from './border-link.js';
 import { GatewayLink, type SessionOutput } from './gateway-link.js';
 import { zoneInput } from './routes.js';
+import {
+  seatTransition,
+  takesInputs,
+  type SeatEffect,
+  type SeatEvent,
+  type SeatExit,
+  type SeatState,
+} from './seat.js';
 import { ZoneHost, type ZoneHostHooks } from './zone-host.js';
 
 /** How a gateway ended: `stopped` as planned, or `lost` (killed, or lost for a lease's TTL). */
@@ -106,22 +117,34 @@ interface Seat {
   playerId?: number;
   /** Where its bytes go while it has a connection. */
   output: SessionOutput | undefined;
-  /** The gateway said the connection is gone. */
-  closed: boolean;
-  /** A newer session took the character: this one leaves as soon as it has an entity. */
-  superseded: boolean;
-  /** Server ms its connection dropped, while the character lingers without one. */
-  lingerSince: number | undefined;
-  /** Attached to a new session, waiting for the world to apply it (see Realm.attach). */
-  attaching: boolean;
-  /** Handed to the zone beside, waiting for that zone to take it (see Realm.onHandedOff). */
-  arriving: boolean;
-  /** Handed to another host's zone, waiting for its answer (see Realm.handOver). */
-  handing: boolean;
+  /** Where it stands: changed only by seatTransition, through Realm.drive. */
+  state: SeatState;
   /** Resolves once the seat is gone (its entity left, or it never got one). */
   readonly gone: Promise<void>;
   readonly markGone: () => void;
 }
+
+/** What some seat effects need beyond the seat (see Realm.drive). */
+interface SeatContext {
+  /** The zone the event happened in (joined, walked into), when it is not the seat's own. */
+  readonly host?: ZoneHost;
+  /** The seat's entity, once the world has made it. */
+  readonly playerId?: number;
+  /** The row a join enters. */
+  readonly character?: SavedCharacter;
+  /** The state a player given back comes back with. */
+  readonly arrival?: HandoffState;
+  /** The session taking the seat over. */
+  readonly taker?: { readonly link: GatewayLink; readonly session: number };
+  /** The zone a seat was handed to on another host. */
+  readonly zone?: string;
+}
+
+const EXIT_REASON: Record<SeatExit, LeftReason> = {
+  left: LeftReason.Left,
+  notEntered: LeftReason.NotEntered,
+  takenOver: LeftReason.TakenOver,
+};
 
 const WHO_LIST_MAX = 200;
 /** How long inputs for a session handed to another host are sent on after it. */
@@ -357,7 +380,7 @@ export class Realm {
     for (const seat of [...this.seats.values()]) {
       if (seat.host !== old) continue;
       dropped++;
-      this.forgetSeat(seat);
+      this.drive(seat, { type: 'lost' });
     }
     this.zones.set(zone, this.createZone(zone));
     zoneClaimEvents.inc({ event: 'lost' });
@@ -409,7 +432,11 @@ export class Realm {
     let got: { gateway: string; record: RecordOut<typeof Handoff> } | undefined;
     let state: HandoffState;
     try {
-      HandoffRequest.read(message.data, { Handoff: (record, { gateway }) => (got = { gateway, record }) });
+      HandoffRequest.read(message.data, {
+        Handoff: (record, { gateway }) => {
+          got = { gateway, record };
+        },
+      });
       if (!got) throw new Error('no HANDOFF record');
       state = decodeHandoff(got.record.state);
     } catch (err) {
@@ -424,13 +451,16 @@ export class Realm {
     const seat = seats.get(record.session);
     if (seat) {
       const same = seat.characterId === state.characterId && seat.playerId === state.entity.id;
-      if (same && (seat.arriving || seat.host === host)) return answer('taken');
+      const coming = seat.state.kind === 'arriving' || seat.state.kind === 'returning';
+      if (same && (coming || seat.host === host)) return answer('taken');
       return answer('refused', 'the session is here already', detail);
     }
     this.forwards.delete(`${gateway}\n${record.session}`);
-    const arriving = this.newSeat(host, link, record.session, record.account, state.characterId);
+    const arriving = this.newSeat(host, link, record.session, record.account, state.characterId, {
+      kind: 'arriving',
+      connected: true,
+    });
     arriving.spells = state.spells;
-    arriving.arriving = true;
     arriving.playerId = state.entity.id;
     arriving.output = link.output(record.session);
     host.queue({ type: 'arrive', sessionId: arriving.worldSession, state });
@@ -442,8 +472,9 @@ export class Realm {
     return {
       Packet: (record, { gateway }) => {
         const seat = this.inputSeat(gateway, Packet, record);
-        // A player handed to another zone of this host: its inputs follow it there.
-        if (!seat || seat.playerId === undefined) return;
+        // A player handed to another zone of this host: its inputs follow it there. A player
+        // out to another host has no entity here to apply them to.
+        if (!seat || seat.playerId === undefined || !takesInputs(seat.state)) return;
         const def = byOpcode(record.opcode);
         if (!def || def.dir !== 'c2s' || def.target !== 'zone') return;
         let payload: unknown;
@@ -456,9 +487,8 @@ export class Realm {
           this.opts.log.warn({ err, gateway, opcode: record.opcode }, 'zone input refused');
           return;
         }
-        // A zone stopped for its claim takes no game inputs: they would pile up to no end. A
-        // player out to another host has no entity here to apply them to.
-        if (this.fenced.has(seat.host.name) || seat.handing) return;
+        // A zone stopped for its claim takes no game inputs: they would pile up to no end.
+        if (this.fenced.has(seat.host.name)) return;
         seat.host.queue(zoneInput(def as ZonePacket, seat.playerId, payload, record.receivedAt));
       },
       Join: ({ session, account, character }, { gateway }) => {
@@ -466,16 +496,13 @@ export class Realm {
         void this.join(host, link, session, account, character).catch((err: unknown) => {
           this.opts.log.error({ err, gateway, session }, 'enter world failed');
           const failed = seats.get(session);
-          if (failed) this.removeSeat(failed, LeftReason.NotEntered);
+          if (failed) this.drive(failed, { type: 'loadFailed' });
           else link.exited(session, LeftReason.NotEntered);
         });
       },
       Detach: (record, { gateway }) => {
         const seat = this.inputSeat(gateway, Detach, record);
-        if (!seat) return;
-        seat.closed = true;
-        // Not yet bound: onJoined sees it closed and acts then.
-        if (seat.playerId !== undefined && !this.lingering.has(seat)) this.detach(seat);
+        if (seat) this.drive(seat, { type: 'closed', now: this.clock() });
       },
       Behind: (record, { gateway }) => {
         const seat = this.inputSeat(gateway, Behind, record);
@@ -483,7 +510,12 @@ export class Realm {
       },
       Resync: (record, { gateway }) => {
         const seat = this.inputSeat(gateway, Resync, record);
-        if (seat?.output && !seat.attaching) this.resync(seat);
+        if (seat && this.drive(seat, { type: 'resync' })) {
+          this.opts.log.warn(
+            { gateway: seat.link.gateway, session: seat.session },
+            'a tick message was lost: sending the session its state anew',
+          );
+        }
       },
     };
   }
@@ -514,12 +546,8 @@ export class Realm {
     if (!entry) return;
     const seats = [...entry.seats.values()];
     entry.seats.clear();
-    for (const seat of seats) {
-      if (seat.closed) continue;
-      seat.closed = true;
-      // Not yet bound: onJoined sees it closed and acts then.
-      if (seat.playerId !== undefined && !this.lingering.has(seat)) this.detach(seat);
-    }
+    const now = this.clock();
+    for (const seat of seats) this.drive(seat, { type: 'closed', now });
     if (how === 'stopped') {
       this.opts.log.info(
         { gateway, sessions: seats.length },
@@ -530,75 +558,114 @@ export class Realm {
     }
   }
 
-  // ------------------------------------------------------------------ linger
+  // ------------------------------------------------------------------ seats
 
-  /** The connection is gone: the character stays, standing, with nobody to write to. */
-  private detach(seat: Seat): void {
-    // Out to another host: its answer decides where the character lingers (askHandoff).
-    if (seat.handing) return;
+  /**
+   * Moves the seat by `event` (seat.ts) and carries out the effects, in order; `ctx` gives
+   * what an effect needs beyond the seat. Returns false, changing nothing, if the seat's
+   * state refuses the event. A seat that ends gone leaves the realm's books.
+   */
+  private drive(seat: Seat, event: SeatEvent, ctx: SeatContext = {}): boolean {
+    const t = seatTransition(seat.state, event);
+    if ('refused' in t) return false;
+    if (seat.state.kind === 'lingering') this.lingering.delete(seat);
+    seat.state = t.state;
+    if (t.state.kind === 'lingering') this.lingering.add(seat);
+    if (ctx.host) seat.host = ctx.host;
+    if (ctx.playerId !== undefined) seat.playerId = ctx.playerId;
+    for (const effect of t.effects) this.carryOut(seat, effect, ctx);
+    if (t.state.kind === 'gone') this.dropSeat(seat);
+    return true;
+  }
+
+  private carryOut(seat: Seat, effect: SeatEffect, ctx: SeatContext): void {
     const playerId = seat.playerId!;
-    seat.host.unbind(playerId);
-    if (seat.output) seat.output.closed = true;
-    seat.output = undefined;
-    seat.attaching = false;
-    seat.lingerSince = this.clock();
-    this.lingering.add(seat);
-    seat.host.queue({ type: 'detach', entityId: playerId });
-  }
-
-  /**
-   * Hands a lingering character to a new session; the world re-sends it everything at the
-   * next tick. The old gateway hears `reason` for the old session.
-   */
-  private attach(seat: Seat, link: GatewayLink, session: number, reason: LeftReason = LeftReason.Left): void {
-    this.lingering.delete(seat);
-    const old = this.links.get(seat.link.gateway)?.seats;
-    if (old?.get(seat.session) === seat) {
-      // The old gateway may still count the character as lingering for its dropped session.
-      old.delete(seat.session);
-      seat.link.exited(seat.session, reason);
+    switch (effect.kind) {
+      case 'queueJoin':
+        seat.host.queue({ type: 'join', sessionId: seat.worldSession, character: ctx.character! });
+        return;
+      case 'queueLeave':
+        seat.host.queue({ type: 'leave', entityId: playerId, reason: effect.reason });
+        return;
+      case 'queueDetach':
+        seat.host.queue({ type: 'detach', entityId: playerId });
+        return;
+      case 'queueAttach':
+        seat.host.queue({ type: 'attach', entityId: playerId, sessionId: seat.worldSession });
+        return;
+      case 'queueArrive':
+        seat.host.queue({ type: 'arrive', sessionId: seat.worldSession, state: ctx.arrival! });
+        return;
+      case 'openOutput':
+        seat.output = seat.link.output(seat.session);
+        return;
+      case 'bindOutput':
+        if (seat.output) seat.host.bind(playerId, seat.output);
+        return;
+      case 'dropOutput':
+        if (seat.playerId !== undefined) seat.host.unbind(playerId);
+        if (seat.output) seat.output.closed = true;
+        seat.output = undefined;
+        return;
+      case 'relink': {
+        const { link, session } = ctx.taker!;
+        seat.link = link;
+        seat.session = session;
+        this.linkOf(link.gateway).seats.set(session, seat);
+        this.opts.log.info(
+          { gateway: link.gateway, session, characterId: seat.characterId },
+          'took over the character in the world',
+        );
+        return;
+      }
+      case 'tellEntered':
+        seat.link.entered(seat.session, playerId, seat.characterId);
+        return;
+      case 'tellMoved':
+        seat.link.moved(seat.session, seat.host.name);
+        return;
+      case 'tellExited': {
+        // Unless the gateway forgot the session (it is gone, or took it over elsewhere).
+        const seats = this.links.get(seat.link.gateway)?.seats;
+        if (seats?.get(seat.session) !== seat) return;
+        seats.delete(seat.session);
+        seat.link.exited(seat.session, EXIT_REASON[effect.exit]);
+        return;
+      }
+      case 'forwardInputs':
+        this.forwards.set(`${seat.link.gateway}\n${seat.session}`, {
+          zone: ctx.zone!,
+          until: this.clock() + FORWARD_MS,
+        });
+        return;
+      case 'forwardDetach': {
+        // Its connection dropped while the request was out: the next host lets it linger.
+        const w = new Writer(64);
+        ZoneInputs.begin(w, { gateway: seat.link.gateway });
+        Detach.write(w, { session: seat.session });
+        this.opts.bus.publish(Subjects.zoneInput(zoneId(ctx.zone!)), w.finish());
+        return;
+      }
     }
-    seat.link = link;
-    seat.session = session;
-    seat.closed = false;
-    seat.lingerSince = undefined;
-    seat.attaching = true;
-    this.linkOf(link.gateway).seats.set(session, seat);
-    this.opts.log.info(
-      { gateway: link.gateway, session, characterId: seat.characterId },
-      'took over the character in the world',
-    );
-    seat.host.queue({ type: 'attach', entityId: seat.playerId!, sessionId: seat.worldSession });
   }
 
-  /**
-   * The gateway lost a tick message: the session's WorldUpdate deltas and motion references
-   * no longer match the client's. It is attached to its entity again, which sends it its
-   * whole state and view anew (as for a Resume), with a new output; observers notice nothing.
-   */
-  private resync(seat: Seat): void {
-    seat.host.unbind(seat.playerId!);
-    seat.output!.closed = true;
-    seat.output = undefined;
-    seat.attaching = true;
-    this.opts.log.warn(
-      { gateway: seat.link.gateway, session: seat.session },
-      'a tick message was lost: sending the session its state anew',
-    );
-    seat.host.queue({ type: 'attach', entityId: seat.playerId!, sessionId: seat.worldSession });
+  /** Takes a gone seat off the books; whoever waits for it carries on. */
+  private dropSeat(seat: Seat): void {
+    if (this.seats.get(seat.worldSession) === seat) this.seats.delete(seat.worldSession);
+    const seats = this.links.get(seat.link.gateway)?.seats;
+    if (seats?.get(seat.session) === seat) seats.delete(seat.session);
+    // After this tick's saves are flushed (runTick does that before yielding), so a waiter
+    // that then calls waitUntilSaved finds the save in flight.
+    seat.markGone();
   }
 
   private expireLingering(now: number): void {
     for (const seat of this.lingering) {
+      if (seat.state.kind !== 'lingering') continue;
       const player = seat.host.world.players.get(seat.playerId!);
-      if (!player) {
-        this.lingering.delete(seat);
-        continue;
-      }
-      const until = Math.max(seat.lingerSince! + this.lingerMs, player.lastCombatAt + this.combatLingerMs);
-      if (now < until) continue;
-      this.lingering.delete(seat);
-      seat.host.queue({ type: 'leave', entityId: player.id, reason: 'disconnected' });
+      if (!player) continue;
+      const until = Math.max(seat.state.since + this.lingerMs, player.lastCombatAt + this.combatLingerMs);
+      if (now >= until) this.drive(seat, { type: 'expired' });
     }
   }
 
@@ -618,48 +685,35 @@ export class Realm {
   ): Promise<void> {
     const seats = this.linkOf(link.gateway).seats;
     if (seats.has(session)) return;
+    const taker = { link, session };
+    // Lingering: the new session takes it where it stands; the old one hears it left.
     for (const seat of this.lingering) {
-      if (seat.characterId !== characterId) continue;
-      this.attach(seat, link, session);
-      return;
+      if (seat.characterId === characterId && this.drive(seat, { type: 'takeOver', exit: 'left' }, { taker }))
+        return;
     }
     // Still connected through another gateway (which has not noticed its connection is gone
     // yet, or the account resumed elsewhere): taken over where it stands all the same. Its own
     // gateway always sends DETACH before such a JOIN; another gateway's comes in no order.
     for (const seat of this.seats.values()) {
-      if (seat.characterId !== characterId || seat.link === link || !seat.output) continue;
-      if (seat.closed || seat.superseded || seat.attaching || seat.playerId === undefined) continue;
-      this.detach(seat);
-      this.attach(seat, link, session, LeftReason.TakenOver);
-      return;
+      if (seat.characterId !== characterId || seat.link === link) continue;
+      if (this.drive(seat, { type: 'takeOver', exit: 'takenOver' }, { taker })) return;
     }
     // The same character on its way in (or in the world) for an older connection: take it
     // out first, and load the row only once that entity's state has been saved.
     const previous = [...this.seats.values()].filter((s) => s.characterId === characterId);
-    for (const other of previous) {
-      other.superseded = true;
-      if (other.playerId !== undefined) {
-        other.host.queue({ type: 'leave', entityId: other.playerId, reason: 'takenOver' });
-      }
-    }
-    const seat = this.newSeat(requested, link, session, accountId, characterId);
+    for (const other of previous) this.drive(other, { type: 'superseded' });
+    const seat = this.newSeat(requested, link, session, accountId, characterId, { kind: 'loading' });
     await Promise.all(previous.map((o) => o.gone));
     await this.waitUntilSaved(characterId);
     const record = await this.opts.store.getCharacter(characterId);
-    if (seat.closed || seat.superseded) {
-      this.removeSeat(seat, LeftReason.Left);
-      return;
-    }
     if (!record || record.accountId !== accountId) {
-      this.removeSeat(seat, LeftReason.NotEntered);
+      this.drive(seat, { type: 'noRow' });
       return;
     }
     seat.spells = record.spells;
     // Its saved zone if this host has it (not standing idle for another host), else the one asked.
     const saved = this.idle.has(record.zone) ? undefined : this.zones.get(record.zone);
-    const host = saved ?? requested;
-    seat.host = host;
-    host.queue({ type: 'join', sessionId: seat.worldSession, character: toSaved(record) });
+    this.drive(seat, { type: 'rowRead' }, { host: saved ?? requested, character: toSaved(record) });
   }
 
   private newSeat(
@@ -668,6 +722,7 @@ export class Realm {
     session: number,
     accountId: number,
     characterId: number,
+    state: SeatState,
   ): Seat {
     let markGone!: () => void;
     const gone = new Promise<void>((resolve) => (markGone = resolve));
@@ -680,45 +735,13 @@ export class Realm {
       characterId,
       spells: [],
       output: undefined,
-      closed: false,
-      superseded: false,
-      lingerSince: undefined,
-      attaching: false,
-      arriving: false,
-      handing: false,
+      state,
       gone,
       markGone,
     };
     this.seats.set(seat.worldSession, seat);
     this.linkOf(link.gateway).seats.set(session, seat);
     return seat;
-  }
-
-  /** The seat goes without a word to its gateway and without a save (see loseZone). */
-  private forgetSeat(seat: Seat): void {
-    seat.closed = true;
-    if (seat.output) seat.output.closed = true;
-    seat.output = undefined;
-    this.seats.delete(seat.worldSession);
-    this.lingering.delete(seat);
-    const seats = this.links.get(seat.link.gateway)?.seats;
-    if (seats?.get(seat.session) === seat) seats.delete(seat.session);
-    seat.markGone();
-  }
-
-  /** The seat is gone: its gateway hears so after this tick's bytes. */
-  private removeSeat(seat: Seat, reason: LeftReason): void {
-    if (this.seats.get(seat.worldSession) !== seat) return;
-    this.seats.delete(seat.worldSession);
-    this.lingering.delete(seat);
-    const seats = this.links.get(seat.link.gateway)?.seats;
-    if (seats?.get(seat.session) === seat) {
-      seats.delete(seat.session);
-      seat.link.exited(seat.session, reason);
-    }
-    // After this tick's saves are flushed (runTick does that before yielding), so a waiter
-    // that then calls waitUntilSaved finds the save in flight.
-    seat.markGone();
   }
 
   private async waitUntilSaved(characterId: number): Promise<void> {
@@ -728,47 +751,15 @@ export class Realm {
     }
   }
 
+  /**
+   * The world made (join), took in (arrive) or re-attached (attach) an entity for the seat:
+   * it is bound to its session's output, or sent away if its seat is gone meanwhile.
+   */
   private onJoined(host: ZoneHost, worldSession: number, playerId: number): void {
     const seat = this.seats.get(worldSession);
-    if (seat?.arriving) {
-      // Handed over: the same session and output, now written by this zone; its gateway
-      // sends the session's inputs here from now on.
-      // Given back (still handing): its gateway never heard it left this zone.
-      const givenBack = seat.handing;
-      seat.arriving = false;
-      seat.handing = false;
-      seat.host = host;
-      seat.playerId = playerId;
-      if (seat.closed) {
-        // Its connection dropped on the way: it lingers here.
-        this.detach(seat);
-        return;
-      }
-      if (seat.output) host.bind(playerId, seat.output);
-      if (!givenBack) seat.link.moved(seat.session, host.name);
-      return;
-    }
-    // An attach whose new session closed before the world applied it lingers again.
-    if (seat && this.lingering.has(seat)) return;
-    if (seat?.attaching && seat.closed) {
-      seat.playerId = playerId;
-      this.detach(seat);
-      return;
-    }
-    if (!seat || seat.closed || seat.superseded) {
-      // The connection went away (or another took the character) while the join was queued.
-      if (seat) seat.playerId = playerId;
-      const reason = seat?.superseded ? 'takenOver' : 'disconnected';
-      host.queue({ type: 'leave', entityId: playerId, reason });
-      return;
-    }
-    seat.playerId = playerId;
-    seat.attaching = false;
-    seat.host = host;
-    const output = seat.link.output(seat.session);
-    seat.output = output;
-    host.bind(playerId, output);
-    seat.link.entered(seat.session, playerId, seat.characterId);
+    if (seat) this.drive(seat, { type: 'joined', now: this.clock() }, { host, playerId });
+    // The connection went away, or the zone was lost and found again, while the join was queued.
+    else host.queue({ type: 'leave', entityId: playerId, reason: 'disconnected' });
   }
 
   /** The seat of a world player, by the session id the world has for it. */
@@ -799,12 +790,10 @@ export class Realm {
       if (seat) this.handOver(seat, from, e.to, e.state);
       return;
     }
-    if (seat) {
-      seat.host = to;
-      seat.arriving = true;
-    }
     handoffs.inc({ kind: 'local' });
     to.queue({ type: 'arrive', sessionId: e.sessionId, state: e.state });
+    // After the arrive: what the seat queues there (a leave, a detach) applies to the arrival.
+    if (seat) this.drive(seat, { type: 'handedOff' }, { host: to });
   }
 
   /**
@@ -819,10 +808,8 @@ export class Realm {
    * the way may have been TAKEN, and the player must not be in two zones.
    */
   private handOver(seat: Seat, from: ZoneHost, zone: string, state: HandoffState): void {
+    if (!this.drive(seat, { type: 'handedOut' })) return;
     handoffs.inc({ kind: 'sent' });
-    if (seat.output) seat.output.closed = true;
-    seat.output = undefined;
-    seat.handing = true;
     void this.askHandoff(seat, from, zone, state);
   }
 
@@ -859,41 +846,15 @@ export class Realm {
         );
       }
       if (this.seats.get(seat.worldSession) !== seat || this.zones.get(from.name) !== from) return;
-      if (answer === 'taken') this.handedOver(seat, zone);
-      else this.giveBack(seat, from, state);
+      if (answer === 'taken') {
+        // It leaves this host without a LEFT: the next host tells its gateway MOVED.
+        this.drive(seat, { type: 'taken' }, { zone });
+      } else if (this.drive(seat, { type: 'givenBack' }, { arrival: state })) {
+        // Its ghost gives way to it in place, and its client is sent its zone and view anew.
+        handoffs.inc({ kind: 'returned' });
+      }
       return;
     }
-  }
-
-  /** The next host took the seat's player: the seat leaves this host (see handOver). */
-  private handedOver(seat: Seat, zone: string): void {
-    seat.handing = false;
-    const key = `${seat.link.gateway}\n${seat.session}`;
-    this.forwards.set(key, { zone, until: this.clock() + FORWARD_MS });
-    this.seats.delete(seat.worldSession);
-    this.lingering.delete(seat);
-    const seats = this.links.get(seat.link.gateway)?.seats;
-    if (seats?.get(seat.session) === seat) seats.delete(seat.session);
-    seat.markGone();
-    if (seat.closed) {
-      // Its connection dropped while the request was out: the next host lets it linger.
-      const w = new Writer(64);
-      ZoneInputs.begin(w, { gateway: seat.link.gateway });
-      Detach.write(w, { session: seat.session });
-      this.opts.bus.publish(Subjects.zoneInput(zoneId(zone)), w.finish());
-    }
-  }
-
-  /**
-   * The next zone did not take the player: it is this zone's again, where it stands (its
-   * ghost gives way to it in place), and its client is sent its zone and view anew.
-   */
-  private giveBack(seat: Seat, from: ZoneHost, state: HandoffState): void {
-    handoffs.inc({ kind: 'returned' });
-    // Still handing (inputs dropped, a drop deferred) until its entity is back (onJoined).
-    seat.arriving = true;
-    if (!seat.closed) seat.output = seat.link.output(seat.session);
-    from.queue({ type: 'arrive', sessionId: seat.worldSession, state });
   }
 
   /** An input for a session handed to another host: on to that host, as its gateway sent it. */
@@ -919,10 +880,7 @@ export class Realm {
   private onLeftWorld(host: ZoneHost, e: Extract<WorldEvent, { type: 'leftWorld' }>): void {
     host.unbind(e.playerId);
     const seat = this.seatOf(e.sessionId, e.playerId);
-    if (!seat) return;
-    if (seat.output) seat.output.closed = true;
-    seat.output = undefined;
-    this.removeSeat(seat, LeftReason.Left);
+    if (seat) this.drive(seat, { type: 'left' });
   }
 
   private flushSaves(): Promise<unknown> {
@@ -971,7 +929,7 @@ export class Realm {
       if (this.fenced.has(host.name)) continue;
       for (const p of host.world.players.values()) {
         const seat = this.seatOf(p.sessionId, p.id);
-        if (seat && this.lingering.has(seat)) continue;
+        if (seat?.state.kind === 'lingering') continue;
         total++;
         if (players.length < WHO_LIST_MAX) players.push({ name: p.name, level: p.level, zone: host.name });
       }

@@ -33,19 +33,7 @@ export type WorldRoutes = {
 };
 
 export const zoneInputs: ZoneRoutes = {
-  MoveInput: (entityId, m, receivedAt) => ({
-    type: 'move',
-    entityId,
-    seq: m.seq,
-    x: m.x,
-    y: m.y,
-    facing: m.facing,
-    moving: m.moving,
-    speed: m.speed,
-    clientTime: m.clientTime,
-    epoch: m.epoch,
-    receivedAt,
-  }),
+  MoveInput: (entityId, m, receivedAt) => ({ type: 'move', entityId, ...m, receivedAt }),
   CastSpell: (entityId, c) => ({ type: 'cast', entityId, spellId: c.spellId, targetId: c.targetId }),
   CancelCast: (entityId) => ({ type: 'cancelCast', entityId }),
   ChatSend: (entityId, c) => ({ type: 'chat', entityId, channel: c.channel, text: c.text }),

@@ -13,19 +13,14 @@
  * none. Pure: time comes in as `now`.
  */
 import { CLIENT_HEARTBEAT_MS, CLIENT_TURN_EPSILON } from '../game/motion.js';
+import type { PayloadOf } from '../protocol/define.js';
+import type { MoveInput } from '../protocol/movement.js';
 
 /** A speed change of more than this (units per second) is sent as a new state. */
 const SPEED_EPSILON = 1;
 
-export interface MoveState {
-  x: number;
-  y: number;
-  /** Heading while moving, facing while standing (radians). */
-  facing: number;
-  moving: boolean;
-  /** Units per second while moving, 0 standing. */
-  speed: number;
-}
+/** A movement state as MoveInput carries it: where, heading (facing standing), walking, speed. */
+export type MoveState = Pick<PayloadOf<typeof MoveInput>, 'x' | 'y' | 'facing' | 'moving' | 'speed'>;
 
 const TAU = Math.PI * 2;
 

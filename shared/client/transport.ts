@@ -32,14 +32,17 @@ export class MemoryTransport implements ByteTransport {
   peer: MemoryTransport | undefined;
   private closed = false;
   private inFlight = 0;
-  /** Every chunk this end sent, for tests that check the exact wire bytes. */
+  /** Every chunk this end sent, for tests that check the exact wire bytes (when kept). */
   readonly sent: Uint8Array[] = [];
+
+  /** `keepSent` off for an end that lives as long as a page (the demo world's). */
+  constructor(private readonly keepSent = true) {}
 
   send(bytes: Uint8Array): void {
     if (this.closed) return;
     // A copy: the sender may reuse its buffer, as it may with a socket.
     const copy = bytes.slice();
-    this.sent.push(copy);
+    if (this.keepSent) this.sent.push(copy);
     const peer = this.peer;
     this.inFlight += copy.length;
     queueMicrotask(() => {
@@ -71,9 +74,12 @@ export class MemoryTransport implements ByteTransport {
 }
 
 /** Two connected in-memory ends: `client` for the SDK, `server` for a scripted peer. */
-export function createMemoryTransportPair(): { client: MemoryTransport; server: MemoryTransport } {
-  const client = new MemoryTransport();
-  const server = new MemoryTransport();
+export function createMemoryTransportPair(keepSent = true): {
+  client: MemoryTransport;
+  server: MemoryTransport;
+} {
+  const client = new MemoryTransport(keepSent);
+  const server = new MemoryTransport(keepSent);
   client.peer = server;
   server.peer = client;
   return { client, server };

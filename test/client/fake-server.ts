@@ -1,8 +1,7 @@
 /**
- * A scripted server for SDK tests: it speaks real frames over any ByteTransport (the
- * in-memory pair, a TCP socket, a WebSocket), answers with handlers the test installs, and
- * can run real SRP (tssrp6a's SRPServerSession) so the client's wire bytes are proven.
- * Entity news goes out as the real server sends it: WorldUpdate frames of entity records.
+ * The scripted server of the SDK tests: the canned server (shared/client/canned-server.ts,
+ * which the page's demo world runs on too) with real SRP (tssrp6a's SRPServerSession), so the
+ * client's wire bytes are proven, a character screen and a small world to enter.
  */
 import {
   arrayBufferToBigInt,
@@ -12,17 +11,14 @@ import {
   SRPServerSession,
   type SRPServerSessionStep1,
 } from 'tssrp6a';
-import { FrameDecoder } from '../../shared/codec/frame.js';
+import { CannedServer } from '../../shared/client/canned-server.js';
 import type { ByteTransport } from '../../shared/client/transport.js';
 import {
-  byOpcode,
   CharacterCreated,
   CharacterList,
   CreateCharacter,
   EnterWorld,
   EnterWorldRequest,
-  ErrorPacket,
-  Hello,
   ListCharacters,
   LoginChallenge,
   LoginOk,
@@ -32,130 +28,25 @@ import {
   LogoutComplete,
   LogoutRequest,
   LogoutStarted,
-  Ping,
-  Pong,
-  PROTOCOL_VERSION,
   Register,
   Registered,
   SpellBook,
-  Welcome,
-  WorldUpdate,
   ZoneInfo,
-  type ClientPacket,
-  type EntityRecord,
   type MoveRecord,
   type PayloadOf,
-  type ServerPacket,
   type SpawnRecord,
 } from '../../shared/protocol/index.js';
 
-export interface Received {
-  name: string;
-  payload: any;
-}
+export type { Received } from '../../shared/client/canned-server.js';
 
-type Handler = (payload: any) => void | Promise<void>;
-
-export class FakeServer {
-  readonly received: Received[] = [];
-  private readonly decoder = new FrameDecoder();
-  private readonly handlers = new Map<number, Handler>();
-  private readonly waiters: { name: string; resolve: (r: Received) => void }[] = [];
-  closed = false;
-  /** The tick of the newest WorldUpdate sent. */
-  tick = 0;
-  /** The server time the client holds for the newest WorldUpdate (or EnterWorld) sent. */
-  private sentTime = 0;
-
+/** The canned server with the scripts SDK tests share: real SRP-6a logins and a small world. */
+export class FakeServer extends CannedServer {
   constructor(
-    readonly transport: ByteTransport,
+    transport: ByteTransport,
     /** Server clock for Welcome / Pong. */
-    readonly now: () => number = () => Date.now(),
+    now: () => number = () => Date.now(),
   ) {
-    transport.onBytes = (bytes) => {
-      this.decoder.push(bytes);
-      for (let frame = this.decoder.next(); frame; frame = this.decoder.next()) {
-        const def = byOpcode(frame.opcode);
-        if (!def) throw new Error(`fake server: unknown opcode ${frame.opcode}`);
-        const r = { name: def.name, payload: def.decode(frame.payload) };
-        this.received.push(r);
-        const i = this.waiters.findIndex((w) => w.name === r.name);
-        if (i >= 0) this.waiters.splice(i, 1)[0]!.resolve(r);
-        const handler = this.handlers.get(def.opcode);
-        if (handler) void handler(r.payload);
-      }
-    };
-    transport.onClose = () => {
-      this.closed = true;
-    };
-  }
-
-  send<P extends ServerPacket<string, any>>(def: P, value: PayloadOf<P>): void {
-    if (def.opcode === EnterWorld.opcode) {
-      // WorldUpdate heads count on from here.
-      const enter = value as PayloadOf<typeof EnterWorld>;
-      this.tick = enter.tick;
-      this.sentTime = enter.serverTime;
-    }
-    this.transport.send(def.encode(value));
-  }
-
-  /** One tick's WorldUpdate: `records` happened at server time `time` (now by default, whole ms on the wire). */
-  update(records: EntityRecord[], time = this.now()): void {
-    // The head counts on from the previous WorldUpdate (or EnterWorld), as the server's does.
-    const dt = Math.max(0, Math.round(time - this.sentTime));
-    this.sentTime += dt;
-    this.tick++;
-    this.send(WorldUpdate, { tick: 1, time: dt, records });
-  }
-
-  sendRaw(bytes: Uint8Array): void {
-    this.transport.send(bytes);
-  }
-
-  refuse(request: { opcode: number }, code: string, reason = '', fatal = false): void {
-    this.send(ErrorPacket, { code, reason, opcode: request.opcode, fatal });
-    if (fatal) this.transport.close();
-  }
-
-  handle<P extends ClientPacket<string, any>>(
-    def: P,
-    handler: (payload: PayloadOf<P>) => void | Promise<void>,
-  ): this {
-    this.handlers.set(def.opcode, handler as Handler);
-    return this;
-  }
-
-  /** The next packet of this name from the client (one already received counts if not yet taken). */
-  next(name: string): Promise<Received> {
-    return new Promise((resolve) => this.waiters.push({ name, resolve }));
-  }
-
-  names(): string[] {
-    return this.received.map((r) => r.name);
-  }
-
-  close(): void {
-    this.transport.close();
-  }
-
-  /** Hello -> Welcome, Ping -> Pong. */
-  speakSession(serverName = 'fake'): this {
-    this.handle(Hello, (h) => {
-      if (h.protocolVersion !== PROTOCOL_VERSION)
-        return this.refuse(Hello, 'ERR_VERSION', 'old client', true);
-      this.send(Welcome, {
-        protocolVersion: PROTOCOL_VERSION,
-        serverName,
-        tickRate: 20,
-        serverTime: this.now(),
-        connectionId: 1,
-      });
-    });
-    this.handle(Ping, (p) =>
-      this.send(Pong, { seq: p.seq, clientTime: p.clientTime, serverTime: this.now() }),
-    );
-    return this;
+    super(transport, { now });
   }
 
   /**

@@ -27,8 +27,11 @@ afterEach(async () => {
   for (const c of cleanups.splice(0).reverse()) await c();
 });
 
-/** A TCP server playing a small world: one wolf that dies to the first Fireball. */
-async function worldServer(): Promise<{ port: number; connections: FakeServer[] }> {
+/**
+ * A TCP server playing a small world: one wolf that dies to the first Fireball. With
+ * `whisperOnEnter`, Bo whispers it to the character as it enters.
+ */
+async function worldServer(whisperOnEnter?: string): Promise<{ port: number; connections: FakeServer[] }> {
   const connections: FakeServer[] = [];
   const accounts: SrpAccounts = new Map();
   const server = net.createServer((socket) => {
@@ -56,6 +59,14 @@ async function worldServer(): Promise<{ port: number; connections: FakeServer[] 
         amount: 5,
         crit: false,
       });
+      if (whisperOnEnter !== undefined)
+        fake.send(ChatMessage, {
+          channel: 'whisper',
+          fromId: 2,
+          from: 'Bo',
+          to: 'Ayla',
+          text: whisperOnEnter,
+        });
     });
     fake.handle(CastSpell, (c) => {
       fake.send(SpellStart, { casterId: 1, spellId: c.spellId, targetId: c.targetId, castTime: 1500 });
@@ -260,6 +271,23 @@ describe('terminal client', () => {
     expect(moves.length).toBeGreaterThan(0);
     expect(moves.at(-1)).toMatchObject({ x: 110, y: 100 });
     expect(moves.map((m) => m.seq)).toEqual(moves.map((_, i) => i + 1));
+  });
+
+  it('answers the last whisper with /r, and says so when nobody has whispered yet', async () => {
+    const args = (port: number) => ['--port', String(port), '--user', 'ayla', '--password', 'ayla-password'];
+    const quiet = await worldServer();
+    const early = await runClient(args(quiet.port), 'wait 200\n/r anyone?\n');
+    expect(early.stdout).toContain('Nobody has whispered to you yet: /w name message.\n');
+    expect(quiet.connections[0]!.received.some((r) => r.name === 'Whisper')).toBe(false);
+
+    const busy = await worldServer('still there?');
+    const { stdout } = await runClient(args(busy.port), 'wait 300\n/r on my way\n/reply\n/who\n');
+    expect(stdout).toContain('[whisper from Bo] still there?\n');
+    expect(stdout).toContain('[whisper to Bo] on my way\n');
+    expect(stdout).toContain('Reply to Bo with /r message.\n');
+    expect(stdout).toContain('2 online: Ayla (lvl 1, meadow), Bo (lvl 3, meadow)\n');
+    const whispers = busy.connections[0]!.received.filter((r) => r.name === 'Whisper').map((r) => r.payload);
+    expect(whispers).toEqual([{ to: 'Bo', text: 'on my way' }]);
   });
 
   it('refuses to register an account with a short password, before sending anything', async () => {

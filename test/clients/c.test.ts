@@ -4,7 +4,7 @@
  * (decoded to the sample values, re-encoded to the same bytes), payloads cut short (the
  * same error codes), random valid packets from the TypeScript encoder, motion references
  * resolved over random WorldUpdate sequences, SRP-6a's worked example, and the example
- * client playing on a real server beside a TypeScript client.
+ * client playing on a real server beside a TypeScript client, its connection cut and resumed.
  *
  * Skipped, with the reason printed, where there is no `cc`/`make` (everything) or no
  * OpenSSL headers (SRP and the example).
@@ -42,6 +42,7 @@ import {
   type GameClient,
   type WorldServer,
 } from '../helpers/game-client.js';
+import { ChildLines, cuttableProxy, type CuttableProxy } from '../helpers/native-client.js';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const C_DIR = join(ROOT, 'clients/c');
@@ -304,9 +305,13 @@ describe.skipIf(noCompiler)('the C client library', () => {
     describe('on a live server', () => {
       let world: WorldServer;
       let watcher: GameClient;
+      let proxy: CuttableProxy;
+      let example: ChildLines | undefined;
 
       beforeAll(async () => {
-        world = await startWorldServer();
+        // A linger longer than the test's cut, so a resume finds the character in the world.
+        world = await startWorldServer({ LINGER_MS: '8000', COMBAT_LINGER_MS: '8000' });
+        proxy = await cuttableProxy(world.server.tcpPort);
         watcher = await startGameClient(
           { tcpPort: world.server.tcpPort, httpPort: world.server.httpPort },
           { transport: 'ws', name: 'Watcher' },
@@ -314,71 +319,84 @@ describe.skipIf(noCompiler)('the C client library', () => {
       });
 
       afterAll(async () => {
+        example?.child.kill('SIGKILL');
         watcher?.close();
+        await proxy?.close();
         await world?.stop();
       });
 
-      it('registers, enters, walks and talks where a TypeScript client sees and hears it, and sees it back', async () => {
-        const since = watcher.log.mark();
-        const child = spawn(
-          bin('example'),
-          [
-            ...['--port', String(world.server.tcpPort), '--account', 'cwalker', '--password', 'c-walker-pw'],
-            ...['--name', 'Cwalker', '--say', 'hello from C', '--walk', '800', '--seconds', '6'],
-          ],
-          { stdio: ['ignore', 'pipe', 'pipe'] },
-        );
-        let stdout = '';
-        let stderr = '';
-        child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
-        child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-        const exited = new Promise<number | null>((resolve) => child.on('exit', resolve));
-        const killer = setTimeout(() => child.kill('SIGKILL'), 20_000);
+      it('registers, enters, walks and talks beside a TypeScript client, and resumes after its connection is cut', async () => {
+        const { log, client } = watcher;
+        const since = log.mark();
+        const c = (example = new ChildLines(
+          spawn(
+            bin('example'),
+            [
+              ...['--port', String(proxy.port), '--account', 'cwalker', '--password', 'c-walker-pw'],
+              ...['--name', 'Cwalker', '--say', 'hello from C', '--walk', '800', '--seconds', '8'],
+              ...['--resume-say', 'back from C'],
+            ],
+            { stdio: ['ignore', 'pipe', 'pipe'] },
+          ),
+        ));
+        const killer = setTimeout(() => c.child.kill('SIGKILL'), 30_000);
         try {
-          const spawned = await watcher.log.expectRecord('spawn', {
-            predicate: (r) => r.name === 'Cwalker',
-            since,
-          });
+          const spawned = await log.expectRecord('spawn', { predicate: (r) => r.name === 'Cwalker', since });
           expect(spawned).toMatchObject({ entity: 'player', alive: true });
-          const start = await watcher.log.expectRecord('move', {
-            predicate: (r) => r.id === spawned.id,
-            since,
-          });
-          watcher.client.say('hello from TS');
-          await watcher.log.expectRecord('move', {
-            predicate: (r) => r.id === spawned.id && r.moving,
-            since,
-          });
-          const stopped = await watcher.log.expectRecord('move', {
-            predicate: (r) =>
-              r.id === spawned.id && !r.moving && Math.hypot(r.x - start.x, r.y - start.y) > 1,
+          const id = spawned.id;
+          const start = await log.expectRecord('move', { predicate: (r) => r.id === id, since });
+          client.say('hello from TS');
+          await log.expectRecord('move', { predicate: (r) => r.id === id && r.moving, since });
+          const stopped = await log.expectRecord('move', {
+            predicate: (r) => r.id === id && !r.moving && Math.hypot(r.x - start.x, r.y - start.y) > 1,
             since,
           });
           // 800 ms at the character's 120 units/s, give or take a heartbeat.
           const walked = Math.hypot(stopped.x - start.x, stopped.y - start.y);
           expect(walked).toBeGreaterThan(60);
           expect(walked).toBeLessThan(130);
-          const chat = await watcher.log.expect(ChatMessage, {
-            predicate: (m) => m.text === 'hello from C',
-            since,
+          const chat = await log.expect(ChatMessage, { predicate: (m) => m.text === 'hello from C', since });
+          expect(chat).toMatchObject({ channel: 'say', from: 'Cwalker', fromId: id });
+          await c.expect(/^\[say\] Watcher: hello from TS$/);
+          await c.expect(/^\[say\] Cwalker: hello from C$/);
+          const stop = await c.expect(/^stopped at \((-?[\d.]+), (-?[\d.]+)\)$/);
+
+          // Cut: it connects again and resumes where it stood; the watcher never sees it leave.
+          const beforeCut = log.mark();
+          const mark = c.mark();
+          proxy.cut();
+          await c.expect(/^disconnected: /, mark);
+          const resumed = await c.expect(/^resumed in (\d+) ms at \((-?[\d.]+), (-?[\d.]+)\)/, mark);
+          console.log(`C example: ${resumed[0]}`);
+          expect(Math.abs(Number(resumed[2]) - Number(stop[1]))).toBeLessThanOrEqual(0.1);
+          expect(Math.abs(Number(resumed[3]) - Number(stop[2]))).toBeLessThanOrEqual(0.1);
+          // What it says after the resume reaches the watcher, and what the watcher says reaches it.
+          await log.expect(ChatMessage, {
+            predicate: (m) => m.fromId === id && m.text === 'back from C',
+            since: beforeCut,
           });
-          expect(chat).toMatchObject({ channel: 'say', from: 'Cwalker', fromId: spawned.id });
-          expect(await exited, stderr).toBe(0);
+          // Its view is built again from the spawns the resume brings.
+          await c.expect(/^\+ player Watcher \(id \d+\)/, mark);
+          client.say('welcome back');
+          await c.expect(/^\[say\] Watcher: welcome back$/, mark);
+          expect(log.records('despawn', (d) => d.id === id, beforeCut)).toEqual([]);
+          expect(await c.exited).toBe(0);
+          expect(log.records('despawn', (d) => d.id === id, beforeCut)).toEqual([]);
         } catch (e) {
-          child.kill('SIGKILL');
-          await exited;
-          throw new Error(`${String(e)}\nthe C example's output:\n${stdout}${stderr}`);
+          c.child.kill('SIGKILL');
+          await c.exited;
+          throw new Error(`${String(e)}\nthe C example's output:\n${c.output()}`, { cause: e });
         } finally {
           clearTimeout(killer);
-          child.kill('SIGKILL');
         }
-        expect(stdout).toContain('registered account cwalker');
-        expect(stdout).toContain('entered Testvale as Cwalker');
-        expect(stdout).toMatch(/\+ player Watcher \(id \d+\)/);
-        expect(stdout).toContain('[say] Watcher: hello from TS');
-        expect(stdout).toContain('[say] Cwalker: hello from C');
-        expect(stdout).toMatch(/view: \d+ in sight:.* Watcher\(100,100\)/);
-      });
+        const out = c.lines.join('\n');
+        expect(out).toContain('registered account cwalker');
+        expect(out).toContain('entered Testvale as Cwalker');
+        expect(out).toMatch(/\+ player Watcher \(id \d+\)/);
+        expect(out).toContain('[say] Cwalker: hello from C');
+        expect(out).toContain('[say] Cwalker: back from C');
+        expect(out).toMatch(/view: \d+ in sight:.* Watcher\(100,100\)/);
+      }, 45_000);
     });
   });
 });

@@ -6,8 +6,7 @@
  * live session of the command-line client on a real server beside a TypeScript client.
  * Skipped, saying so, where python3 is missing.
  */
-import { spawn, spawnSync, type ChildProcessWithoutNullStreams } from 'node:child_process';
-import net from 'node:net';
+import { spawn, spawnSync } from 'node:child_process';
 import path from 'node:path';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -31,6 +30,7 @@ import {
   type GameClient,
   type WorldServer,
 } from '../helpers/game-client.js';
+import { ChildLines, cuttableProxy } from '../helpers/native-client.js';
 
 const PY_DIR = path.resolve(import.meta.dirname, '../../clients/python');
 const python = spawnSync('python3', ['--version'], { encoding: 'utf8' });
@@ -236,92 +236,11 @@ function reframe(opcode: number, payload: Uint8Array): Uint8Array {
   return out;
 }
 
-/** A TCP proxy whose connections the test can cut, as a network failure would. */
-async function cuttableProxy(
-  targetPort: number,
-): Promise<{ port: number; cut(): void; close(): Promise<void> }> {
-  const open = new Set<net.Socket>();
-  const server = net.createServer((inbound) => {
-    const outbound = net.connect(targetPort, '127.0.0.1');
-    for (const s of [inbound, outbound]) {
-      open.add(s);
-      s.on('close', () => open.delete(s));
-      s.on('error', () => {});
-    }
-    inbound.pipe(outbound);
-    outbound.pipe(inbound);
-    inbound.on('close', () => outbound.destroy());
-    outbound.on('close', () => inbound.destroy());
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return {
-    port: (server.address() as net.AddressInfo).port,
-    cut: () => open.forEach((s) => s.destroy()),
-    close: () => new Promise((resolve) => server.close(() => resolve())),
-  };
-}
-
-/** The command-line client as a child process: commands in, lines out, waits on lines. */
-class PyCli {
-  readonly lines: string[] = [];
-  private readonly waiters = new Set<{ re: RegExp; from: number; resolve: (m: RegExpMatchArray) => void }>();
-  readonly exited: Promise<number | null>;
-  private stderr = '';
-
-  constructor(readonly child: ChildProcessWithoutNullStreams) {
-    let partial = '';
-    child.stdout.setEncoding('utf8').on('data', (d: string) => {
-      const parts = (partial + d).split('\n');
-      partial = parts.pop()!;
-      for (const line of parts) {
-        this.lines.push(line);
-        for (const w of this.waiters) {
-          const m = line.match(w.re);
-          if (m && this.lines.length - 1 >= w.from) {
-            this.waiters.delete(w);
-            w.resolve(m);
-          }
-        }
-      }
-    });
-    child.stderr.setEncoding('utf8').on('data', (d: string) => (this.stderr += d));
-    this.exited = new Promise((resolve) => child.on('close', resolve));
-  }
-
-  mark(): number {
-    return this.lines.length;
-  }
-
-  send(command: string): void {
-    this.child.stdin.write(`${command}\n`);
-  }
-
-  /** The first line (at or after `from`) matching `re`, printed already or later. */
-  expect(re: RegExp, from = 0, timeoutMs = 15_000): Promise<RegExpMatchArray> {
-    for (let i = from; i < this.lines.length; i++) {
-      const m = this.lines[i]!.match(re);
-      if (m) return Promise.resolve(m);
-    }
-    return new Promise((resolve, reject) => {
-      const waiter = { re, from, resolve: (m: RegExpMatchArray) => (clearTimeout(timer), resolve(m)) };
-      const timer = setTimeout(() => {
-        this.waiters.delete(waiter);
-        reject(
-          new Error(
-            `no line matching ${re} within ${timeoutMs} ms; output:\n${this.lines.join('\n')}\n${this.stderr}`,
-          ),
-        );
-      }, timeoutMs);
-      this.waiters.add(waiter);
-    });
-  }
-}
-
 describe.skipIf(!hasPython)('the Python command-line client on a live server', () => {
   let world: WorldServer;
   let watcher: GameClient;
   let proxy: Awaited<ReturnType<typeof cuttableProxy>>;
-  let py: PyCli | undefined;
+  let py: ChildLines | undefined;
 
   beforeAll(async () => {
     world = await startWorldServer({ LINGER_MS: '8000', COMBAT_LINGER_MS: '8000' });
@@ -340,7 +259,7 @@ describe.skipIf(!hasPython)('the Python command-line client on a live server', (
   });
 
   it('registers, enters, walks and chats beside a TypeScript client, and resumes after its connection is cut', async () => {
-    py = new PyCli(
+    py = new ChildLines(
       spawn(
         'python3',
         ['-m', 'wyvern_client', '--port', String(proxy.port), '--user', 'pyplayer', '--character', 'Pyra'],
@@ -399,7 +318,7 @@ describe.skipIf(!hasPython)('the Python command-line client on a live server', (
     expect(log.records('despawn', (d) => d.id === id, beforeCut)).toEqual([]);
 
     // End of input: it logs out and leaves the world.
-    py.child.stdin.end();
+    py.endInput();
     expect(await py.exited).toBe(0);
     await log.expectRecord('despawn', {
       predicate: (d) => d.id === id && d.reason === 'left',

@@ -20,8 +20,10 @@ import {
   ensureClientBuilt,
   launchBrowser,
   registerAndPlay,
+  self,
   until,
   type Browser,
+  type WyvernWindow,
 } from '../helpers/browser.js';
 import { startWorldServer, type WorldServer } from '../helpers/game-client.js';
 
@@ -39,15 +41,8 @@ interface Sample {
   y: number;
 }
 
-interface View {
-  screen: string;
-  self: { id: number; x: number; y: number; alive: boolean } | undefined;
-  corrections: { reason: string; x: number; y: number }[];
-}
+type Wyvern = WyvernWindow & { __samples?: Sample[] };
 
-type Wyvern = { __wyvern: View; __samples?: Sample[] };
-
-const self = (page: Page) => page.evaluate(() => (window as unknown as Wyvern).__wyvern.self);
 const corrections = (page: Page) => page.evaluate(() => (window as unknown as Wyvern).__wyvern.corrections);
 
 describe.skipIf(skip)('dying while a movement key is held', () => {

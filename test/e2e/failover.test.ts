@@ -14,9 +14,13 @@ import { ChatMessage } from '../../shared/protocol/index.js';
 import {
   chromiumAvailable,
   ensureClientBuilt,
+  holdKey as walk,
   launchBrowser,
   registerAndPlay,
+  standing,
+  until as waitUntil,
   type Browser,
+  type WyvernWindow,
 } from '../helpers/browser.js';
 import { startGameClient, type GameClient } from '../helpers/game-client.js';
 import { natsServerAvailable, startNatsServer, type NatsServer } from '../helpers/nats.js';
@@ -33,46 +37,14 @@ const WAIT_MS = 30_000;
 const skip = !chromiumAvailable() || !natsServerAvailable();
 if (skip) console.warn('failover e2e skipped: it needs Chromium at /usr/bin/chromium and nats-server');
 
-interface View {
-  screen: string;
-  self: { id: number; x: number; y: number } | undefined;
-  notices: string[];
-  chat: { from: string; text: string }[];
-}
-
-const view = (page: Page): Promise<View> =>
+const view = (page: Page) =>
   page.evaluate(() => {
-    const w = (window as unknown as { __wyvern: View }).__wyvern;
+    const w = (window as unknown as WyvernWindow).__wyvern;
     return { screen: w.screen, self: w.self, notices: w.notices, chat: w.chat };
   });
 
-async function until<T>(what: string, check: () => Promise<T | undefined>, timeoutMs = WAIT_MS): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const v = await check();
-    if (v !== undefined) return v;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((ok) => setTimeout(ok, 50));
-  }
-}
-
-/** Until the own character has stood still for a while: its position then. */
-async function standing(page: Page): Promise<{ x: number; y: number }> {
-  let last = (await view(page)).self!;
-  for (let still = 0; still < 5;) {
-    await new Promise((ok) => setTimeout(ok, 100));
-    const now = (await view(page)).self!;
-    still = now.x === last.x && now.y === last.y ? still + 1 : 0;
-    last = now;
-  }
-  return { x: last.x, y: last.y };
-}
-
-async function walk(page: Page, key: string, ms: number): Promise<void> {
-  await page.keyboard.down(key);
-  await new Promise((ok) => setTimeout(ok, ms));
-  await page.keyboard.up(key);
-}
+/** Polls `check` every 50 ms until it gives a value; fails with `what` after WAIT_MS. */
+const until = <T>(what: string, check: () => Promise<T | undefined>) => waitUntil(what, check, WAIT_MS, 50);
 
 describe.skipIf(skip)('the browser client when its gateway is killed', () => {
   let nats: NatsServer;

@@ -17,9 +17,12 @@ import {
   chromiumAvailable,
   ensureClientBuilt,
   launchBrowser,
+  holdKey,
   registerAndPlay,
+  self,
   until,
   type Browser,
+  type WyvernWindow,
 } from '../helpers/browser.js';
 import { startWorldServer, type WorldServer } from '../helpers/game-client.js';
 
@@ -37,18 +40,8 @@ interface Sample {
   y: number;
 }
 
-interface Wyvern {
-  __wyvern: {
-    screen: string;
-    self: { id: number; x: number; y: number } | undefined;
-    entities: { id: number; x: number; y: number }[];
-    stats: { correctedMoves: number };
-    corrections: { reason: string }[];
-  };
-  __samples?: Sample[];
-}
+type Wyvern = WyvernWindow & { __samples?: Sample[] };
 
-const self = (page: Page) => page.evaluate(() => (window as unknown as Wyvern).__wyvern.self);
 const corrected = (page: Page) =>
   page.evaluate(() => (window as unknown as Wyvern).__wyvern.stats.correctedMoves);
 const correctionReasons = (page: Page) =>
@@ -110,9 +103,7 @@ describe.skipIf(skip)('a watcher of a mover on a bad link, or on one itself, in 
       WAIT_MS,
     );
     // Away from the zone's west edge first, so no walk ends against it.
-    await a.keyboard.down('KeyD');
-    await sleep(600);
-    await a.keyboard.up('KeyD');
+    await holdKey(a, 'KeyD', 600);
     // B records where it draws A, every frame.
     await b.evaluate((id) => {
       const w = window as unknown as Wyvern;
@@ -141,9 +132,7 @@ describe.skipIf(skip)('a watcher of a mover on a bad link, or on one itself, in 
       const key = dir > 0 ? 'KeyD' : 'KeyA';
       const late = server().timeline.late;
       const downAt = Date.now();
-      await a.keyboard.down(key);
-      await sleep(WALK_MS);
-      await a.keyboard.up(key);
+      await holdKey(a, key, WALK_MS);
       const upAt = Date.now();
       // Where A's page has A once the key's release has been seen (a frame or two).
       await sleep(150);

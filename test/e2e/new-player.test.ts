@@ -19,10 +19,15 @@ import {
   REPO_ROOT,
   chromiumAvailable,
   ensureClientBuilt,
+  holdKey,
+  inWorld,
   launchBrowser,
   registerAndPlay,
   until as waitUntil,
   type Browser,
+  type HookBox as Box,
+  type WyvernHook,
+  type WyvernWindow,
 } from '../helpers/browser.js';
 import { startWorldServer, type WorldServer } from '../helpers/game-client.js';
 
@@ -35,36 +40,15 @@ const AMBER = 2;
 const skip = !chromiumAvailable();
 if (skip) console.warn('new-player e2e skipped: no Chromium at /usr/bin/chromium (apt-get install chromium)');
 
-interface Box {
-  x: number;
-  y: number;
-  w: number;
-  h: number;
-}
-
-/** The part of window.__wyvern these tests read. */
-interface View {
-  screen: string;
-  self: { id: number; name: string; x: number; y: number; alive: boolean } | undefined;
-  entities: { id: number; kind: 'player' | 'mob'; name: string; x: number; y: number; alive: boolean }[];
-  targetId: number | undefined;
-  chat: { channel: string; from: string; text: string }[];
-  screenPosition(id: number): { x: number; y: number } | undefined;
-  labelBoxes: (Box & { id: number })[];
-  minimapBox: Box | undefined;
-}
-
-type Wyvern = { __wyvern: View };
-
-function view(page: Page): Promise<Omit<View, 'screenPosition' | 'labelBoxes' | 'minimapBox'>> {
+function view(page: Page): Promise<Pick<WyvernHook, 'screen' | 'self' | 'entities' | 'targetId' | 'chat'>> {
   return page.evaluate(() => {
-    const w = (window as unknown as Wyvern).__wyvern;
+    const w = (window as unknown as WyvernWindow).__wyvern;
     return { screen: w.screen, self: w.self, entities: w.entities, targetId: w.targetId, chat: w.chat };
   });
 }
 
 const screenPosition = (page: Page, id: number) =>
-  page.evaluate((i) => (window as unknown as Wyvern).__wyvern.screenPosition(i), id);
+  page.evaluate((i) => (window as unknown as WyvernWindow).__wyvern.screenPosition(i), id);
 
 const until = <T>(what: string, check: () => Promise<T | undefined>, timeoutMs = WAIT_MS) =>
   waitUntil(what, check, timeoutMs);
@@ -84,14 +68,7 @@ async function openGame(browser: Browser, url: string): Promise<{ page: Page; er
 /** Registers `account`, creates `character` with `appearance` and plays it. */
 async function enterWorld(page: Page, account: string, character: string, appearance = 0): Promise<void> {
   await registerAndPlay(page, account, character, { appearance, timeoutMs: WAIT_MS });
-  await page.waitForFunction(
-    () => {
-      const w = (window as unknown as Wyvern).__wyvern;
-      return w.screen === 'world' && w.self !== undefined;
-    },
-    null,
-    { timeout: WAIT_MS },
-  );
+  await inWorld(page, WAIT_MS);
 }
 
 /** The colour of one pixel of a screenshot, decoded by the page. */
@@ -158,14 +135,8 @@ async function hudBoxes(page: Page): Promise<Record<string, Box>> {
     }
     return out;
   });
-  const minimap = await page.evaluate(() => (window as unknown as Wyvern).__wyvern.minimapBox);
+  const minimap = await page.evaluate(() => (window as unknown as WyvernWindow).__wyvern.minimapBox);
   return minimap ? { ...dom, minimap } : dom;
-}
-
-async function holdKey(page: Page, key: string, ms: number): Promise<void> {
-  await page.keyboard.down(key);
-  await new Promise((ok) => setTimeout(ok, ms));
-  await page.keyboard.up(key);
 }
 
 describe.skipIf(skip)('a new player in the browser', () => {
@@ -336,7 +307,7 @@ describe.skipIf(skip)('a new player in the browser', () => {
     await Promise.all([enterWorld(b, 'e2e_bran', 'Bran'), enterWorld(c, 'e2e_cora', 'Cora')]);
     const ids = await Promise.all([view(b), view(c)]).then((vs) => vs.map((v) => v.self!.id));
     const boxes = await until('B draws both names', async () => {
-      const all = await b.evaluate(() => (window as unknown as Wyvern).__wyvern.labelBoxes);
+      const all = await b.evaluate(() => (window as unknown as WyvernWindow).__wyvern.labelBoxes);
       const mine = all.filter((l) => ids.includes(l.id));
       return mine.length === 2 && mine.every((l) => l.w > 0) ? mine : undefined;
     });

@@ -23,9 +23,17 @@ import {
   REPO_ROOT,
   chromiumAvailable,
   ensureClientBuilt,
+  createAndPlay,
+  holdKey,
+  inWorld,
   launchBrowser,
+  register,
+  say,
   until as waitUntil,
   type Browser,
+  type HookBox as Box,
+  type WyvernHook,
+  type WyvernWindow,
 } from '../helpers/browser.js';
 import { startWorldServer, type WorldServer } from '../helpers/game-client.js';
 
@@ -45,41 +53,13 @@ const PACK = [
 const skip = !chromiumAvailable();
 if (skip) console.warn('page-guide e2e skipped: no Chromium at /usr/bin/chromium (apt-get install chromium)');
 
-interface Box {
-  x: number;
-  y: number;
-  w: number;
-  h: number;
-}
-
-interface Entity {
-  id: number;
-  kind: 'player' | 'mob';
-  name: string;
-  x: number;
-  y: number;
-  alive: boolean;
-}
-
-interface View {
-  screen: string;
-  self: Entity | undefined;
-  entities: Entity[];
-  targetId: number | undefined;
-  chat: { channel: string; from: string; to: string; text: string }[];
-  sounds: string[];
-  muted: boolean;
-  zoom: number;
-  screenPosition(id: number): { x: number; y: number } | undefined;
-  labelBoxes: (Box & { id: number; text: string })[];
-  minimapBox: Box | undefined;
-}
-
-type Wyvern = { __wyvern: View; __audio: { contexts: number; oscillators: number; started: number } };
+type Wyvern = WyvernWindow & { __audio: { contexts: number; oscillators: number; started: number } };
 
 function view(
   page: Page,
-): Promise<Pick<View, 'screen' | 'self' | 'entities' | 'targetId' | 'chat' | 'sounds' | 'muted' | 'zoom'>> {
+): Promise<
+  Pick<WyvernHook, 'screen' | 'self' | 'entities' | 'targetId' | 'chat' | 'sounds' | 'muted' | 'zoom'>
+> {
   return page.evaluate(() => {
     const w = (window as unknown as Wyvern).__wyvern;
     return {
@@ -162,42 +142,6 @@ async function bodyBoxes(page: Page, id: number): Promise<Box[]> {
     if (plate) boxes.push(plate);
     return boxes;
   }, id);
-}
-
-async function holdKey(page: Page, key: string, ms: number): Promise<void> {
-  await page.keyboard.down(key);
-  await new Promise((ok) => setTimeout(ok, ms));
-  await page.keyboard.up(key);
-}
-
-/** Types a line into the chat box with the keyboard and sends it. */
-async function say(page: Page, line: string): Promise<void> {
-  await page.keyboard.press('Enter');
-  await page.keyboard.type(line);
-  await page.keyboard.press('Enter');
-}
-
-async function register(page: Page, account: string): Promise<void> {
-  await page.waitForSelector('input[name=account]', { timeout: WAIT_MS });
-  await page.fill('input[name=account]', account);
-  await page.fill('input[name=password]', `${account}-password`);
-  await page.click('button[name=register]');
-  await page.waitForSelector('input[name=name]', { timeout: WAIT_MS });
-}
-
-async function createAndPlay(page: Page, character: string, appearance = 0): Promise<void> {
-  await page.fill('input[name=name]', character);
-  await page.selectOption('select[name=appearance]', String(appearance));
-  await page.click('button[name=create]');
-  await page.click(`li:has-text("${character}") button[name=play]`, { timeout: WAIT_MS });
-  await page.waitForFunction(
-    () => {
-      const w = (window as unknown as Wyvern).__wyvern;
-      return w.screen === 'world' && w.self !== undefined;
-    },
-    null,
-    { timeout: WAIT_MS },
-  );
 }
 
 /** The preview's pixel at (dx, dy) from its centre, as 0xRRGGBB. */
@@ -283,7 +227,7 @@ describe.skipIf(skip)('the page teaches itself', () => {
   });
 
   it('previews the new character as the world draws it, in the colour chosen', async () => {
-    await register(page, 'e2e_guide');
+    await register(page, 'e2e_guide', WAIT_MS);
     for (const appearance of [2, 4]) {
       await page.selectOption('select[name=appearance]', String(appearance));
       await page.waitForSelector(`.preview[data-appearance="${appearance}"] canvas`);
@@ -292,7 +236,8 @@ describe.skipIf(skip)('the page teaches itself', () => {
       expect(colourDistance(await previewPixel(page, 0, -26), SELF_MARK)).toBeLessThan(60);
     }
     await page.screenshot({ path: join(results, 'page-guide-preview.png') });
-    await createAndPlay(page, 'Guida', 2);
+    await createAndPlay(page, 'Guida', { appearance: 2, timeoutMs: WAIT_MS });
+    await inWorld(page, WAIT_MS);
   }, 60_000);
 
   it('shows a first-time hint; H opens the controls, ? closes them; the hint stays gone after a reload', async () => {
@@ -416,8 +361,9 @@ describe.skipIf(skip)('the page teaches itself', () => {
 
     const other = await browser.newPage();
     await other.goto(url);
-    await register(other, 'e2e_whisperer');
-    await createAndPlay(other, 'Wispa');
+    await register(other, 'e2e_whisperer', WAIT_MS);
+    await createAndPlay(other, 'Wispa', { appearance: 0, timeoutMs: WAIT_MS });
+    await inWorld(other, WAIT_MS);
     const heard = (await audio(page)).started;
     await say(other, '/w Guida are you there?');
     await until('the whisper is heard', async () =>

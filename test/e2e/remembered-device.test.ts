@@ -10,7 +10,13 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { WyvernClient } from '../../shared/client/client.js';
 import { WyvernError } from '../../shared/client/errors.js';
 import { TcpTransport } from '../../tools/net/tcp-transport.js';
-import { chromiumAvailable, ensureClientBuilt, launchBrowser, type Browser } from '../helpers/browser.js';
+import {
+  chromiumAvailable,
+  ensureClientBuilt,
+  launchBrowser,
+  screen,
+  type Browser,
+} from '../helpers/browser.js';
 import { startWorldServer, type WorldServer } from '../helpers/game-client.js';
 
 const WAIT_MS = 30_000;
@@ -47,9 +53,6 @@ async function logIn(page: Page, url: string): Promise<void> {
   await page.fill('input[name=password]', PASSWORD);
   await page.click('button[name=login]');
 }
-
-const screen = (page: Page) =>
-  page.evaluate(() => (window as unknown as { __wyvern: { screen: string } }).__wyvern.screen);
 
 describe.skipIf(skip)('a browser that logged in before', () => {
   let world: WorldServer;

@@ -9,9 +9,12 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   chromiumAvailable,
   ensureClientBuilt,
+  enterWorld as enter,
+  inWorld,
   launchBrowser,
-  registerAndPlay,
+  standing,
   type Browser,
+  type WyvernWindow,
 } from '../helpers/browser.js';
 import { startWorldServer, type WorldServer } from '../helpers/game-client.js';
 
@@ -20,49 +23,16 @@ const WAIT_MS = 30_000;
 const skip = !chromiumAvailable();
 if (skip) console.warn('resume e2e skipped: no Chromium at /usr/bin/chromium (apt-get install chromium)');
 
-interface View {
-  screen: string;
-  self: { id: number; x: number; y: number; health: number } | undefined;
-  entities: { id: number; kind: string }[];
-  targetId: number | undefined;
-}
+type Wyvern = WyvernWindow & { __missing?: number; __watch?: number };
 
-type Wyvern = { __wyvern: View; __missing?: number; __watch?: number };
+const enterWorld = (page: Page, url: string, account: string, character: string) =>
+  enter(page, url, account, character, { timeoutMs: WAIT_MS });
 
-const view = (page: Page): Promise<View> =>
+const view = (page: Page) =>
   page.evaluate(() => {
     const w = (window as unknown as Wyvern).__wyvern;
     return { screen: w.screen, self: w.self, entities: w.entities, targetId: w.targetId };
   });
-
-const inWorld = (page: Page) =>
-  page.waitForFunction(
-    () => {
-      // Undefined until the reloaded page's script has run.
-      const w = (window as unknown as Partial<Wyvern>).__wyvern;
-      return w?.screen === 'world' && w.self !== undefined;
-    },
-    null,
-    { timeout: WAIT_MS },
-  );
-
-async function enterWorld(page: Page, url: string, account: string, character: string): Promise<void> {
-  await page.goto(url);
-  await registerAndPlay(page, account, character, { timeoutMs: WAIT_MS });
-  await inWorld(page);
-}
-
-/** Until the own character has stood still for a while: its position then. */
-async function standing(page: Page): Promise<{ x: number; y: number }> {
-  let last = (await view(page)).self!;
-  for (let still = 0; still < 5;) {
-    await new Promise((ok) => setTimeout(ok, 100));
-    const now = (await view(page)).self!;
-    still = now.x === last.x && now.y === last.y ? still + 1 : 0;
-    last = now;
-  }
-  return { x: last.x, y: last.y };
-}
 
 describe.skipIf(skip)('reloading the page mid-game', () => {
   let world: WorldServer;
@@ -119,7 +89,7 @@ describe.skipIf(skip)('reloading the page mid-game', () => {
 
     const started = performance.now();
     await a.reload();
-    await inWorld(a);
+    await inWorld(a, WAIT_MS);
     const ms = performance.now() - started;
     console.log(`browser reload -> back in the world: ${ms.toFixed(0)} ms`);
 

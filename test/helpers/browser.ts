@@ -205,27 +205,175 @@ export async function until<T>(
   }
 }
 
+// ---- the page's test hook -------------------------------------------------------------
+
+export interface HookBox {
+  x: number;
+  y: number;
+  w: number;
+  h: number;
+}
+
+/** An entity as window.__wyvern.entities has it: drawn where x, y; the newest server state at serverX, serverY. */
+export interface HookEntity {
+  id: number;
+  kind: 'player' | 'mob';
+  name: string;
+  level: number;
+  x: number;
+  y: number;
+  serverX: number;
+  serverY: number;
+  health: number;
+  maxHealth: number;
+  alive: boolean;
+}
+
+/** The own character as window.__wyvern.self has it (drawn position). */
+export interface HookSelf {
+  id: number;
+  name: string;
+  x: number;
+  y: number;
+  health: number;
+  maxHealth: number;
+  alive: boolean;
+  level: number;
+  experience: number;
+  experienceNeeded: number;
+}
+
+/** window.__wyvern: what the page exposes to tests (web-client/src/app.ts, exposeForTests). */
+export interface WyvernHook {
+  screen: string;
+  selfId: number | undefined;
+  self: HookSelf | undefined;
+  levelUps: { entityId: number; level: number }[];
+  entities: HookEntity[];
+  targetId: number | undefined;
+  castBars: { casterId: number; spellId: number; targetId: number; progress: number }[];
+  combatTexts: { targetId: number; amount: number; kind: string; crit: boolean }[];
+  chat: { channel: string; from: string; to: string; text: string }[];
+  notices: string[];
+  sounds: string[];
+  muted: boolean;
+  clearBox: HookBox;
+  zoom: number;
+  corrections: { reason: string; x: number; y: number }[];
+  stats: Record<string, number>;
+  framesRendered: number;
+  renderer: string;
+  screenPosition(id: number): { x: number; y: number } | undefined;
+  labelBoxes: (HookBox & { id: number; text: string })[];
+  minimapBox: HookBox | undefined;
+  respawnIn: number | undefined;
+}
+
+/** The page's window as tests see it (`window as unknown as WyvernWindow` in page.evaluate). */
+export interface WyvernWindow {
+  __wyvern: WyvernHook;
+}
+
+/** The own character as the page draws it now (undefined out of the world). */
+export function self(page: Page): Promise<HookSelf | undefined> {
+  return page.evaluate(() => (window as unknown as WyvernWindow).__wyvern.self);
+}
+
+/** The screen the page shows: 'login', 'characters', 'world', ... */
+export function screen(page: Page): Promise<string> {
+  return page.evaluate(() => (window as unknown as WyvernWindow).__wyvern.screen);
+}
+
+/** Until the page is in the world with its own character drawn (also after a reload). */
+export async function inWorld(page: Page, timeoutMs: number): Promise<void> {
+  await page.waitForFunction(
+    () => {
+      // Undefined until the (re)loaded page's script has run.
+      const w = (window as unknown as Partial<WyvernWindow>).__wyvern;
+      return w?.screen === 'world' && w.self !== undefined;
+    },
+    null,
+    { timeout: timeoutMs },
+  );
+}
+
+/** Until the own character has stood still for half a second: its position then. */
+export async function standing(page: Page): Promise<{ x: number; y: number }> {
+  let last = (await self(page))!;
+  for (let still = 0; still < 5;) {
+    await new Promise((ok) => setTimeout(ok, 100));
+    const now = (await self(page))!;
+    still = now.x === last.x && now.y === last.y ? still + 1 : 0;
+    last = now;
+  }
+  return { x: last.x, y: last.y };
+}
+
+// ---- playing as a person does ---------------------------------------------------------
+
 /**
  * On the login screen: registers `account` (password `<account>-password`; registration, then
- * an SRP login, both computed in the page), creates `character` (with `appearance` when
- * given) and presses its Play button. The caller waits for the world as it needs.
+ * an SRP login, both computed in the page) and waits for the character screen.
  */
+export async function register(page: Page, account: string, timeoutMs: number): Promise<void> {
+  await page.waitForSelector('input[name=account]', { timeout: timeoutMs });
+  await page.fill('input[name=account]', account);
+  await page.fill('input[name=password]', `${account}-password`);
+  await page.click('button[name=register]');
+  await page.waitForSelector('input[name=name]', { timeout: timeoutMs });
+}
+
+/**
+ * On the character screen: creates `character` (with `appearance` when given) and presses
+ * its Play button. The caller waits for the world as it needs (inWorld).
+ */
+export async function createAndPlay(
+  page: Page,
+  character: string,
+  options: { appearance?: number; timeoutMs: number },
+): Promise<void> {
+  await page.fill('input[name=name]', character);
+  if (options.appearance !== undefined) {
+    await page.selectOption('select[name=appearance]', String(options.appearance));
+  }
+  await page.click('button[name=create]');
+  await page.click(`li:has-text("${character}") button[name=play]`, { timeout: options.timeoutMs });
+}
+
+/** register, then createAndPlay. The caller waits for the world as it needs (inWorld). */
 export async function registerAndPlay(
   page: Page,
   account: string,
   character: string,
   options: { appearance?: number; timeoutMs: number },
 ): Promise<void> {
-  const timeout = options.timeoutMs;
-  await page.waitForSelector('input[name=account]', { timeout });
-  await page.fill('input[name=account]', account);
-  await page.fill('input[name=password]', `${account}-password`);
-  await page.click('button[name=register]');
-  await page.waitForSelector('input[name=name]', { timeout });
-  await page.fill('input[name=name]', character);
-  if (options.appearance !== undefined) {
-    await page.selectOption('select[name=appearance]', String(options.appearance));
-  }
-  await page.click('button[name=create]');
-  await page.click(`li:has-text("${character}") button[name=play]`, { timeout });
+  await register(page, account, options.timeoutMs);
+  await createAndPlay(page, character, options);
+}
+
+/** Opens `url`, registers `account`, plays a new `character` and waits until it is in the world. */
+export async function enterWorld(
+  page: Page,
+  url: string,
+  account: string,
+  character: string,
+  options: { appearance?: number; timeoutMs: number },
+): Promise<void> {
+  await page.goto(url);
+  await registerAndPlay(page, account, character, options);
+  await inWorld(page, options.timeoutMs);
+}
+
+/** Holds `key` down for `ms`, as a player walks. */
+export async function holdKey(page: Page, key: string, ms: number): Promise<void> {
+  await page.keyboard.down(key);
+  await new Promise((ok) => setTimeout(ok, ms));
+  await page.keyboard.up(key);
+}
+
+/** Types a line into the chat box with the keyboard and sends it. */
+export async function say(page: Page, line: string): Promise<void> {
+  await page.keyboard.press('Enter');
+  await page.keyboard.type(line);
+  await page.keyboard.press('Enter');
 }

@@ -4,7 +4,8 @@
  * run by hand). A player walking east is handed from one host to the other: the second host
  * tells the gateway MOVED, sends the session ZoneInfo and ZoneChanged, and acks its moves.
  * A hand-off that is not taken (nobody runs Ashmoor, the request came too late) gives the
- * player back to Greenvale; one whose answer was lost is asked again and taken once.
+ * player back to Greenvale; one whose answer was lost is asked again and taken once. A walker
+ * whose character a newer session took while its request was out leaves once given back.
  */
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -271,6 +272,45 @@ describe('a hand-off between two zone hosts', () => {
     expect(records('Left')).toEqual([]);
     expect([west.playerCount, east.playerCount]).toEqual([0, 1]);
     expect(frames('zh-w')).not.toContain(PositionCorrection.opcode);
+  });
+
+  it('sends a walker away once given back if a newer session took its character while its hand-off was out', async () => {
+    await west.stop();
+    // West's hand-off requests wait until released, then find nobody.
+    let asked = false;
+    let release = (): void => undefined;
+    const gated: Bus = {
+      publish: (subject, data) => bus.publish(subject, data),
+      subscribe: (subject, handler, options) => bus.subscribe(subject, handler, options),
+      request: async (subject, data, options) => {
+        if (!subject.endsWith('.handoff')) return bus.request(subject, data, options);
+        asked = true;
+        await new Promise<void>((resolve) => (release = resolve));
+        throw new BusError(BusErrorCode.NoResponders, 'nobody runs the zone');
+      },
+      flush: () => bus.flush(),
+      stats: () => bus.stats(),
+      drain: () => bus.drain(),
+      close: () => bus.close(),
+    };
+    west = realm('zh-w', 'Greenvale', { bus: gated });
+    const toB: Tagged<typeof GatewayBatch>[] = [];
+    bus.subscribe(Subjects.gatewayTick('b'), (m) => readTagged(GatewayBatch, m.data, (r) => toB.push(r)));
+    const c = await enterCrosser();
+    expect(await walkEast(c.y, 40, () => asked)).toBe('Greenvale');
+    // While the request is out, the account enters the same character through gateway b.
+    const { accountId } = (await store.getCharacter(c.id))!;
+    const w = new Writer(64);
+    ZoneInputs.begin(w, { gateway: 'b' });
+    Join.write(w, { session: 2, account: accountId, character: c.id });
+    bus.publish(Subjects.zoneInput(zoneId('Greenvale')), w.finish());
+    await tick();
+    release();
+    for (let i = 0; i < 40 && !toB.some((r) => r.kind === 'Joined'); i++) await tick();
+    // The walker came back only to leave; b's session has the character, from its save.
+    expect(toB.filter((r) => r.kind === 'Joined')).toMatchObject([{ session: 2 }]);
+    expect(records('Left')).toMatchObject([{ session: 1 }]);
+    expect(west.playerCount).toBe(1);
   });
 
   it('refuses a hand-off request it cannot read, and goes on', async () => {

@@ -1,6 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runGroup, startBenchServer, type BenchLeg, type BenchServer } from '../../bench/netcode/harness.js';
-import { figures, ServerRecord, type PlayerRecord, type WatcherFrame } from '../../bench/netcode/truth.js';
+import {
+  figures,
+  ServerRecord,
+  type PlayerRecord,
+  type WatcherFrame,
+} from '../../web-client/src/state/truth.js';
 import { CLEAN_LINK } from '../../web-client/src/state/link-lab.js';
 
 const walker = (over: Partial<PlayerRecord>): PlayerRecord => ({

@@ -12,8 +12,11 @@ afterEach(() => {
   vi.useRealTimers();
 });
 
-/** The demo world fed through the page's path (the SDK, then the page), on a fake clock. */
-function runDemo() {
+/**
+ * The demo world fed through the page's path (the SDK, then the page), on a fake clock. Its
+ * bytes cross an in-memory connection (a microtask a write), so time advances asynchronously.
+ */
+async function runDemo() {
   vi.useFakeTimers();
   let now = 1_700_000_000_000;
   const records: EntityRecord[] = [];
@@ -22,11 +25,12 @@ function runDemo() {
     onPacket: (p) => {
       if (p.name === 'WorldUpdate') records.push(...p.value.records);
     },
-    toServer: (bytes) => server.send(bytes),
+    toServer: (bytes) => server.transport.send(bytes),
   });
   const world = page.world;
-  server.onBytes = (bytes) => page.push(now, bytes);
+  server.transport.onBytes = (bytes) => page.push(now, bytes);
   server.start();
+  await vi.advanceTimersByTimeAsync(0);
   return {
     world,
     page,
@@ -36,26 +40,28 @@ function runDemo() {
       return now;
     },
     /** Runs the demo for `ms` of its time, calling `each` after every tick. */
-    run(ms: number, each: () => void = () => {}) {
+    async run(ms: number, each: () => void = () => {}) {
       for (let t = 0; t < ms; t += DEMO_TICK_MS) {
         now += DEMO_TICK_MS;
-        vi.advanceTimersByTime(DEMO_TICK_MS);
+        await vi.advanceTimersByTimeAsync(DEMO_TICK_MS);
         each();
       }
     },
+    /** Lets what is in flight on the connection arrive. */
+    settle: () => vi.advanceTimersByTimeAsync(0),
   };
 }
 
 describe('demo world', () => {
-  it('speaks WorldUpdate: every spawn followed by its motion, movers drawn on their routes', () => {
-    const demo = runDemo();
+  it('speaks WorldUpdate: every spawn followed by its motion, movers drawn on their routes', async () => {
+    const demo = await runDemo();
     expect(demo.world.self?.id).toBe(1);
     expect([...demo.world.entities.keys()].sort((a, b) => a - b)).toEqual([1, 2, 3, 4, WOLF, BOAR, CORPSE]);
     expect(demo.world.entities.get(CORPSE)).toMatchObject({ alive: false });
     // Borin spawns at his circle's centre and steps onto it with the first tick: measure after.
-    demo.run(1_000);
+    await demo.run(1_000);
     let worst = { borin: 0, cyra: 0, wolf: 0 };
-    demo.run(20_000, () => {
+    await demo.run(20_000, () => {
       const at = (id: number) => demo.world.drawnPosition(demo.world.entities.get(id)!, demo.now);
       const borin = at(2);
       const cyra = at(3);
@@ -84,11 +90,11 @@ describe('demo world', () => {
     demo.server.close();
   });
 
-  it('kills the boar and brings it back fresh', () => {
-    const demo = runDemo();
+  it('kills the boar and brings it back fresh', async () => {
+    const demo = await runDemo();
     let sawDead = false;
     let back = false;
-    demo.run(90_000, () => {
+    await demo.run(90_000, () => {
       const boar = demo.world.entities.get(BOAR);
       if (boar && !boar.alive) sawDead = true;
       else if (sawDead && boar?.alive && boar.health === 400) back = true;
@@ -102,8 +108,8 @@ describe('demo world', () => {
     demo.server.close();
   });
 
-  it("acks the own character's movement states, sent through the SDK: no correction, nothing left pending", () => {
-    const demo = runDemo();
+  it("acks the own character's movement states, sent through the SDK: no correction, nothing left pending", async () => {
+    const demo = await runDemo();
     const world = demo.world;
     const pr = world.self!.predictor;
     const client = demo.page.client;
@@ -116,6 +122,7 @@ describe('demo world', () => {
     for (let i = 0; i < 60; i++) frame(1, 0);
     for (let i = 0; i < 60; i++) frame(0, 1);
     frame(0, 0);
+    await demo.settle();
     const moves = demo.page.sent.filter((m) => m.name === 'MoveInput');
     expect(moves.length).toBeGreaterThanOrEqual(3);
     expect(client.lastMoveSeq).toBe(moves.length);

@@ -1,7 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { WorldChange } from '../../shared/client/world-view.js';
 import { inSight, sightFirst } from '../../shared/game/sight.js';
-import { parseChat } from '../../web-client/src/state/chat-command.js';
 import { CHAT_HISTORY, ChatLog, chatTime, type ChatLine } from '../../web-client/src/state/chat-log.js';
 import { NOTICE_MS, NOTICES_SHOWN, Notices, noticeText } from '../../web-client/src/state/notices.js';
 import { Prefs, type KeyValueStore } from '../../web-client/src/state/prefs.js';
@@ -111,28 +110,6 @@ describe('chat history', () => {
     log.add(line({ channel: 'whisper', fromId: 9, from: 'Dax', to: 'Ayla' }), 1);
     expect(log.replyTo).toBe('Dax');
   });
-});
-
-describe('/r replies to the last whisper', () => {
-  it('whispers back to whoever whispered last', () =>
-    expect(parseChat('/r on my way', { replyTo: 'Bran' })).toEqual({
-      kind: 'whisper',
-      to: 'Bran',
-      text: 'on my way',
-    }));
-  it('knows /reply too', () =>
-    expect(parseChat('/reply ok', { replyTo: 'Bran' })).toMatchObject({ kind: 'whisper', to: 'Bran' }));
-  it('says so when nobody has whispered yet', () => {
-    const c = parseChat('/r hello');
-    expect(c).toEqual({ kind: 'error', message: 'Nobody has whispered to you yet: /w name message.' });
-  });
-  it('asks for a message', () =>
-    expect(parseChat('/r', { replyTo: 'Bran' })).toEqual({
-      kind: 'error',
-      message: 'Reply to Bran with /r message.',
-    }));
-  it('checks the length like any message', () =>
-    expect(parseChat(`/r ${'é'.repeat(200)}`, { replyTo: 'Bran' }).kind).toBe('error'));
 });
 
 /** A localStorage stand-in that outlives the Prefs object, as the page's outlives a reload. */

@@ -5,8 +5,10 @@ import { positionAlongPath } from '../../shared/game/movement.js';
 import {
   DrawnErrorMeter,
   SETTLE_MS,
+  ServerRecord,
   TruthRecord,
   addState,
+  figures,
   leftAt,
   overshootPast,
   type FeedEntity,
@@ -231,5 +233,46 @@ describe("a pane's drawn error against the record", () => {
     // Drawn 100 ms behind at 100 u/s: 10 units off while it walks.
     expect(late.runFigures().p50).toBeCloseTo(10, 0);
     expect(late.runFigures().overshoot).toBe(0);
+  });
+});
+
+describe("the lab's live meter and the bench's after-the-run figures", () => {
+  it('judge one walk, one stop and one pane drawn 10 units past it and pulled back alike', () => {
+    // East at 100 u/s from x = 0 at 1000, an input at 1500, standing at x = 100 from 2000.
+    const inputs = [
+      input(1000, 0, 0, true, 0, 100),
+      input(1500, 50, 0, true, 0, 100),
+      input(2000, 100, 0, false, 0, 100),
+    ];
+    const drawn = (t: number) =>
+      t <= 2000
+        ? { x: (t - 1000) / 10, y: 0 }
+        : t <= 2100
+          ? { x: 100 + (t - 2000) / 10, y: 0 }
+          : { x: Math.max(100, 110 - (t - 2100) / 10), y: 0 };
+    const times: number[] = [];
+    for (let t = 1000; t <= 2600; t += 20) times.push(t);
+
+    const record = new TruthRecord();
+    feed(record, inputs, 1000, 2600 + SETTLE_MS);
+    const meter = new DrawnErrorMeter();
+    for (const t of times) meter.frame(t, t, [{ id: WALKER, ...drawn(t) }]);
+    meter.settle(record);
+    const lab = meter.runFigures();
+
+    const server = new ServerRecord();
+    for (const i of inputs) {
+      const p = { x: i.x, y: i.y, inputAt: i.at, moving: i.moving, facing: i.facing, moveSpeed: i.speed };
+      server.observe({ ...p, alive: true }, 'West', i.at);
+    }
+    const bench = figures(
+      server,
+      times.map((t) => ({ t, serverNow: t + 100, ...drawn(t) })),
+      0,
+    );
+
+    expect([lab.stops, lab.overshoot, lab.slideBacks]).toEqual([1, 10, 1]);
+    expect([bench.stops, bench.overshoot.max, bench.slideBacks]).toEqual([1, 10, 1]);
+    expect(bench.error.max).toBeCloseTo(lab.max, 9);
   });
 });

@@ -476,12 +476,8 @@ export class Bot implements RecordVisitor {
     this.lastSendMoving = state.moving;
     this.noteSent(state.x, state.y, state.moving, now);
     this.client!.send(MoveInput, {
+      ...state,
       seq: ++this.seq,
-      x: state.x,
-      y: state.y,
-      facing: state.facing,
-      moving: state.moving,
-      speed: state.speed,
       clientTime: TIME_ORIGIN + t,
       epoch: this.client!.moveEpoch,
     });

@@ -36,7 +36,7 @@ import {
 import { DemoServer } from './net/demo.js';
 import { browserDeviceTokens } from './net/device-store.js';
 import { LinkLabTransport, type FrameObserver } from './net/link-lab-transport.js';
-import { parseChat } from './state/chat-command.js';
+import { parseChat } from '../../shared/client/chat-command.js';
 import { disconnectText, type ByeValue } from './state/disconnect.js';
 import { isMovementKey, isTextEntry, movementFromKeys } from './state/input.js';
 import { CLEAN_LINK, type LinkSettings } from './state/link-lab.js';
@@ -466,7 +466,7 @@ export async function startApp(
 
   if (demo) {
     const server = new DemoServer();
-    lab = new LinkLabTransport(server, link, observe);
+    lab = new LinkLabTransport(server.transport, link, observe);
     demoClient = pageClient(lab, {
       world: world.view,
       onPacket: (name, value) => applyPacket({ name, value } as Incoming),

@@ -348,7 +348,7 @@ export function describeWire(name: string, field: AnyWireField): string {
       return `(${s.doc}) ${describeWire(name, s.of)}`;
     case 'struct':
     case 'group':
-      return (name ? `${name}: ` : '') + describeGroup(s.fields);
+      return name ? `${name} (${describeGroup(s.fields)})` : describeGroup(s.fields);
     case 'records':
       return `${name} (entity records to the end)`;
   }

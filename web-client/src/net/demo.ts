@@ -1,17 +1,16 @@
 /**
- * A canned world behind a ByteTransport, for `?demo`: it speaks the real wire format (every
- * packet encoded with the shared codec) so the page decodes and draws it through exactly the
- * path a server's bytes take, link lab included. It answers the own character's MoveInput
- * with MoveAck and opens every tick with a WorldUpdate of entity records: a few players
- * walking (movement states), a mob patrolling (path records), a caster throwing fireballs at
- * a mob, a healer, and a corpse.
+ * A canned world for `?demo`, played by the canned server (shared/client/canned-server.ts, the
+ * one the SDK tests script too) on the far end of an in-memory connection: it speaks the real
+ * wire format, so the page decodes and draws it through exactly the path a server's bytes
+ * take, link lab included. It answers the own character's MoveInput with MoveAck and opens
+ * every tick with a WorldUpdate of entity records: a few players walking (movement states), a
+ * mob patrolling (path records), a caster throwing fireballs at a mob, a healer, and a corpse.
  */
-import { ignoreBytes, ignoreClose, type ByteTransport } from '../../../shared/client/transport.js';
-import { Writer } from '../../../shared/codec/writer.js';
-import { FrameDecoder } from '../../../shared/codec/frame.js';
+import { CannedServer } from '../../../shared/client/canned-server.js';
+import { createMemoryTransportPair, type ByteTransport } from '../../../shared/client/transport.js';
 import { MOB_ID_BASE } from '../../../shared/protocol/common.js';
 import { EnterWorld, ZoneInfo } from '../../../shared/protocol/character.js';
-import { PlayerStats, WorldUpdate } from '../../../shared/protocol/entity.js';
+import { PlayerStats } from '../../../shared/protocol/entity.js';
 import { MoveAck, MoveInput } from '../../../shared/protocol/movement.js';
 import type { EntityRecord, SpawnRecord } from '../../../shared/protocol/records.js';
 import { ChatMessage } from '../../../shared/protocol/chat.js';
@@ -23,7 +22,7 @@ import {
   SpellStart,
   CastSpell,
 } from '../../../shared/protocol/spell.js';
-import type { PayloadOf } from '../../../shared/protocol/define.js';
+import type { PayloadOf, ServerPacket } from '../../../shared/protocol/define.js';
 
 export const DEMO_TICK_MS = 50;
 const SELF_ID = 1;
@@ -105,19 +104,15 @@ const SPELLS: PayloadOf<typeof SpellBook>['spells'] = [
 
 interface Pending {
   at: number;
-  frames: (w: Writer) => void;
+  run: () => void;
 }
 
-export class DemoServer implements ByteTransport {
-  onBytes = ignoreBytes;
-  onClose = ignoreClose;
-  private readonly decoder = new FrameDecoder();
-  private readonly out = new Writer(4096);
+export class DemoServer {
+  /** The client's end of the connection: the page's WyvernClient runs over it. */
+  readonly transport: ByteTransport;
+  private readonly server: CannedServer;
   private timer: ReturnType<typeof setInterval> | undefined;
   private tick = 0;
-  /** The tick and server time of the newest WorldUpdate (or EnterWorld) written. */
-  private sentTick = 0;
-  private sentTime = 0;
   private readonly t0: number;
   private boarHealth = 400;
   private borinHealth = 220;
@@ -127,18 +122,26 @@ export class DemoServer implements ByteTransport {
   private nextCast = 0;
   /** Entity records of the tick being written: they go first, in its WorldUpdate. */
   private records: EntityRecord[] = [];
+  /** Event packets of the tick being written: they follow its WorldUpdate. */
+  private events: (() => void)[] = [];
 
   constructor(private readonly now: () => number = () => Date.now()) {
     this.t0 = now();
+    const pair = createMemoryTransportPair(false);
+    this.transport = pair.client;
+    this.server = new CannedServer(pair.server, { now, keepReceived: false });
+    this.server.handle(MoveInput, (m) => this.server.send(MoveAck, { seq: m.seq }));
+    this.server.handle(CastSpell, (c) => this.cast(c));
   }
 
   /** Sends the zone, the spell book, the own character and the spawns, then ticks at 20 Hz. */
   start(): void {
     const t = this.now();
-    this.emit((w) => {
-      ZoneInfo.write(w, DEMO_ZONE);
-      SpellBook.write(w, { spells: SPELLS });
-      EnterWorld.write(w, {
+    const server = this.server;
+    server.batch(() => {
+      server.send(ZoneInfo, DEMO_ZONE);
+      server.send(SpellBook, { spells: SPELLS });
+      server.send(EnterWorld, {
         zone: DEMO_ZONE.zone,
         entityId: SELF_ID,
         name: 'Aria',
@@ -157,9 +160,7 @@ export class DemoServer implements ByteTransport {
         interestRadius: 360,
         moveEpoch: 0,
       });
-      this.sentTick = 0;
-      this.sentTime = t;
-      PlayerStats.write(w, {
+      server.send(PlayerStats, {
         mana: 140,
         maxMana: 200,
         level: 7,
@@ -235,15 +236,15 @@ export class DemoServer implements ByteTransport {
         maxHealth: 30,
         alive: false,
       });
-      this.writeUpdate(w, 0, t);
-      ChatMessage.write(w, {
+      server.update(this.records.splice(0), t);
+      server.send(ChatMessage, {
         channel: 'system',
         fromId: 0,
         from: '',
         to: '',
         text: 'Demo world: no server, the netcode path is real.',
       });
-      ChatMessage.write(w, {
+      server.send(ChatMessage, {
         channel: 'say',
         fromId: 3,
         from: 'Cyra',
@@ -254,67 +255,49 @@ export class DemoServer implements ByteTransport {
     this.timer = setInterval(() => this.step(), DEMO_TICK_MS);
   }
 
-  send(bytes: Uint8Array): void {
-    this.decoder.push(bytes.slice());
-    for (let f = this.decoder.next(); f; f = this.decoder.next()) {
-      if (f.opcode === MoveInput.opcode) {
-        const m = MoveInput.decode(f.payload);
-        this.emit((w) => MoveAck.write(w, { seq: m.seq }));
-      } else if (f.opcode === CastSpell.opcode) {
-        const c = CastSpell.decode(f.payload);
-        const spell = SPELLS.find((s) => s.id === c.spellId);
-        if (!spell) continue;
-        const t = this.now();
-        this.emit((w) => {
-          SpellStart.write(w, {
-            casterId: SELF_ID,
-            spellId: spell.id,
-            targetId: c.targetId,
-            castTime: spell.castTime,
-          });
-          if (spell.cooldown > 0)
-            Cooldown.write(w, { spellId: spell.id, remaining: spell.cooldown + spell.castTime });
-        });
-        this.at(t + spell.castTime, (w) =>
-          SpellGo.write(w, { casterId: SELF_ID, spellId: spell.id, targetId: c.targetId, travelTime: 350 }),
-        );
-        this.at(t + spell.castTime + 350, (w) =>
-          CombatEvent.write(w, {
-            sourceId: SELF_ID,
-            targetId: c.targetId,
-            spellId: spell.id,
-            kind: spell.kind,
-            amount: spell.min + 3,
-            crit: false,
-          }),
-        );
-      }
-    }
+  /** The own character's cast: it starts now, goes after its cast time, lands on its travel. */
+  private cast(c: PayloadOf<typeof CastSpell>): void {
+    const spell = SPELLS.find((s) => s.id === c.spellId);
+    if (!spell) return;
+    const t = this.now();
+    this.server.batch(() => {
+      this.server.send(SpellStart, {
+        casterId: SELF_ID,
+        spellId: spell.id,
+        targetId: c.targetId,
+        castTime: spell.castTime,
+      });
+      if (spell.cooldown > 0)
+        this.server.send(Cooldown, { spellId: spell.id, remaining: spell.cooldown + spell.castTime });
+    });
+    this.at(t + spell.castTime, () =>
+      this.event(SpellGo, { casterId: SELF_ID, spellId: spell.id, targetId: c.targetId, travelTime: 350 }),
+    );
+    this.at(t + spell.castTime + 350, () =>
+      this.event(CombatEvent, {
+        sourceId: SELF_ID,
+        targetId: c.targetId,
+        spellId: spell.id,
+        kind: spell.kind,
+        amount: spell.min + 3,
+        crit: false,
+      }),
+    );
   }
 
   close(): void {
     if (this.timer !== undefined) clearInterval(this.timer);
     this.timer = undefined;
-    this.onClose('closed');
+    this.server.close();
   }
 
-  private emit(frames: (w: Writer) => void): void {
-    this.out.reset();
-    frames(this.out);
-    this.onBytes(this.out.finish());
+  /** An event packet of this tick: sent after its WorldUpdate. */
+  private event<P extends ServerPacket<string, any>>(def: P, value: PayloadOf<P>): void {
+    this.events.push(() => this.server.send(def, value));
   }
 
-  /** The tick's WorldUpdate with the records gathered so far; its head counts on from the last. */
-  private writeUpdate(w: Writer, tick: number, time: number): void {
-    const dt = Math.max(0, Math.round(time - this.sentTime));
-    WorldUpdate.write(w, { tick: tick - this.sentTick, time: dt, records: this.records });
-    this.sentTick = tick;
-    this.sentTime += dt;
-    this.records = [];
-  }
-
-  private at(t: number, frames: (w: Writer) => void): void {
-    this.later.push({ at: t, frames });
+  private at(t: number, run: () => void): void {
+    this.later.push({ at: t, run });
   }
 
   private step(): void {
@@ -323,9 +306,6 @@ export class DemoServer implements ByteTransport {
     this.tick++;
     const due = this.later.filter((p) => p.at <= now);
     this.later = this.later.filter((p) => p.at > now);
-    // Event frames are written first into their own buffer: they may add records, which
-    // the tick's WorldUpdate carries ahead of them.
-    const events = new Writer(1024);
     // Borin walks a circle, Cyra paces: both turn all the time, so each sends a state a tick.
     const a = t * 0.9;
     this.records.push({
@@ -350,7 +330,9 @@ export class DemoServer implements ByteTransport {
       jump: false,
       speed: 60,
     });
-    for (const p of due) p.frames(events);
+    // Events are gathered first: they may add records, which the tick's WorldUpdate carries
+    // ahead of them.
+    for (const p of due) p.run();
     if (now >= this.nextPatrol) {
       const legs = [
         [
@@ -375,31 +357,39 @@ export class DemoServer implements ByteTransport {
     }
     if (now >= this.nextCast) {
       this.nextCast = now + 3000;
-      this.castFireball(events, now);
+      this.castFireball(now);
     }
-    this.emit((w) => {
-      this.writeUpdate(w, this.tick, now);
-      w.raw(events.peek());
+    const events = this.events.splice(0);
+    this.server.batch(() => {
+      this.server.update(this.records.splice(0), now);
+      for (const send of events) send();
     });
   }
 
-  private castFireball(w: Writer, now: number): void {
-    SpellStart.write(w, { casterId: 4, spellId: 1, targetId: BOAR, castTime: 1500 });
-    SpellStart.write(w, { casterId: 3, spellId: 3, targetId: 2, castTime: 1000 });
+  private castFireball(now: number): void {
+    this.event(SpellStart, { casterId: 4, spellId: 1, targetId: BOAR, castTime: 1500 });
+    this.event(SpellStart, { casterId: 3, spellId: 3, targetId: 2, castTime: 1000 });
     const crit = this.tick % 2 === 0;
     const dmg = crit ? 41 : 22;
-    this.at(now + 1000, (w2) => {
-      SpellGo.write(w2, { casterId: 3, spellId: 3, targetId: 2, travelTime: 0 });
+    this.at(now + 1000, () => {
+      this.event(SpellGo, { casterId: 3, spellId: 3, targetId: 2, travelTime: 0 });
       this.borinHealth = Math.min(260, this.borinHealth + 25);
-      CombatEvent.write(w2, { sourceId: 3, targetId: 2, spellId: 3, kind: 'heal', amount: 25, crit: false });
+      this.event(CombatEvent, {
+        sourceId: 3,
+        targetId: 2,
+        spellId: 3,
+        kind: 'heal',
+        amount: 25,
+        crit: false,
+      });
       this.records.push({ kind: 'health', id: 2, health: this.borinHealth, maxHealth: 260 });
     });
-    this.at(now + 1500, (w2) =>
-      SpellGo.write(w2, { casterId: 4, spellId: 1, targetId: BOAR, travelTime: 400 }),
+    this.at(now + 1500, () =>
+      this.event(SpellGo, { casterId: 4, spellId: 1, targetId: BOAR, travelTime: 400 }),
     );
-    this.at(now + 1900, (w2) => {
+    this.at(now + 1900, () => {
       this.boarHealth -= dmg;
-      CombatEvent.write(w2, { sourceId: 4, targetId: BOAR, spellId: 1, kind: 'damage', amount: dmg, crit });
+      this.event(CombatEvent, { sourceId: 4, targetId: BOAR, spellId: 1, kind: 'damage', amount: dmg, crit });
       if (this.boarHealth <= 0) {
         this.records.push(
           { kind: 'health', id: BOAR, health: 0, maxHealth: 400 },
@@ -440,7 +430,7 @@ export class DemoServer implements ByteTransport {
     });
     // Borin takes a bite now and then, so the healer has work.
     this.borinHealth = Math.max(60, this.borinHealth - 30);
-    CombatEvent.write(w, {
+    this.event(CombatEvent, {
       sourceId: WOLF,
       targetId: 2,
       spellId: 0,

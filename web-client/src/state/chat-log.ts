@@ -2,6 +2,8 @@
  * The chat as the page keeps it: the newest CHAT_HISTORY lines, each with the wall-clock time
  * it arrived (shown as HH:MM), and who whispered last, for `/r`.
  */
+import { whisperedBy } from '../../../shared/client/chat-command.js';
+
 export interface ChatLine {
   channel: 'say' | 'zone' | 'whisper' | 'system';
   fromId: number;
@@ -32,7 +34,7 @@ export class ChatLog {
   add(line: ChatLine, selfId: number | undefined): void {
     this.kept.push(line);
     if (this.kept.length > this.keep) this.kept.splice(0, this.kept.length - this.keep);
-    if (line.channel === 'whisper' && line.fromId !== selfId && line.from) this.replyTo = line.from;
+    this.replyTo = whisperedBy(line, selfId) ?? this.replyTo;
   }
 
   clear(): void {

@@ -19,6 +19,8 @@
  * correction ever arrives and the drawn position never jumps.
  */
 import { MoveSender, type MoveState } from '../../../shared/client/move-sender.js';
+import type { PayloadOf } from '../../../shared/protocol/define.js';
+import type { MoveInput } from '../../../shared/protocol/movement.js';
 import { PLAYER_SPEED, slide, type Rect, type Vec2, type ZoneBounds } from '../../../shared/game/movement.js';
 
 export interface MoveStep {
@@ -37,15 +39,8 @@ export interface PendingInput {
   steps: MoveStep[];
 }
 
-export interface MoveInputValue {
-  seq: number;
-  x: number;
-  y: number;
-  facing: number;
-  moving: boolean;
-  speed: number;
-  clientTime: number;
-}
+/** A MoveInput as made here: the SDK stamps the move epoch when it sends it. */
+export type MoveInputValue = Omit<PayloadOf<typeof MoveInput>, 'epoch'>;
 
 export interface CorrectionValue {
   seq: number;

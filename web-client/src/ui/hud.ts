@@ -5,7 +5,7 @@
  * scrollable history), and a death screen counting down to the respawn.
  */
 import { MAX_CHAT_BYTES } from '../../../shared/protocol/chat.js';
-import { chatBytesLeft, parseChat } from '../state/chat-command.js';
+import { chatBytesLeft, parseChat } from '../../../shared/client/chat-command.js';
 import { CAST_BLOCK_TEXT, castBlock } from '../state/can-cast.js';
 import { chatSpeaker, chatTime, type ChatLine } from '../state/chat-log.js';
 import { noticeText } from '../state/notices.js';
