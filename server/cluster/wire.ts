@@ -16,14 +16,7 @@
 import { bool, f64, string, u16, varint } from '../../shared/codec/fields.js';
 import { WhoList } from '../../shared/protocol/index.js';
 import { BorderStrip, HandoffState } from './border-wire.js';
-import {
-  defineBody,
-  defineRecord,
-  defineStream,
-  type InnerRecord,
-  type InnerStream,
-  type RecordOut,
-} from './inner/define.js';
+import { defineBody, defineRecord, defineStream } from './inner/define.js';
 import { blob, blob16, code, rest, type OutOf } from './inner/fields.js';
 
 /** Gateway and host ids are subject tokens: short. */
@@ -217,26 +210,6 @@ export const WhoReply = defineBody({
   doc: "The host's own zones, zone by zone in the world's order: a WhoList payload (the total, then at most 200 players).",
   fields: WhoList.fields,
 });
-
-// ---------------------------------------------------------------- for readers of whole messages
-
-/** A record of a message with its name as `kind`: for code that collects records (tests, tools). */
-export type Tagged<S> =
-  S extends InnerStream<string, any, infer R>
-    ? { [K in keyof R]: R[K] extends InnerRecord<infer N> ? { kind: N } & RecordOut<R[K]> : never }[number]
-    : never;
-
-/** Calls `each` with every record of a message, tagged with its record's name. */
-export function readTagged<S extends InnerStream>(
-  stream: S,
-  bytes: Uint8Array,
-  each: (record: Tagged<S>, head: Parameters<NonNullable<Parameters<S['read']>[1]['begin']>>[0]) => void,
-): void {
-  const handlers: Record<string, (record: object, head: any) => void> = {};
-  for (const rec of stream.records)
-    handlers[rec.name] = (record, head) => each({ kind: rec.name, ...record } as Tagged<S>, head);
-  stream.read(bytes, handlers as Parameters<S['read']>[1]);
-}
 
 // ---------------------------------------------------------------- all of it
 

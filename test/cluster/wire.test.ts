@@ -4,7 +4,7 @@ import { DecodeError } from '../../shared/codec/errors.js';
 import { Reader } from '../../shared/codec/reader.js';
 import { Writer } from '../../shared/codec/writer.js';
 import { MoveInput } from '../../shared/protocol/index.js';
-import type { StreamHandlers } from '../../server/cluster/inner/define.js';
+import { readTagged, type StreamHandlers, type Tagged } from '../../server/cluster/inner/define.js';
 import {
   Behind,
   Bytes,
@@ -20,13 +20,11 @@ import {
   Moved,
   nextSeq,
   Packet,
-  readTagged,
   Resync,
   WhisperDelivery,
   WhisperReply,
   WhisperStatus,
   ZoneInputs,
-  type Tagged,
 } from '../../server/cluster/wire.js';
 
 const move = { seq: 7, x: 10.5, y: 20.25, facing: 1, moving: true, speed: 4, clientTime: 1234.5, epoch: 0 };

@@ -2,7 +2,8 @@
 import { describe, expect, it } from 'vitest';
 import { HEADER_SIZE } from '../../shared/codec/frame.js';
 import { InProcessBus, Subjects } from '../../server/cluster/index.js';
-import { GatewayBatch, LeftReason, readTagged, type Tagged } from '../../server/cluster/wire.js';
+import { readTagged, type Tagged } from '../../server/cluster/inner/define.js';
+import { GatewayBatch, LeftReason } from '../../server/cluster/wire.js';
 import { GatewayLink } from '../../server/zone/gateway-link.js';
 
 /** A frame of `size` bytes (header filled in, payload `fill`). */

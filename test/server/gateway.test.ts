@@ -15,16 +15,8 @@ import {
 } from '../../shared/protocol/index.js';
 import { ErrorPacket } from '../../shared/protocol/session.js';
 import { InProcessBus, Subjects } from '../../server/cluster/index.js';
-import {
-  Bytes,
-  GatewayBatch,
-  Joined,
-  Left,
-  LeftReason,
-  readTagged,
-  ZoneInputs,
-  type Tagged,
-} from '../../server/cluster/wire.js';
+import { readTagged, type Tagged } from '../../server/cluster/inner/define.js';
+import { Bytes, GatewayBatch, Joined, Left, LeftReason, ZoneInputs } from '../../server/cluster/wire.js';
 import { loadConfig } from '../../server/config.js';
 import { Gateway, type GatewayLookups } from '../../server/gateway/gateway.js';
 import { silentLogger } from '../../server/log.js';

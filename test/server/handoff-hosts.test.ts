@@ -20,15 +20,14 @@ import {
   zoneId,
   type Bus,
 } from '../../server/cluster/index.js';
+import { readTagged, type Tagged } from '../../server/cluster/inner/define.js';
 import {
   GatewayBatch,
   HandoffAnswer,
   HandoffRequest,
   Join,
   Packet,
-  readTagged,
   ZoneInputs,
-  type Tagged,
 } from '../../server/cluster/wire.js';
 import { silentLogger } from '../../server/log.js';
 import { CharacterSaver, openStore, type Store } from '../../server/store/index.js';

@@ -15,16 +15,15 @@ import {
   ZoneInfo,
 } from '../../shared/protocol/index.js';
 import { InProcessBus, Subjects, zoneId } from '../../server/cluster/index.js';
+import { readTagged, type Tagged } from '../../server/cluster/inner/define.js';
 import {
   Behind,
   GatewayBatch,
   Join,
   LeftReason,
   Packet,
-  readTagged,
   Resync,
   ZoneInputs,
-  type Tagged,
 } from '../../server/cluster/wire.js';
 import { createLogger } from '../../server/log.js';
 import { CharacterSaver, openStore, type Store } from '../../server/store/index.js';

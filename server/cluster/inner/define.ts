@@ -209,3 +209,21 @@ export function defineBody<const N extends string, const F extends WireFields>(
     },
   });
 }
+
+/** A record of a message with its record's name as `kind`: for code that collects records (tests, tools). */
+export type Tagged<S> =
+  S extends InnerStream<string, WireFields, infer R>
+    ? { [K in keyof R]: R[K] extends InnerRecord<infer N> ? { kind: N } & RecordOut<R[K]> : never }[number]
+    : never;
+
+/** Calls `each` with every record of a message, tagged with its record's name, and the message's head. */
+export function readTagged<S extends InnerStream>(
+  stream: S,
+  bytes: Uint8Array,
+  each: (record: Tagged<S>, head: HeadOf<S>) => void,
+): void {
+  const handlers: Record<string, (record: object, head: HeadOf<S>) => void> = {};
+  for (const rec of stream.records)
+    handlers[rec.name] = (record, head) => each({ kind: rec.name, ...record } as Tagged<S>, head);
+  stream.read(bytes, handlers as never);
+}
