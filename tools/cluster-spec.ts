@@ -163,7 +163,7 @@ const code = (s: string) => `\`${s}\``;
 const cell = (s: string) => s.replaceAll('|', '\\|');
 
 /** The fields on one line; `none` when there are none. */
-function fieldsLine(fields: WireFields, none = 'nothing'): string {
+function fieldsLine(fields: WireFields, none = 'no bytes'): string {
   const parts = Object.entries(fields).map(([n, f]) => describeWire(n, f));
   return parts.length === 0 ? none : code(parts.join(' · '));
 }
@@ -184,14 +184,15 @@ function streamBlock(s: InnerStream): string {
 
 function bodyBlock(b: InnerBody): string {
   const lines = layoutLines(b.fields);
-  const lead = `**${b.name}** (${Dir[b.dir]}) ${b.subject}:`;
+  const lead = `**${b.name}** (${Dir[b.dir]}), ${b.subject}:`;
   if (lines.length <= 3) return `${lead} ${fieldsLine(b.fields)}. ${b.doc}`;
   return [`${lead} ${b.doc}`, '', '```', ...lines, '```'].join('\n');
 }
 
 const LEGEND = [
   'Integers are varints (unsigned LEB128, at most 5 bytes) unless a width is given; fixed widths are',
-  'little-endian. `str8` is a u8 length and UTF-8; `length · x` and `length u16 · x` are bytes',
+  'little-endian; `bool` is a u8, 0 or 1, and `angle u8` a heading in 256 steps (as in PROTOCOL.md).',
+  '`str8` is a u8 length and UTF-8; `length · x` and `length u16 · x` are bytes',
   'after their length (read as views into the message, never copied); `num` is a time or amount',
   'that may be absent or infinite: a tag u8 (0 an f64 follows, 1 +Infinity, 2 -Infinity, 3 none);',
   "`count, each (...)` is a varint count and the items; a field in parentheses' condition is there",
