@@ -89,6 +89,10 @@ export class GatewayLink {
    */
   /** The seq of the last tick message sent (wire.ts: the gateway finds a lost one by it). */
   private seq = 0;
+  private readonly bytesRecord = {
+    session: 0,
+    frames: { buf: new Uint8Array(0) as Uint8Array, start: 0, end: 0 },
+  };
   /** Where the current message's records start (after its host and seq). */
   private head = 0;
 
@@ -178,7 +182,7 @@ export class GatewayLink {
     while (start < end) {
       const room = this.maxPayload - w.pos - RECORD_HEAD;
       if (end - start <= room) {
-        Bytes.write(w, { session, frames: { buf, start, end } });
+        this.writeBytes(session, buf, start, end);
         return;
       }
       let cut = start;
@@ -190,11 +194,21 @@ export class GatewayLink {
       }
       if (cut === start && w.pos === this.head)
         throw new Error(`a frame over the bus's limit of ${this.maxPayload}`);
-      if (cut > start) Bytes.write(w, { session, frames: { buf, start, end: cut } });
+      if (cut > start) this.writeBytes(session, buf, start, cut);
       start = cut;
       // A frame is at most 64 KiB: it fits the next message whole.
       this.send();
     }
+  }
+
+  /** A BYTES record of buf[start, end) into the open message, from one value kept for it (a tick writes one per session). */
+  private writeBytes(session: number, buf: Uint8Array, start: number, end: number): void {
+    const record = this.bytesRecord;
+    record.session = session;
+    record.frames.buf = buf;
+    record.frames.start = start;
+    record.frames.end = end;
+    Bytes.write(this.batch, record);
   }
 
   /** Starts a new message unless `need` more bytes fit the current one. */
