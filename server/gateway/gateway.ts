@@ -47,7 +47,6 @@ import {
   Detach,
   GatewayBatch,
   Join,
-  LeftReason,
   nextSeq,
   Packet,
   Resync,
@@ -74,7 +73,6 @@ import {
   takesBytes,
   type PlacementEffect,
   type PlacementEvent,
-  type PlacementExit,
   type PlacementState,
 } from './placement.js';
 
@@ -163,12 +161,6 @@ interface PlacementContext {
   /** Its zone went down just now (not found down on entering). */
   readonly news?: boolean;
 }
-
-const EXIT: Record<LeftReason, PlacementExit> = {
-  [LeftReason.Left]: 'left',
-  [LeftReason.NotEntered]: 'notEntered',
-  [LeftReason.TakenOver]: 'takenOver',
-};
 
 /** A zone's input message being filled this turn. */
 interface Outgoing {
@@ -711,7 +703,7 @@ export class Gateway implements GameRouter, ResumeWorld {
     Left: ({ session, reason }) => {
       const p = this.placements.get(session);
       if (p) {
-        this.drive(p, { type: 'left', exit: EXIT[reason] });
+        this.drive(p, { type: 'left', exit: reason });
         return;
       }
       const held = this.lingering.get(session);

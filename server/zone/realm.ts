@@ -57,14 +57,7 @@ import {
 import { BorderLink } from './border-link.js';
 import { GatewayLink, type SessionOutput } from './gateway-link.js';
 import { zoneInput } from './routes.js';
-import {
-  seatTransition,
-  takesInputs,
-  type SeatEffect,
-  type SeatEvent,
-  type SeatExit,
-  type SeatState,
-} from './seat.js';
+import { seatTransition, takesInputs, type SeatEffect, type SeatEvent, type SeatState } from './seat.js';
 import { ZoneHost, type ZoneHostHooks } from './zone-host.js';
 
 /** How a gateway ended: `stopped` as planned, or `lost` (killed, or lost for a lease's TTL). */
@@ -139,12 +132,6 @@ interface SeatContext {
   /** The zone a seat was handed to on another host. */
   readonly zone?: string;
 }
-
-const EXIT_REASON: Record<SeatExit, LeftReason> = {
-  left: LeftReason.Left,
-  notEntered: LeftReason.NotEntered,
-  takenOver: LeftReason.TakenOver,
-};
 
 const WHO_LIST_MAX = 200;
 /** How long inputs for a session handed to another host are sent on after it. */
@@ -629,7 +616,7 @@ export class Realm {
         const seats = this.links.get(seat.link.gateway)?.seats;
         if (seats?.get(seat.session) !== seat) return;
         seats.delete(seat.session);
-        seat.link.exited(seat.session, EXIT_REASON[effect.exit]);
+        seat.link.exited(seat.session, effect.exit);
         return;
       }
       case 'forwardInputs':
