@@ -12,6 +12,7 @@ import { join } from 'node:path';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
+  steer,
   REPO_ROOT,
   chromiumAvailable,
   distinctColours,
@@ -108,27 +109,6 @@ async function enterWorld(
 
 const distance = (a: { x: number; y: number }, b: { x: number; y: number }) =>
   Math.hypot(a.x - b.x, a.y - b.y);
-
-/** Holds the arrow keys that point from `from` toward `to` (axes within `slack` are let go). */
-async function steer(
-  page: Page,
-  held: Set<string>,
-  from: { x: number; y: number } | undefined,
-  to: { x: number; y: number },
-  slack = 12,
-): Promise<void> {
-  const want = new Set<string>();
-  if (from) {
-    if (to.x - from.x > slack) want.add('ArrowRight');
-    if (from.x - to.x > slack) want.add('ArrowLeft');
-    if (to.y - from.y > slack) want.add('ArrowDown');
-    if (from.y - to.y > slack) want.add('ArrowUp');
-  }
-  for (const k of held) if (!want.has(k)) await page.keyboard.up(k);
-  for (const k of want) if (!held.has(k)) await page.keyboard.down(k);
-  held.clear();
-  for (const k of want) held.add(k);
-}
 
 describe.skipIf(skip)('two players in the browser against the live server', () => {
   let world: WorldServer;

@@ -377,3 +377,24 @@ export async function say(page: Page, line: string): Promise<void> {
   await page.keyboard.type(line);
   await page.keyboard.press('Enter');
 }
+
+/** Holds the arrow keys that point from `from` toward `to` (axes within `slack` are let go). */
+export async function steer(
+  page: Page,
+  held: Set<string>,
+  from: { x: number; y: number } | undefined,
+  to: { x: number; y: number },
+  slack = 12,
+): Promise<void> {
+  const want = new Set<string>();
+  if (from) {
+    if (to.x - from.x > slack) want.add('ArrowRight');
+    if (from.x - to.x > slack) want.add('ArrowLeft');
+    if (to.y - from.y > slack) want.add('ArrowDown');
+    if (from.y - to.y > slack) want.add('ArrowUp');
+  }
+  for (const k of held) if (!want.has(k)) await page.keyboard.up(k);
+  for (const k of want) if (!held.has(k)) await page.keyboard.down(k);
+  held.clear();
+  for (const k of want) held.add(k);
+}
