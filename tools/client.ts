@@ -154,6 +154,7 @@ class Session {
   private readonly left: { entity: ViewEntity; reason: DespawnReason }[] = [];
   private readonly moved = new Set<number>();
   private readonly summary: ReturnType<typeof setInterval>;
+  private stopped = false;
   /** When each of the character's spells is ready again (performance.now() ms). */
   private readonly readyAt = new Map<number, number>();
   /** Who whispered last: where `/r` answers. */
@@ -249,7 +250,10 @@ class Session {
     });
   }
 
+  /** Once: the last summary line is of what came before the logout, never after "Logged out.". */
   stop(): void {
+    if (this.stopped) return;
+    this.stopped = true;
     clearInterval(this.summary);
     this.summarizeView();
     this.stopWalking();

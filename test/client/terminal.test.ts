@@ -10,6 +10,7 @@ import {
   CombatEvent,
   Cooldown,
   EnterWorldRequest,
+  LogoutRequest,
   MOB_ID_BASE,
   SpellGo,
   SpellStart,
@@ -207,6 +208,30 @@ async function busyServer(): Promise<number> {
   return (server.address() as net.AddressInfo).port;
 }
 
+/** A wolf that comes into view, and moves while the logout is under way. */
+async function logoutMoverServer(): Promise<number> {
+  const accounts: SrpAccounts = new Map();
+  const server = net.createServer((socket) => {
+    const fake = new FakeServer(new TcpTransport(socket)).speakSession();
+    fake.speakSrp({ accounts });
+    fake.speakCharacters();
+    const enter = fake['handlers'].get(EnterWorldRequest.opcode)!;
+    fake.handle(EnterWorldRequest, async (r) => {
+      await enter(r);
+      fake.update([spawnRecord({ id: WOLF }), moveRecord(WOLF, 200, 300)]);
+    });
+    const logout = fake['handlers'].get(LogoutRequest.opcode)!;
+    fake.handle(LogoutRequest, async (r) => {
+      fake.update([moveRecord(WOLF, 210, 300)]);
+      await logout(r);
+    });
+    cleanups.push(() => fake.close());
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  cleanups.push(() => new Promise<void>((resolve) => server.close(() => resolve())));
+  return (server.address() as net.AddressInfo).port;
+}
+
 describe('terminal client', () => {
   it('registers, enters the world, runs a piped script and logs out', async () => {
     const { port, connections } = await worldServer();
@@ -391,5 +416,16 @@ describe('terminal client', () => {
     expect(lines).toContain(`Grey Wolf (mob #${WOLF}) stands at 220,320`);
     expect(lines.filter((l) => / stands at /.test(l)).length).toBeGreaterThanOrEqual(40);
     expect(verbose.stdout).not.toMatch(/entities moved|\d appear:/);
+  });
+
+  it('says nothing after "Logged out." (what moved during the logout is not summed up)', async () => {
+    const port = await logoutMoverServer();
+    const run = await runClient(
+      ['--port', String(port), '--user', 'lola', '--password', 'lola-password'],
+      'wait 1200\n',
+    );
+    expect(run.code).toBe(0);
+    const lines = run.stdout.trimEnd().split('\n');
+    expect(lines.at(-1), run.stdout).toBe('Logged out.');
   });
 });
