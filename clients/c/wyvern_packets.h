@@ -15,23 +15,30 @@ extern "C" {
 #define WY_PROTOCOL_VERSION 7
 #define WY_HEADER_SIZE 6
 #define WY_MAX_FRAME_SIZE 65535
-/* Coordinates are in [0, WY_COORD_MAX]; entity records carry them in 65536 steps. */
-#define WY_COORD_MAX 4096
-/* Player ids count up from 1; mob ids from this. */
-#define WY_MOB_ID_BASE 1048576u
-#define WY_MAX_CHARACTERS 8
+
+/* ---- limits ---- */
+#define WY_COORD_MAX 4096 /* coordinates are in [0, COORD_MAX], carried in 65536 steps */
+#define WY_MOB_ID_BASE 1048576 /* player ids count up from 1, mob ids from this */
+#define WY_MAX_CHARACTERS 8 /* characters an account may hold */
+#define WY_MAX_PATH_POINTS 16 /* waypoints in one path record */
+#define WY_NAME_MAX 16 /* bytes in a spawn record name */
 
 /* ---- motion (shared/game/motion.ts) ---- */
-/* Observers walk an entity on from its newest state for at most this long. */
-#define WY_MAX_DEAD_RECKON_MS 1500
-/* A client re-sends its movement state this often while walking. */
-#define WY_CLIENT_HEARTBEAT_MS 250
-/* ... and when its heading turns by more than this (radians). */
-#define WY_CLIENT_TURN_EPSILON 0.02
-/* A walker the server hears nothing from for this long is stopped. */
-#define WY_INPUT_SILENCE_MS 1000
+#define WY_MOTION_HEARTBEAT_MS 1000 /* the server re-sends a walker's state at least this often */
+#define WY_MOTION_ERROR_UNITS 4 /* ... and when observers' dead reckoning strays this far */
+#define WY_MAX_DEAD_RECKON_MS 1500 /* observers dead-reckon at most this long past a state, then hold */
+#define WY_CLIENT_HEARTBEAT_MS 250 /* send MoveInput this often while walking */
+#define WY_CLIENT_TURN_EPSILON 0.02 /* radians: a larger turn is sent at once */
+#define WY_INPUT_SILENCE_MS 1000 /* a walker silent this long is stopped by the server */
 
-/* ---- entity records (shared/protocol/records.ts) ---- */
+/* ---- movement (shared/game/movement.ts) ---- */
+#define WY_PLAYER_SPEED 120 /* units per second */
+#define WY_ENTITY_RADIUS 8 /* half-size of the collision box: a move whose box overlaps a wall is refused */
+#define WY_MOVE_TOLERANCE 1.25 /* a move may cover this factor of speed x elapsed time */
+#define WY_MOVE_SLACK_UNITS 4 /* ... plus this many units */
+#define WY_MOVE_SEND_HZ 20 /* MoveInput at most this often */
+
+/* ---- entity records (shared/protocol/records.ts): the low 3 bits of a tag are the kind ---- */
 #define WY_RECORD_KIND_MOVE 0
 #define WY_RECORD_KIND_PATH 1
 #define WY_RECORD_KIND_SPAWN 2
@@ -40,17 +47,15 @@ extern "C" {
 #define WY_RECORD_KIND_DEATH 5
 #define WY_RECORD_KIND_RESPAWN 6
 #define WY_RECORD_KIND_MOVE_BY 7
-#define WY_RECORD_BASE 0x8
-#define WY_RECORD_MOVING 0x10
-#define WY_RECORD_JUMP 0x20
-#define WY_RECORD_SPEED 0x40
-#define WY_RECORD_AGE 0x80
-#define WY_RECORD_SAME_ANGLE 0x20
-#define WY_RECORD_ALIVE 0x10
-#define WY_RECORD_HERE 0x10
-#define WY_RECORD_ONE 0x20
-#define WY_MAX_PATH_POINTS 16
-#define WY_NAME_MAX 16
+#define WY_RECORD_BASE 0x08 /* starts a block: the id delta counts from 0 */
+#define WY_RECORD_MOVING 0x10 /* move, moveBy: walking */
+#define WY_RECORD_JUMP 0x20 /* move: a discontinuity, snap */
+#define WY_RECORD_SAME_ANGLE 0x20 /* moveBy: the reference's angle */
+#define WY_RECORD_SPEED 0x40 /* move, moveBy, path: a speed field follows */
+#define WY_RECORD_AGE 0x80 /* move, moveBy, path: an age field follows */
+#define WY_RECORD_HERE 0x10 /* path: from where the reference puts it */
+#define WY_RECORD_ONE 0x20 /* path: one waypoint, no count */
+#define WY_RECORD_ALIVE 0x10 /* spawn: alive, else a corpse */
 #define WY_ENTITY_KIND_COUNT 2
 #define WY_ENTITY_PLAYER 0
 #define WY_ENTITY_MOB 1

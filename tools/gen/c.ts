@@ -17,35 +17,17 @@
 import { HEADER_SIZE, MAX_FRAME_SIZE, type Field } from '../../shared/codec/index.js';
 import { DecodeErrorCode } from '../../shared/codec/errors.js';
 import {
-  CLIENT_HEARTBEAT_MS,
-  CLIENT_TURN_EPSILON,
-  INPUT_SILENCE_MS,
-  MAX_DEAD_RECKON_MS,
-} from '../../shared/game/motion.js';
-import {
-  AGE,
-  ALIVE,
-  BASE,
-  COORD_MAX,
   DespawnReason,
   EntityKind,
   ErrorCode,
   errorMessage,
-  HERE,
-  JUMP,
-  MAX_CHARACTERS,
-  MAX_PATH_POINTS,
-  MOB_ID_BASE,
-  MOVING,
   NAME_MAX,
-  ONE,
   packets,
   PROTOCOL_VERSION,
   RecordKind,
-  SAME_ANGLE,
-  SPEED,
   type Packet,
 } from '../../shared/protocol/index.js';
+import { LIMITS, literal, MOTION, MOVEMENT, RECORD_FLAGS, words, type Constant } from './model.js';
 
 export interface GeneratedFile {
   /** Relative to the repository root. */
@@ -64,14 +46,6 @@ const C_KEYWORDS = new Set(
   ).split(' '),
 );
 
-/** protocolVersion -> protocol_version, M1 -> m1, LoginOk -> login_ok. */
-function words(name: string): string {
-  return name
-    .replace(/([a-z0-9])([A-Z])/g, '$1_$2')
-    .replace(/([A-Z])([A-Z][a-z])/g, '$1_$2')
-    .toLowerCase();
-}
-
 /** A field or member name: words(name), with a C keyword given a trailing underscore. */
 export function snake(name: string): string {
   const s = words(name);
@@ -82,6 +56,11 @@ const upper = (name: string) => words(name).toUpperCase();
 
 function singular(name: string): string {
   return name.endsWith('s') ? name.slice(0, -1) : `${name}_item`;
+}
+
+/** Each constant as a #define with its meaning. */
+function defines(prefix: string, constants: readonly Constant[]): string[] {
+  return constants.map((c) => `#define ${prefix}${c.name} ${literal(c)} /* ${c.note} */`);
 }
 
 /** A double as a C literal that reads back as exactly the same double. */
@@ -436,35 +415,19 @@ function header(types: Types): string {
     `#define WY_PROTOCOL_VERSION ${PROTOCOL_VERSION}`,
     `#define WY_HEADER_SIZE ${HEADER_SIZE}`,
     `#define WY_MAX_FRAME_SIZE ${MAX_FRAME_SIZE}`,
-    `/* Coordinates are in [0, WY_COORD_MAX]; entity records carry them in 65536 steps. */`,
-    `#define WY_COORD_MAX ${COORD_MAX}`,
-    `/* Player ids count up from 1; mob ids from this. */`,
-    `#define WY_MOB_ID_BASE ${MOB_ID_BASE}u`,
-    `#define WY_MAX_CHARACTERS ${MAX_CHARACTERS}`,
+    '',
+    '/* ---- limits ---- */',
+    ...defines('WY_', LIMITS),
     '',
     '/* ---- motion (shared/game/motion.ts) ---- */',
-    `/* Observers walk an entity on from its newest state for at most this long. */`,
-    `#define WY_MAX_DEAD_RECKON_MS ${MAX_DEAD_RECKON_MS}`,
-    `/* A client re-sends its movement state this often while walking. */`,
-    `#define WY_CLIENT_HEARTBEAT_MS ${CLIENT_HEARTBEAT_MS}`,
-    `/* ... and when its heading turns by more than this (radians). */`,
-    `#define WY_CLIENT_TURN_EPSILON ${cDouble(CLIENT_TURN_EPSILON)}`,
-    `/* A walker the server hears nothing from for this long is stopped. */`,
-    `#define WY_INPUT_SILENCE_MS ${INPUT_SILENCE_MS}`,
+    ...defines('WY_', MOTION),
     '',
-    '/* ---- entity records (shared/protocol/records.ts) ---- */',
+    '/* ---- movement (shared/game/movement.ts) ---- */',
+    ...defines('WY_', MOVEMENT),
+    '',
+    '/* ---- entity records (shared/protocol/records.ts): the low 3 bits of a tag are the kind ---- */',
     ...Object.entries(RecordKind).map(([k, v]) => `#define WY_RECORD_KIND_${upper(k)} ${v}`),
-    `#define WY_RECORD_BASE 0x${BASE.toString(16)}`,
-    `#define WY_RECORD_MOVING 0x${MOVING.toString(16)}`,
-    `#define WY_RECORD_JUMP 0x${JUMP.toString(16)}`,
-    `#define WY_RECORD_SPEED 0x${SPEED.toString(16)}`,
-    `#define WY_RECORD_AGE 0x${AGE.toString(16)}`,
-    `#define WY_RECORD_SAME_ANGLE 0x${SAME_ANGLE.toString(16)}`,
-    `#define WY_RECORD_ALIVE 0x${ALIVE.toString(16)}`,
-    `#define WY_RECORD_HERE 0x${HERE.toString(16)}`,
-    `#define WY_RECORD_ONE 0x${ONE.toString(16)}`,
-    `#define WY_MAX_PATH_POINTS ${MAX_PATH_POINTS}`,
-    `#define WY_NAME_MAX ${NAME_MAX}`,
+    ...defines('WY_RECORD_', RECORD_FLAGS),
     `#define WY_ENTITY_KIND_COUNT ${EntityKind.length}`,
     ...EntityKind.map((k, i) => `#define WY_ENTITY_${upper(k)} ${i}`),
     `extern const char *const wy_entity_kind_names[${EntityKind.length}];`,

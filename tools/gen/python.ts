@@ -18,45 +18,17 @@ import { HEADER_SIZE, MAX_FRAME_SIZE } from '../../shared/codec/index.js';
 import { CONFIG_OPTIONS } from '../../server/config.js';
 import { MIN_PASSWORD_LENGTH } from '../../shared/client/password.js';
 import {
-  CLIENT_HEARTBEAT_MS,
-  CLIENT_TURN_EPSILON,
-  INPUT_SILENCE_MS,
-  MAX_DEAD_RECKON_MS,
-  MOTION_ERROR_UNITS,
-  MOTION_HEARTBEAT_MS,
-} from '../../shared/game/motion.js';
-import {
-  ENTITY_RADIUS,
-  MOVE_SEND_HZ,
-  MOVE_SLACK_UNITS,
-  MOVE_TOLERANCE,
-  PLAYER_SPEED,
-} from '../../shared/game/movement.js';
-import {
-  AGE,
-  ALIVE,
   ALL_STATES,
-  BASE,
-  COORD_MAX,
   DespawnReason,
   EntityKind,
   ErrorCode,
   errorMessage,
-  HERE,
-  JUMP,
-  MAX_CHARACTERS,
-  MAX_PATH_POINTS,
-  MOB_ID_BASE,
-  MOVING,
-  NAME_MAX,
-  ONE,
   packets,
   PROTOCOL_VERSION,
   RecordKind,
-  SAME_ANGLE,
-  SPEED,
   type Packet,
 } from '../../shared/protocol/index.js';
+import { LIMITS, literal, MOTION, MOVEMENT, RECORD_FLAGS, words, type Constant } from './model.js';
 
 /** What the generated SRP constants need (tools/spec.ts computes them with tssrp6a). */
 export interface PythonSrpFacts {
@@ -86,11 +58,13 @@ const KEYWORDS = new Set(
 
 /** camelCase (or a single capital, as SRP's A and B) to snake_case, avoiding keywords. */
 export function snake(name: string): string {
-  const s = name
-    .replace(/([a-z0-9])([A-Z])/g, '$1_$2')
-    .replace(/([A-Z]+)([A-Z][a-z])/g, '$1_$2')
-    .toLowerCase();
+  const s = words(name);
   return KEYWORDS.has(s) ? `${s}_` : s;
+}
+
+/** Each constant as an assignment with its meaning. */
+function assignments(constants: readonly Constant[]): string[] {
+  return constants.map((c) => `${c.name} = ${literal(c)}  # ${c.note}`);
 }
 
 function upper(name: string): string {
@@ -508,9 +482,9 @@ function renderConstants(srp: PythonSrpFacts): string {
     '# Connection states, in the order a connection goes through them.',
     `CONN_STATES = ${tuple(ALL_STATES)}`,
     '',
-    '# Entity ids: players count up from 1, mobs from MOB_ID_BASE.',
-    `MOB_ID_BASE = ${MOB_ID_BASE}`,
-    `MAX_CHARACTERS = ${MAX_CHARACTERS}`,
+    '# ---------------------------------------------------------------- limits',
+    '',
+    ...assignments(LIMITS),
     '',
     '# ---------------------------------------------------------------- enums (u8 index into the values)',
     '',
@@ -522,26 +496,13 @@ function renderConstants(srp: PythonSrpFacts): string {
     '',
     '# ---------------------------------------------------------------- entity records (WorldUpdate)',
     '',
-    '# Zone coordinates are in [0, COORD_MAX]; records carry them as u16 steps of COORD_MAX / 65535.',
-    `COORD_MAX = ${COORD_MAX}`,
-    `MAX_PATH_POINTS = ${MAX_PATH_POINTS}`,
-    `NAME_MAX = ${NAME_MAX}`,
-    '',
     '# Record kinds: the low 3 bits of a tag.',
   );
   for (const [k, v] of Object.entries(RecordKind)) out.push(`RECORD_${upper(k)} = ${v}`);
   out.push(
     '',
-    '# Tag bits. BASE starts a block (the id delta counts from 0); the high 4 bits are flags.',
-    `BASE = 0x${BASE.toString(16).padStart(2, '0')}`,
-    `MOVING = 0x${MOVING.toString(16)}  # move, moveBy: walking`,
-    `JUMP = 0x${JUMP.toString(16)}  # move: a discontinuity, snap`,
-    `SAME_ANGLE = 0x${SAME_ANGLE.toString(16)}  # moveBy: the reference's angle`,
-    `SPEED = 0x${SPEED.toString(16)}  # move, moveBy, path: a speed field follows`,
-    `AGE = 0x${AGE.toString(16)}  # move, moveBy, path: an age field follows`,
-    `HERE = 0x${HERE.toString(16)}  # path: from where the reference puts it`,
-    `ONE = 0x${ONE.toString(16)}  # path: one waypoint, no count`,
-    `ALIVE = 0x${ALIVE.toString(16)}  # spawn: alive, else a corpse`,
+    '# Tag bits: the high 4 bits are flags whose meaning depends on the kind.',
+    ...assignments(RECORD_FLAGS),
     '',
     '# cos and sin of each angle step k * 2pi / 256, as the server computes them: a reference',
     "# is reckoned in coord steps from these, so a client's rounding matches the server's exactly.",
@@ -556,22 +517,11 @@ function renderConstants(srp: PythonSrpFacts): string {
     '',
     '# ---------------------------------------------------------------- motion (shared/game/motion.ts)',
     '',
-    `MOTION_HEARTBEAT_MS = ${MOTION_HEARTBEAT_MS}  # the server re-sends a walker's state at least this often`,
-    `MOTION_ERROR_UNITS = ${MOTION_ERROR_UNITS}  # ... and when observers' dead reckoning strays this far`,
-    `MAX_DEAD_RECKON_MS = ${MAX_DEAD_RECKON_MS}  # dead-reckon at most this long past a state, then hold`,
-    `CLIENT_HEARTBEAT_MS = ${CLIENT_HEARTBEAT_MS}  # send MoveInput this often while walking`,
-    `CLIENT_TURN_EPSILON = ${CLIENT_TURN_EPSILON}  # radians: a larger turn is sent at once`,
-    `INPUT_SILENCE_MS = ${INPUT_SILENCE_MS}  # a walker silent this long is stopped by the server`,
+    ...assignments(MOTION),
     '',
     '# ---------------------------------------------------------------- movement (shared/game/movement.ts)',
     '',
-    `PLAYER_SPEED = ${PLAYER_SPEED}  # units per second`,
-    '# Half-size of an entity\'s collision box: a position is refused ("obstacle") when the box',
-    '# of this half-size around it overlaps a wall, and kept this far inside the zone bounds.',
-    `ENTITY_RADIUS = ${ENTITY_RADIUS}`,
-    `MOVE_TOLERANCE = ${MOVE_TOLERANCE}  # a move may cover this factor of speed x elapsed time`,
-    `MOVE_SLACK_UNITS = ${MOVE_SLACK_UNITS}  # ... plus this many units`,
-    `MOVE_SEND_HZ = ${MOVE_SEND_HZ}  # MoveInput at most this often`,
+    ...assignments(MOVEMENT),
     '',
     '# ---------------------------------------------------------------- rate classes (server defaults)',
     '',

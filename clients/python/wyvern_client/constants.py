@@ -11,9 +11,13 @@ MAX_FRAME_SIZE = 65535
 # Connection states, in the order a connection goes through them.
 CONN_STATES = ("handshake", "login", "authenticated", "inWorld")
 
-# Entity ids: players count up from 1, mobs from MOB_ID_BASE.
-MOB_ID_BASE = 1048576
-MAX_CHARACTERS = 8
+# ---------------------------------------------------------------- limits
+
+COORD_MAX = 4096  # coordinates are in [0, COORD_MAX], carried in 65536 steps
+MOB_ID_BASE = 1048576  # player ids count up from 1, mob ids from this
+MAX_CHARACTERS = 8  # characters an account may hold
+MAX_PATH_POINTS = 16  # waypoints in one path record
+NAME_MAX = 16  # bytes in a spawn record name
 
 # ---------------------------------------------------------------- enums (u8 index into the values)
 
@@ -29,11 +33,6 @@ DESPAWN_REASON = ("outOfRange", "left", "corpse")
 
 # ---------------------------------------------------------------- entity records (WorldUpdate)
 
-# Zone coordinates are in [0, COORD_MAX]; records carry them as u16 steps of COORD_MAX / 65535.
-COORD_MAX = 4096
-MAX_PATH_POINTS = 16
-NAME_MAX = 16
-
 # Record kinds: the low 3 bits of a tag.
 RECORD_MOVE = 0
 RECORD_PATH = 1
@@ -44,8 +43,8 @@ RECORD_DEATH = 5
 RECORD_RESPAWN = 6
 RECORD_MOVE_BY = 7
 
-# Tag bits. BASE starts a block (the id delta counts from 0); the high 4 bits are flags.
-BASE = 0x08
+# Tag bits: the high 4 bits are flags whose meaning depends on the kind.
+BASE = 0x08  # starts a block: the id delta counts from 0
 MOVING = 0x10  # move, moveBy: walking
 JUMP = 0x20  # move: a discontinuity, snap
 SAME_ANGLE = 0x20  # moveBy: the reference's angle
@@ -194,7 +193,7 @@ SIN_STEPS: tuple[float, ...] = (
 
 MOTION_HEARTBEAT_MS = 1000  # the server re-sends a walker's state at least this often
 MOTION_ERROR_UNITS = 4  # ... and when observers' dead reckoning strays this far
-MAX_DEAD_RECKON_MS = 1500  # dead-reckon at most this long past a state, then hold
+MAX_DEAD_RECKON_MS = 1500  # observers dead-reckon at most this long past a state, then hold
 CLIENT_HEARTBEAT_MS = 250  # send MoveInput this often while walking
 CLIENT_TURN_EPSILON = 0.02  # radians: a larger turn is sent at once
 INPUT_SILENCE_MS = 1000  # a walker silent this long is stopped by the server
@@ -202,9 +201,7 @@ INPUT_SILENCE_MS = 1000  # a walker silent this long is stopped by the server
 # ---------------------------------------------------------------- movement (shared/game/movement.ts)
 
 PLAYER_SPEED = 120  # units per second
-# Half-size of an entity's collision box: a position is refused ("obstacle") when the box
-# of this half-size around it overlaps a wall, and kept this far inside the zone bounds.
-ENTITY_RADIUS = 8
+ENTITY_RADIUS = 8  # half-size of the collision box: a move whose box overlaps a wall is refused
 MOVE_TOLERANCE = 1.25  # a move may cover this factor of speed x elapsed time
 MOVE_SLACK_UNITS = 4  # ... plus this many units
 MOVE_SEND_HZ = 20  # MoveInput at most this often
