@@ -133,6 +133,20 @@ export class Reader {
     throw new DecodeError(DecodeErrorCode.BadVarint, 'varint longer than 5 bytes');
   }
 
+  /** Steps over the next `n` bytes (reading none of them). */
+  skip(n: number): void {
+    this.need(n);
+  }
+
+  /** Steps over a string written by `Writer.string`, checking only its length. */
+  skipString(maxBytes: number, prefixBytes: 1 | 2): void {
+    const len = prefixBytes === 1 ? this.u8() : this.u16();
+    if (len > maxBytes) {
+      throw new DecodeError(DecodeErrorCode.StringTooLong, `string of ${len} bytes exceeds ${maxBytes}`);
+    }
+    this.need(len);
+  }
+
   /** A view (no copy) of the next `n` bytes. */
   raw(n: number): Uint8Array {
     const at = this.need(n);
