@@ -114,6 +114,20 @@ export class Reader {
 
   /** Unsigned LEB128 in its shortest form, at most 5 bytes and 2^32-1. */
   varint(): number {
+    // Most varints on the wire (ids, deltas, small counts) are one byte: kept small enough
+    // to be inlined into the readers that call it.
+    const at = this.pos;
+    if (at < this.end) {
+      const first = this.bytes[at]!;
+      if (first < 0x80) {
+        this.pos = at + 1;
+        return first;
+      }
+    }
+    return this.longVarint();
+  }
+
+  private longVarint(): number {
     let value = 0;
     let scale = 1;
     const bytes = this.bytes;

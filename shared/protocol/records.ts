@@ -305,7 +305,8 @@ export function zigzag(n: number): number {
 }
 
 export function unzigzag(z: number): number {
-  return z % 2 === 0 ? z / 2 : -(z + 1) / 2;
+  // z & 1 is z's low bit for any integer below 2^53 (ToInt32 keeps the low 32 bits).
+  return (z & 1) === 0 ? z / 2 : -(z + 1) / 2;
 }
 
 function finite(v: number, what: string): number {
@@ -613,8 +614,14 @@ export interface RecordVisitor {
 /** What `visitRecords` reads beyond the numbers: spawn names and path waypoints (else stepped over). */
 export const RecordDetail = { Numbers: 0, Names: 1, Points: 2, All: 3 } as const;
 
-/** The waypoints of the path being visited (see RecordVisitor.path). */
-const points: number[] = [];
+/**
+ * The waypoints of the path being visited (see RecordVisitor.path): one array for each count
+ * of waypoints, filled in place, so that none is ever resized.
+ */
+const pointsOf: number[][] = Array.from({ length: MAX_PATH_POINTS + 1 }, (_, n) =>
+  new Array<number>(2 * n).fill(0),
+);
+const NO_POINTS: readonly number[] = [];
 
 /**
  * Reads records to the end of the reader, handing each to `v`; every check of the layout is
@@ -630,15 +637,7 @@ export function visitRecords(r: Reader, v: RecordVisitor, detail: number = Recor
     const flags = tag & 0xf0;
     switch (tag & KIND_MASK) {
       case RecordKind.Move:
-        v.move(
-          id,
-          flags,
-          r.u16(),
-          r.u16(),
-          r.u8(),
-          flags & SPEED ? r.u16() : -1,
-          flags & AGE ? r.varint() : -1,
-        );
+        visitMove(r, v, id, flags);
         break;
       case RecordKind.MoveBy:
         visitMoveBy(r, v, id, flags);
@@ -653,6 +652,14 @@ export function visitRecords(r: Reader, v: RecordVisitor, detail: number = Recor
         visitState(r, v, id, tag);
     }
   }
+}
+
+function visitMove(r: Reader, v: RecordVisitor, id: number, flags: number): void {
+  const qx = r.u16();
+  const qy = r.u16();
+  const qa = r.u8();
+  const qs = flags & SPEED ? r.u16() : -1;
+  v.move(id, flags, qx, qy, qa, qs, flags & AGE ? r.varint() : -1);
 }
 
 function visitMoveBy(r: Reader, v: RecordVisitor, id: number, flags: number): void {
@@ -671,10 +678,13 @@ function visitPath(r: Reader, v: RecordVisitor, id: number, flags: number, detai
   const n = flags & ONE ? 1 : r.u8();
   if (n > MAX_PATH_POINTS)
     bad(DecodeErrorCode.ListTooLong, `path of ${n} waypoints exceeds ${MAX_PATH_POINTS}`);
-  points.length = 0;
-  if (detail & RecordDetail.Points) for (let i = 0; i < n * 2; i++) points.push(r.u16());
-  else r.skip(n * 4);
-  v.path(id, qx, qy, qs, n, points, flags & AGE ? r.varint() : -1);
+  let pts: readonly number[] = NO_POINTS;
+  if (detail & RecordDetail.Points) {
+    const points = pointsOf[n]!;
+    for (let i = 0; i < points.length; i++) points[i] = r.u16();
+    pts = points;
+  } else r.skip(n * 4);
+  v.path(id, qx, qy, qs, n, pts, flags & AGE ? r.varint() : -1);
 }
 
 function visitSpawn(r: Reader, v: RecordVisitor, id: number, flags: number, detail: number): void {
