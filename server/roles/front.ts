@@ -69,7 +69,6 @@ interface Front {
 
 export async function startServer(config: Config, options: StartOptions = {}): Promise<ServerHandle> {
   const log = options.log ?? createLogger(config.logLevel);
-  const startedAt = Date.now();
   const handlers = composeHandlers(
     handshakeHandlers({ serverName: config.serverName, tickRate: config.tickRate }),
     ...(options.handlers ?? []),
@@ -80,18 +79,7 @@ export async function startServer(config: Config, options: StartOptions = {}): P
   let stopping: Promise<void> | undefined;
   /** The WebSocket engine, once HTTP listens. */
   const bound: { engine?: WsEngine } = {};
-  const health = () => {
-    const byTransport = { tcp: 0, ws: 0 };
-    for (const s of dispatcher.sessions.values()) byTransport[s.conn.transport]++;
-    return {
-      status: stopping ? 'stopping' : 'ok',
-      uptime: Math.round((Date.now() - startedAt) / 1000),
-      connections: dispatcher.sessions.size,
-      transports: byTransport,
-      wsEngine: bound.engine,
-      ...options.health?.(),
-    };
-  };
+  const health = frontHealth(dispatcher, bound, () => stopping !== undefined, options.health);
   let listening: { tcp: TcpListener; http: HttpServerHandle };
   try {
     listening = await listen(config, log, dispatcher, scheduler, health, options.labFeed);
@@ -135,6 +123,28 @@ export async function startServer(config: Config, options: StartOptions = {}): P
     stop() {
       return (stopping ??= stopFront(front));
     },
+  };
+}
+
+/** What /healthz says of the front: up or stopping, since when, its connections by transport. */
+function frontHealth(
+  dispatcher: Dispatcher,
+  bound: { engine?: WsEngine },
+  stopping: () => boolean,
+  more: (() => object) | undefined,
+): () => object {
+  const startedAt = Date.now();
+  return () => {
+    const byTransport = { tcp: 0, ws: 0 };
+    for (const s of dispatcher.sessions.values()) byTransport[s.conn.transport]++;
+    return {
+      status: stopping() ? 'stopping' : 'ok',
+      uptime: Math.round((Date.now() - startedAt) / 1000),
+      connections: dispatcher.sessions.size,
+      transports: byTransport,
+      wsEngine: bound.engine,
+      ...more?.(),
+    };
   };
 }
 
