@@ -32,7 +32,7 @@ import { PROTOCOL_VERSION } from '../shared/protocol/common.js';
 import { ErrorPacket, Hello, Welcome } from '../shared/protocol/session.js';
 import { TcpTransport } from '../tools/net/tcp-transport.js';
 import { adopt, freePort, killChildren, killChildrenOnExit, sleep, untilHealthy } from './load/children.js';
-import { parseMetrics, total } from './load/prometheus.js';
+import { parseMetrics, total } from '../tools/net/prometheus.js';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
 const RESULTS = join(ROOT, 'bench/results');

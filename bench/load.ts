@@ -63,7 +63,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { AreaSpec, GrowReport, PhaseReport } from '../tools/bots/swarm.js';
 import { DEFAULT_SWARM_OPTIONS } from '../tools/bots/state.js';
-import { delta, histogram, maxBound, quantile, total, type Samples } from './load/prometheus.js';
+import { delta, histogram, maxBound, quantile, total, type Samples } from '../tools/net/prometheus.js';
 import {
   IpcChild,
   killChildren,

@@ -38,6 +38,7 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { CONFIG_OPTIONS } from '../server/config.js';
 import { loadWorldData } from '../server/world/index.js';
+import { freePort } from './net/free-port.js';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
 const NATS_SERVER = ['/usr/sbin/nats-server', '/usr/bin/nats-server', '/usr/local/bin/nats-server'];
@@ -46,17 +47,6 @@ interface Role {
   readonly id: string;
   readonly env: Record<string, string>;
   proc?: ChildProcess;
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = createServer();
-    s.once('error', reject);
-    s.listen(0, '127.0.0.1', () => {
-      const port = (s.address() as { port: number }).port;
-      s.close(() => resolve(port));
-    });
-  });
 }
 
 /** Copies a child's lines to ours, each prefixed with `[id]`. */

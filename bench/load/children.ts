@@ -4,7 +4,6 @@
  * adopted child is killed when the benchmark exits, fails or is interrupted.
  */
 import type { ChildProcess } from 'node:child_process';
-import { createServer } from 'node:net';
 
 const children = new Set<ChildProcess>();
 
@@ -40,16 +39,7 @@ export function killChildrenOnExit(label: string): void {
   }
 }
 
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = createServer();
-    s.once('error', reject);
-    s.listen(0, '127.0.0.1', () => {
-      const port = (s.address() as { port: number }).port;
-      s.close(() => resolve(port));
-    });
-  });
-}
+export { freePort } from '../../tools/net/free-port.js';
 
 /** Sends `signal`, waits up to `waitMs` for the exit, then SIGKILL. */
 export async function stopChild(

@@ -18,7 +18,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startNatsServer, type NatsServer } from '../../test/helpers/nats.js';
 import { adopt, freePort, pinned, sleep, stopChild, TASKSET, untilHealthy } from './children.js';
-import { parseMetrics, type Samples } from './prometheus.js';
+import { parseMetrics, type Samples } from '../../tools/net/prometheus.js';
 
 export interface Layout {
   /** 0: one process holding both roles. */

@@ -1,8 +1,10 @@
 /**
  * A process's entries in the cluster registry: its node (announced and kept alive), the zones
  * a zone host runs (claimed: a zone held by another host is refused), and which accounts and
- * characters a gateway holds; and a gateway's view of them all for /healthz. Over NATS the registry is JetStream KV on the bus's own
- * connection; in one process it is the in-memory store, so `npm start` takes the same path.
+ * characters a gateway holds; a gateway's view of them all for /healthz; a zone host's watch
+ * on the gateways' entries; and giving the entries back at shutdown. Over NATS the registry is
+ * JetStream KV on the bus's own connection; in one process it is the in-memory store, so
+ * `npm start` takes the same path.
  */
 import { randomBytes } from 'node:crypto';
 import type { Logger } from '../log.js';
@@ -224,4 +226,61 @@ export function lapseCheck(
       }
     }
   };
+}
+
+/** How a gateway's node entry ended: released by a planned stop, or lost (lapsed, or rewritten by a new instance). */
+export type GatewayEnd = 'stopped' | 'lost';
+
+/**
+ * Calls `gone` with the id of each gateway whose node entry is released (`stopped`: a planned
+ * stop), lapses or is written again by a new instance (`lost`: killed, or restarted within
+ * the TTL): its sessions are dead.
+ */
+export async function watchGateways(
+  registry: ClusterRegistry,
+  lapsed: ReturnType<typeof lapseCheck>,
+  gone: (id: string, how: GatewayEnd) => void,
+): Promise<Watch> {
+  const instances = new Map<string, string>();
+  return registry.watch((e) => {
+    if (e.type !== 'node') return;
+    const known = instances.get(e.id);
+    if (e.node && e.node.role !== Role.Gateway) return;
+    if (e.node) {
+      instances.set(e.id, e.node.instance);
+      if (known !== undefined && known !== e.node.instance) gone(e.id, 'lost');
+      return;
+    }
+    if (known === undefined) return;
+    instances.delete(e.id);
+    if (e.ended === 'released') {
+      gone(e.id, 'stopped');
+      return;
+    }
+    void lapsed(async () => (await registry.node(e.id))?.instance === known).then((dead) => {
+      if (dead) gone(e.id, 'lost');
+      // Back with the same instance: it never died; the watch reports it again.
+      else if (!instances.has(e.id)) instances.set(e.id, known);
+    });
+  });
+}
+
+/**
+ * Gives the registry entries back at shutdown, as a courtesy: with NATS unreachable (down,
+ * or stopped first) they are left to lapse at the end of their TTL, and the rest of the
+ * shutdown (final saves, the store) goes on.
+ */
+export async function releaseAll(leases: readonly Lease[], log: Logger, bus?: Bus): Promise<void> {
+  if (bus && !bus.stats().connected) {
+    log.warn({ leases: leases.length }, 'NATS unreachable: registry entries lapse when their TTL runs out');
+    return;
+  }
+  const results = await Promise.allSettled(leases.map((l) => l.release()));
+  const failed = results.filter((r) => r.status === 'rejected');
+  if (failed.length > 0) {
+    log.warn(
+      { err: (failed[0] as PromiseRejectedResult).reason, leases: failed.length },
+      'registry entries not released: they lapse when their TTL runs out',
+    );
+  }
 }

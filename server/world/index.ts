@@ -1,6 +1,14 @@
 /** The zone simulation's public face: data, state, step, and the helpers the session layer needs. */
 export { DataError, loadWorldData, MAX_LEVEL, parseWorldData, SPAWN_SAFE_RADIUS } from './data.js';
-export { isGrey, killExperience, levelStats, maxLevel, withSpellPower } from './progression.js';
+export {
+  isGrey,
+  killExperience,
+  levelStats,
+  maxLevel,
+  startingState,
+  withSpellPower,
+} from './progression.js';
+export type { StartingState } from './progression.js';
 export type { DataSource, WorldSources } from './data.js';
 export { mulberry32, randomInt, randomRange } from '../../shared/game/rng.js';
 export type { Rng } from '../../shared/game/rng.js';

@@ -1,8 +1,9 @@
 /**
  * The level table and the kill experience rule (data/progression.json), as plain functions
- * of the data: what a level gives, what a kill is worth. experience.ts applies them.
+ * of the data: what a level gives, what a kill is worth, what a new character starts with.
+ * experience.ts applies them.
  */
-import type { LevelStats, Progression } from './types.js';
+import type { LevelStats, Progression, WorldData } from './types.js';
 
 /** The highest level a character reaches. */
 export function maxLevel(prog: Progression): number {
@@ -33,4 +34,42 @@ export function killExperience(prog: Progression, playerLevel: number, mobLevel:
 /** A spell's rolled amount with the caster's spell power added (a percentage). */
 export function withSpellPower(prog: Progression, level: number, amount: number): number {
   return Math.round((amount * (100 + levelStats(prog, level).spellPower)) / 100);
+}
+
+/** A new character's whole state, as the store keeps it (the store's CharacterState). */
+export interface StartingState {
+  zone: string;
+  x: number;
+  y: number;
+  facing: number;
+  level: number;
+  health: number;
+  mana: number;
+  spells: number[];
+  kills: number;
+  experience: number;
+}
+
+/**
+ * Where and how a new character starts: at the first zone's player spawn, facing east, at
+ * the starting level (data/character.json) with that level's full health and mana and the
+ * starting spells, no kills and no experience. A fresh object each call.
+ */
+export function startingState(data: Pick<WorldData, 'zones' | 'character' | 'progression'>): StartingState {
+  const zone = data.zones[0];
+  if (!zone) throw new Error('the world data has no zone to start in');
+  const start = data.character;
+  const stats = levelStats(data.progression, start.level);
+  return {
+    zone: zone.name,
+    x: zone.playerSpawn.x,
+    y: zone.playerSpawn.y,
+    facing: 0,
+    level: start.level,
+    health: stats.maxHealth,
+    mana: stats.maxMana,
+    spells: [...start.spells],
+    kills: 0,
+    experience: 0,
+  };
 }

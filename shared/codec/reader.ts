@@ -114,6 +114,20 @@ export class Reader {
 
   /** Unsigned LEB128 in its shortest form, at most 5 bytes and 2^32-1. */
   varint(): number {
+    // Most varints on the wire (ids, deltas, small counts) are one byte: kept small enough
+    // to be inlined into the readers that call it.
+    const at = this.pos;
+    if (at < this.end) {
+      const first = this.bytes[at]!;
+      if (first < 0x80) {
+        this.pos = at + 1;
+        return first;
+      }
+    }
+    return this.longVarint();
+  }
+
+  private longVarint(): number {
     let value = 0;
     let scale = 1;
     const bytes = this.bytes;
@@ -131,6 +145,20 @@ export class Reader {
       scale *= 128;
     }
     throw new DecodeError(DecodeErrorCode.BadVarint, 'varint longer than 5 bytes');
+  }
+
+  /** Steps over the next `n` bytes (reading none of them). */
+  skip(n: number): void {
+    this.need(n);
+  }
+
+  /** Steps over a string written by `Writer.string`, checking only its length. */
+  skipString(maxBytes: number, prefixBytes: 1 | 2): void {
+    const len = prefixBytes === 1 ? this.u8() : this.u16();
+    if (len > maxBytes) {
+      throw new DecodeError(DecodeErrorCode.StringTooLong, `string of ${len} bytes exceeds ${maxBytes}`);
+    }
+    this.need(len);
   }
 
   /** A view (no copy) of the next `n` bytes. */

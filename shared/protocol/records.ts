@@ -305,7 +305,8 @@ export function zigzag(n: number): number {
 }
 
 export function unzigzag(z: number): number {
-  return z % 2 === 0 ? z / 2 : -(z + 1) / 2;
+  // z & 1 is z's low bit for any integer below 2^53 (ToInt32 keeps the low 32 bits).
+  return (z & 1) === 0 ? z / 2 : -(z + 1) / 2;
 }
 
 function finite(v: number, what: string): number {
@@ -571,126 +572,259 @@ function bad(code: DecodeErrorCode, message: string): never {
   throw new DecodeError(code, message);
 }
 
-function readCoord(r: Reader): number {
-  return r.u16() * COORD_STEP;
+/**
+ * One call per record from `visitRecords`, in wire steps (coord, angle and speed steps, as
+ * the *Steps writers take them), so that a reader decodes only what it uses and allocates
+ * nothing. Each call comes once the whole record is read (the reader stands at its end).
+ * `qs` is -1 when the record carries no speed (the spawn's holds), `age` -1 when it carries
+ * none.
+ */
+export interface RecordVisitor {
+  /** kind 0; `flags` (the tag's high bits) holds MOVING and JUMP. */
+  move(id: number, flags: number, qx: number, qy: number, qa: number, qs: number, age: number): void;
+  /** kind 7: coord steps from the reference; `qa` -1 keeps its angle; `flags` holds MOVING. */
+  moveBy(id: number, flags: number, dx: number, dy: number, qa: number, qs: number, age: number): void;
+  /**
+   * kind 1: from (qx, qy), or from where the reference puts the entity when `qx` is -1
+   * (HERE), through `n` waypoints. With RecordDetail.Points `pts` holds them as x, y pairs of
+   * coord steps (a scratch array refilled for the next path: copy what is kept); without, it
+   * is empty.
+   */
+  path(id: number, qx: number, qy: number, qs: number, n: number, pts: readonly number[], age: number): void;
+  /** kind 2; `entity` indexes EntityKind; `name` is '' without RecordDetail.Names. */
+  spawn(
+    id: number,
+    alive: boolean,
+    entity: number,
+    template: number,
+    name: string,
+    level: number,
+    health: number,
+    maxHealth: number,
+    qs: number,
+    appearance: number,
+  ): void;
+  /** kind 3; `reason` indexes DespawnReason. */
+  despawn(id: number, reason: number): void;
+  health(id: number, health: number, maxHealth: number): void;
+  death(id: number, killerId: number): void;
+  respawn(id: number, qx: number, qy: number, health: number, maxHealth: number): void;
 }
 
-function readSpeed(r: Reader): number {
-  return r.u16() / 16;
-}
+/** What `visitRecords` reads beyond the numbers: spawn names and path waypoints (else stepped over). */
+export const RecordDetail = { Numbers: 0, Names: 1, Points: 2, All: 3 } as const;
 
-function readRecord(r: Reader, id: number, tag: number): EntityRecord {
-  const flags = tag & 0xf0;
-  switch (tag & KIND_MASK) {
-    case RecordKind.Move: {
-      const x = readCoord(r);
-      const y = readCoord(r);
-      const angle = r.u8() * ANGLE_STEP;
-      const speed = flags & SPEED ? readSpeed(r) : undefined;
-      const move: MoveRecord = {
-        kind: 'move',
-        id,
-        x,
-        y,
-        angle,
-        moving: (flags & MOVING) !== 0,
-        jump: (flags & JUMP) !== 0,
-        speed,
-      };
-      if (flags & AGE) move.age = r.varint();
-      return move;
-    }
-    case RecordKind.MoveBy: {
-      const dx = unzigzag(r.varint());
-      const dy = unzigzag(r.varint());
-      const angle = flags & SAME_ANGLE ? undefined : r.u8() * ANGLE_STEP;
-      const speed = flags & SPEED ? readSpeed(r) : undefined;
-      const moveBy: MoveByRecord = {
-        kind: 'moveBy',
-        id,
-        dx,
-        dy,
-        angle,
-        moving: (flags & MOVING) !== 0,
-        speed,
-      };
-      if (flags & AGE) moveBy.age = r.varint();
-      return moveBy;
-    }
-    case RecordKind.Path: {
-      const here = (flags & HERE) !== 0;
-      const x = here ? 0 : readCoord(r);
-      const y = here ? 0 : readCoord(r);
-      const speed = flags & SPEED ? readSpeed(r) : undefined;
-      const n = flags & ONE ? 1 : r.u8();
-      if (n > MAX_PATH_POINTS)
-        bad(DecodeErrorCode.ListTooLong, `path of ${n} waypoints exceeds ${MAX_PATH_POINTS}`);
-      const waypoints: { x: number; y: number }[] = [];
-      for (let i = 0; i < n; i++) waypoints.push({ x: readCoord(r), y: readCoord(r) });
-      const age = flags & AGE ? r.varint() : undefined;
-      const path: PathRecord | PathHereRecord = here
-        ? { kind: 'pathHere', id, speed, waypoints }
-        : { kind: 'path', id, x, y, speed, waypoints };
-      if (age !== undefined) path.age = age;
-      return path;
-    }
-    case RecordKind.Spawn: {
-      if (flags & ~ALIVE) bad(DecodeErrorCode.BadEnum, `spawn record flags 0x${flags.toString(16)}`);
-      const e = r.u8();
-      if (e > 1) bad(DecodeErrorCode.BadEnum, `entity kind ${e} is not below 2`);
-      return {
-        kind: 'spawn',
-        id,
-        entity: EntityKind[e]!,
-        template: r.u16(),
-        name: r.string(NAME_MAX, 1),
-        level: r.u8(),
-        health: r.varint(),
-        maxHealth: r.varint(),
-        speed: readSpeed(r),
-        appearance: r.u8(),
-        alive: (flags & ALIVE) !== 0,
-      };
-    }
-    case RecordKind.Despawn: {
-      if (flags) bad(DecodeErrorCode.BadEnum, `despawn record flags 0x${flags.toString(16)}`);
-      const i = r.u8();
-      const reason = DespawnReason[i];
-      if (reason === undefined) bad(DecodeErrorCode.BadEnum, `despawn reason ${i} is not below 3`);
-      return { kind: 'despawn', id, reason };
-    }
-    case RecordKind.Health:
-      if (flags) bad(DecodeErrorCode.BadEnum, `health record flags 0x${flags.toString(16)}`);
-      return { kind: 'health', id, health: r.varint(), maxHealth: r.varint() };
-    case RecordKind.Death:
-      if (flags) bad(DecodeErrorCode.BadEnum, `death record flags 0x${flags.toString(16)}`);
-      return { kind: 'death', id, killerId: r.varint() };
-    case RecordKind.Respawn:
-      if (flags) bad(DecodeErrorCode.BadEnum, `respawn record flags 0x${flags.toString(16)}`);
-      return {
-        kind: 'respawn',
-        id,
-        x: readCoord(r),
-        y: readCoord(r),
-        health: r.varint(),
-        maxHealth: r.varint(),
-      };
-    default:
-      return bad(DecodeErrorCode.BadEnum, `record kind ${tag & KIND_MASK} is not below 8`);
-  }
-}
+/**
+ * The waypoints of the path being visited (see RecordVisitor.path): one array for each count
+ * of waypoints, filled in place, so that none is ever resized.
+ */
+const pointsOf: number[][] = Array.from({ length: MAX_PATH_POINTS + 1 }, (_, n) =>
+  new Array<number>(2 * n).fill(0),
+);
+const NO_POINTS: readonly number[] = [];
 
-/** Reads records to the end of the payload. */
-export function readRecords(r: Reader): EntityRecord[] {
-  const out: EntityRecord[] = [];
+/**
+ * Reads records to the end of the reader, handing each to `v`; every check of the layout is
+ * made whatever `detail` asks for, and a record that breaks one throws a DecodeError.
+ */
+export function visitRecords(r: Reader, v: RecordVisitor, detail: number = RecordDetail.All): void {
   let id = 0;
   while (r.pos < r.end) {
     const delta = r.varint();
     const tag = r.u8();
     id = tag & BASE ? delta : id + delta;
     if (id > 0xffffffff) bad(DecodeErrorCode.BadVarint, `entity id ${id} beyond u32`);
-    out.push(readRecord(r, id, tag));
+    const flags = tag & 0xf0;
+    switch (tag & KIND_MASK) {
+      case RecordKind.Move:
+        visitMove(r, v, id, flags);
+        break;
+      case RecordKind.MoveBy:
+        visitMoveBy(r, v, id, flags);
+        break;
+      case RecordKind.Path:
+        visitPath(r, v, id, flags, detail);
+        break;
+      case RecordKind.Spawn:
+        visitSpawn(r, v, id, flags, detail);
+        break;
+      default:
+        visitState(r, v, id, tag);
+    }
   }
+}
+
+function visitMove(r: Reader, v: RecordVisitor, id: number, flags: number): void {
+  const qx = r.u16();
+  const qy = r.u16();
+  const qa = r.u8();
+  const qs = flags & SPEED ? r.u16() : -1;
+  v.move(id, flags, qx, qy, qa, qs, flags & AGE ? r.varint() : -1);
+}
+
+function visitMoveBy(r: Reader, v: RecordVisitor, id: number, flags: number): void {
+  const dx = unzigzag(r.varint());
+  const dy = unzigzag(r.varint());
+  const qa = flags & SAME_ANGLE ? -1 : r.u8();
+  const qs = flags & SPEED ? r.u16() : -1;
+  v.moveBy(id, flags, dx, dy, qa, qs, flags & AGE ? r.varint() : -1);
+}
+
+function visitPath(r: Reader, v: RecordVisitor, id: number, flags: number, detail: number): void {
+  const here = (flags & HERE) !== 0;
+  const qx = here ? -1 : r.u16();
+  const qy = here ? -1 : r.u16();
+  const qs = flags & SPEED ? r.u16() : -1;
+  const n = flags & ONE ? 1 : r.u8();
+  if (n > MAX_PATH_POINTS)
+    bad(DecodeErrorCode.ListTooLong, `path of ${n} waypoints exceeds ${MAX_PATH_POINTS}`);
+  let pts: readonly number[] = NO_POINTS;
+  if (detail & RecordDetail.Points) {
+    const points = pointsOf[n]!;
+    for (let i = 0; i < points.length; i++) points[i] = r.u16();
+    pts = points;
+  } else r.skip(n * 4);
+  v.path(id, qx, qy, qs, n, pts, flags & AGE ? r.varint() : -1);
+}
+
+function visitSpawn(r: Reader, v: RecordVisitor, id: number, flags: number, detail: number): void {
+  if (flags & ~ALIVE) bad(DecodeErrorCode.BadEnum, `spawn record flags 0x${flags.toString(16)}`);
+  const entity = r.u8();
+  if (entity > 1) bad(DecodeErrorCode.BadEnum, `entity kind ${entity} is not below 2`);
+  const template = r.u16();
+  let name = '';
+  if (detail & RecordDetail.Names) name = r.string(NAME_MAX, 1);
+  else r.skipString(NAME_MAX, 1);
+  const level = r.u8();
+  const health = r.varint();
+  const maxHealth = r.varint();
+  const qs = r.u16();
+  v.spawn(id, (flags & ALIVE) !== 0, entity, template, name, level, health, maxHealth, qs, r.u8());
+}
+
+/** The kinds with no flags: despawn, health, death, respawn. */
+function visitState(r: Reader, v: RecordVisitor, id: number, tag: number): void {
+  const kind = tag & KIND_MASK;
+  const flags = tag & 0xf0;
+  if (flags) bad(DecodeErrorCode.BadEnum, `${KIND_NAMES[kind]} record flags 0x${flags.toString(16)}`);
+  switch (kind) {
+    case RecordKind.Despawn: {
+      const reason = r.u8();
+      if (reason >= DespawnReason.length)
+        bad(DecodeErrorCode.BadEnum, `despawn reason ${reason} is not below 3`);
+      return v.despawn(id, reason);
+    }
+    case RecordKind.Health:
+      return v.health(id, r.varint(), r.varint());
+    case RecordKind.Death:
+      return v.death(id, r.varint());
+    case RecordKind.Respawn:
+      return v.respawn(id, r.u16(), r.u16(), r.varint(), r.varint());
+    default:
+      return bad(DecodeErrorCode.BadEnum, `record kind ${kind} is not below 8`);
+  }
+}
+
+const KIND_NAMES = ['move', 'path', 'spawn', 'despawn', 'health', 'death', 'respawn', 'moveBy'] as const;
+
+/** The object form of each record (`readRecords`): what the client and the tools decode into. */
+class RecordList implements RecordVisitor {
+  out: EntityRecord[] = [];
+
+  move(id: number, flags: number, qx: number, qy: number, qa: number, qs: number, age: number): void {
+    const move: MoveRecord = {
+      kind: 'move',
+      id,
+      x: dequantizeCoord(qx),
+      y: dequantizeCoord(qy),
+      angle: dequantizeAngle(qa),
+      moving: (flags & MOVING) !== 0,
+      jump: (flags & JUMP) !== 0,
+      speed: qs < 0 ? undefined : dequantizeSpeed(qs),
+    };
+    if (age >= 0) move.age = age;
+    this.out.push(move);
+  }
+
+  moveBy(id: number, flags: number, dx: number, dy: number, qa: number, qs: number, age: number): void {
+    const moveBy: MoveByRecord = {
+      kind: 'moveBy',
+      id,
+      dx,
+      dy,
+      angle: qa < 0 ? undefined : dequantizeAngle(qa),
+      moving: (flags & MOVING) !== 0,
+      speed: qs < 0 ? undefined : dequantizeSpeed(qs),
+    };
+    if (age >= 0) moveBy.age = age;
+    this.out.push(moveBy);
+  }
+
+  path(id: number, qx: number, qy: number, qs: number, n: number, pts: readonly number[], age: number): void {
+    const speed = qs < 0 ? undefined : dequantizeSpeed(qs);
+    const waypoints: { x: number; y: number }[] = [];
+    for (let i = 0; i < n; i++)
+      waypoints.push({ x: dequantizeCoord(pts[2 * i]!), y: dequantizeCoord(pts[2 * i + 1]!) });
+    const path: PathRecord | PathHereRecord =
+      qx < 0
+        ? { kind: 'pathHere', id, speed, waypoints }
+        : { kind: 'path', id, x: dequantizeCoord(qx), y: dequantizeCoord(qy), speed, waypoints };
+    if (age >= 0) path.age = age;
+    this.out.push(path);
+  }
+
+  spawn(
+    id: number,
+    alive: boolean,
+    entity: number,
+    template: number,
+    name: string,
+    level: number,
+    health: number,
+    maxHealth: number,
+    qs: number,
+    appearance: number,
+  ): void {
+    const speed = dequantizeSpeed(qs);
+    this.out.push({
+      kind: 'spawn',
+      id,
+      entity: EntityKind[entity]!,
+      template,
+      name,
+      level,
+      health,
+      maxHealth,
+      speed,
+      appearance,
+      alive,
+    });
+  }
+
+  despawn(id: number, reason: number): void {
+    this.out.push({ kind: 'despawn', id, reason: DespawnReason[reason]! });
+  }
+
+  health(id: number, health: number, maxHealth: number): void {
+    this.out.push({ kind: 'health', id, health, maxHealth });
+  }
+
+  death(id: number, killerId: number): void {
+    this.out.push({ kind: 'death', id, killerId });
+  }
+
+  respawn(id: number, qx: number, qy: number, health: number, maxHealth: number): void {
+    this.out.push({ kind: 'respawn', id, x: dequantizeCoord(qx), y: dequantizeCoord(qy), health, maxHealth });
+  }
+}
+
+const list = new RecordList();
+
+/** Reads records to the end of the payload, each as its object. */
+export function readRecords(r: Reader): EntityRecord[] {
+  const out: EntityRecord[] = [];
+  list.out = out;
+  visitRecords(r, list, RecordDetail.All);
   return out;
 }
 

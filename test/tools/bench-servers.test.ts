@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { histogram, quantile, total } from '../../bench/load/prometheus.js';
+import { histogram, quantile, total } from '../../tools/net/prometheus.js';
 import { cpuSeconds, layoutName, parseLayout, rssBytes, sumMetrics } from '../../bench/load/servers.js';
 
 describe('bench:load server layouts', () => {

@@ -1,44 +1,28 @@
 /**
- * The bots' in-place reading of WorldUpdate records: the receive fast path of thousands of
- * bots on one core. A record's fields are read only when the bot measures them; every other
- * field is stepped over by its length (shared/protocol/records.ts has the layout):
- *
- *   payload := tick varint · time varint (deltas) · record*
- *   record  := idDelta varint · tag u8 · fields of the tag's kind (low 3 bits)
- *              id = idDelta with BASE (0x08, a block starts), else previous id + idDelta
- *
- *   kind 0 move     x u16 · y u16 · angle u8 [· speed u16 if SPEED] [· age varint if AGE]
- *   kind 1 path     [x u16 · y u16 unless HERE] [· speed u16 if SPEED] [· count u8 unless ONE] ·
- *                   (x u16 · y u16) × count [· age varint if AGE]
- *   kind 2 spawn    entity u8 · template u16 · name (u8 length + bytes) · level u8 ·
- *                   health varint · maxHealth varint · speed u16 · appearance u8
- *   kind 3 despawn  reason u8
- *   kind 4 health   health varint · maxHealth varint
- *   kind 5 death    killer varint
- *   kind 6 respawn  x u16 · y u16 · health varint · maxHealth varint
- *   kind 7 moveBy   dx zigzag · dy zigzag [· angle u8 unless SAME_ANGLE] [· speed u16 if SPEED]
- *                   [· age varint if AGE]
+ * The bots' reading of WorldUpdate records: the receive fast path of thousands of bots on one
+ * core. The layout is read by the SDK's own record reader (visitRecords, with the layout in
+ * shared/protocol/records.ts), the one the client's decoder builds its records with; the bots
+ * ask it for numbers only, so nothing is allocated: spawn names are stepped over, and path
+ * waypoints too unless the bot keeps motion references.
  *
  * The head's deltas, the moveBy records and HERE paths are resolved through the client's
  * MotionRefs (shared/protocol/motion-refs.ts), which keeps each entity's motion reference:
  * the bot measures where a moveBy puts its walker, so it keeps the references too.
  * Coordinates are handed over quantized (the u16 on the wire), as the latency match wants
- * them. Nothing is allocated; the CRC is not checked (the client's decoder checks every
- * other frame; a WorldUpdate that does not parse is reported, not trusted).
+ * them. The CRC is not checked (the client's decoder checks every other frame; a WorldUpdate
+ * that does not parse is reported, not trusted).
  */
+import { DecodeError } from '../../shared/codec/errors.js';
 import { HEADER_SIZE } from '../../shared/codec/frame.js';
+import { Reader } from '../../shared/codec/reader.js';
 import {
-  AGE,
-  ALIVE,
-  BASE,
-  HERE,
   MOVING,
-  ONE,
+  RecordDetail,
   RecordKind,
-  SAME_ANGLE,
-  SPEED,
-  unzigzag,
+  visitRecords,
+  WorldUpdate,
   type MotionRefs,
+  type RecordVisitor as WireVisitor,
 } from '../../shared/protocol/index.js';
 
 /** Offset of a WorldUpdate's head (tick and time) from the start of its frame. */
@@ -78,38 +62,136 @@ export interface RecordTally {
   spawnMotionBytes: number;
 }
 
-/** Read position shared by the helpers below (one walk at a time; no allocation per varint). */
-let at = 0;
+/**
+ * The SDK reader's visitor for one walk at a time: keeps the references, counts, and hands
+ * the bot what it measures.
+ */
+class Walk implements WireVisitor {
+  readonly reader = new Reader();
+  refs!: MotionRefs;
+  v!: RecordVisitor;
+  tally!: RecordTally;
+  resolve = true;
+  /** Where the record being read started: the previous one's end. */
+  private start = 0;
+  /** The id of the spawn just read (its motion record follows), else -1. */
+  private spawned = -1;
 
-/** An unsigned LEB128 of at most 5 bytes at `at`; -1 when it runs longer. */
-function varint(buf: Uint8Array): number {
-  let b = buf[at++]!;
-  if (b < 0x80) return b;
-  let v = b & 0x7f;
-  let scale = 128;
-  for (let i = 1; i < 5; i++) {
-    b = buf[at++]!;
-    v += (b & 0x7f) * scale;
-    if (b < 0x80) return v;
-    scale *= 128;
+  begin(refs: MotionRefs, v: RecordVisitor, tally: RecordTally, resolve: boolean): void {
+    this.refs = refs;
+    this.v = v;
+    this.tally = tally;
+    this.resolve = resolve;
+    this.start = this.reader.pos;
+    this.spawned = -1;
   }
-  return -1;
+
+  move(id: number, flags: number, qx: number, qy: number, qa: number, qs: number, age: number): void {
+    if (this.resolve) this.refs.setRef(id, qx, qy, qa, (flags & MOVING) !== 0, qs, age < 0 ? 0 : age);
+    this.tally.movementRecords++;
+    this.v.move(id, qx, qy, flags, this.spawned === id);
+    this.counted(RecordKind.Move, id);
+  }
+
+  moveBy(id: number, flags: number, dx: number, dy: number, qa: number, qs: number, age: number): void {
+    this.tally.movementRecords++;
+    const refs = this.refs;
+    if (this.resolve && refs.moveBy(id, dx, dy, qa, (flags & MOVING) !== 0, qs, age < 0 ? 0 : age)) {
+      this.v.move(id, refs.qx, refs.qy, flags & MOVING, false);
+    }
+    this.counted(RecordKind.MoveBy, id);
+  }
+
+  path(
+    id: number,
+    qx: number,
+    qy: number,
+    qs: number,
+    _n: number,
+    pts: readonly number[],
+    age: number,
+  ): void {
+    this.tally.movementRecords++;
+    const refs = this.refs;
+    if (!this.resolve) {
+      if (qx >= 0) this.v.path(id, qx, qy);
+    } else if (qx < 0) {
+      if (refs.pathHere(id, qs, pts, age < 0 ? 0 : age)) this.v.path(id, refs.qx, refs.qy);
+    } else {
+      refs.setPath(id, qx, qy, qs, pts, age < 0 ? 0 : age);
+      this.v.path(id, qx, qy);
+    }
+    this.counted(RecordKind.Path, id);
+  }
+
+  spawn(
+    id: number,
+    alive: boolean,
+    entity: number,
+    _template: number,
+    _name: string,
+    _level: number,
+    _health: number,
+    _maxHealth: number,
+    qs: number,
+  ): void {
+    if (this.resolve) this.refs.spawn(id, qs);
+    this.v.spawn(id, entity === 1, alive);
+    this.counted(RecordKind.Spawn, id);
+  }
+
+  despawn(id: number): void {
+    if (this.resolve) this.refs.forget(id);
+    this.v.despawn(id);
+    this.counted(RecordKind.Despawn, id);
+  }
+
+  health(id: number): void {
+    this.counted(RecordKind.Health, id);
+  }
+
+  death(id: number): void {
+    this.v.death(id);
+    this.counted(RecordKind.Death, id);
+  }
+
+  respawn(id: number, qx: number, qy: number): void {
+    this.v.respawn(id, qx, qy);
+    this.counted(RecordKind.Respawn, id);
+  }
+
+  /** Adds the record just read (it ends where the reader stands) to the tally. */
+  private counted(kind: number, id: number): void {
+    const tally = this.tally;
+    const end = this.reader.pos;
+    const bytes = end - this.start;
+    this.start = end;
+    tally.records++;
+    if (kind === RecordKind.Move || kind === RecordKind.Path || kind === RecordKind.MoveBy) {
+      tally.movementRecordBytes += bytes;
+      if (kind === RecordKind.Path) {
+        tally.pathRecords++;
+        tally.pathRecordBytes += bytes;
+      }
+      if (this.spawned === id) {
+        tally.spawnMotionRecords++;
+        tally.spawnMotionBytes += bytes;
+      }
+    } else tally.otherRecordBytes += bytes;
+    // A spawn's motion record comes right after it, with the same id.
+    this.spawned = kind === RecordKind.Spawn ? id : -1;
+  }
 }
 
-function u16(buf: Uint8Array, q: number): number {
-  return buf[q]! | (buf[q + 1]! << 8);
-}
+const walk = new Walk();
 
 /**
  * Walks a WorldUpdate payload in buf[start, end): its head into `refs`, then its records,
  * calling `v` and adding to `tally`. Without `resolve` the motion references are left alone
  * (a moveBy reaches no visitor): a bot that does not measure latency needs no positions of
- * players. Returns false when it does not parse: a record running past `end`, a varint over
- * 5 bytes.
+ * players. Returns false when it does not parse (a DecodeError of the SDK's reader: a record
+ * running past `end`, a bad varint, a flag or number out of its range).
  */
-/** Waypoints of the path being read, in coord steps (reused). */
-const scratch: number[] = [];
-
 export function walkRecords(
   buf: Uint8Array,
   start: number,
@@ -119,128 +201,16 @@ export function walkRecords(
   tally: RecordTally,
   resolve = true,
 ): boolean {
-  at = start;
-  const tickDelta = varint(buf);
-  const timeDelta = varint(buf);
-  if (tickDelta < 0 || timeDelta < 0 || at > end) return false;
-  refs.advance(tickDelta, timeDelta);
-  let id = 0;
-  let spawned = -1;
-  while (at < end) {
-    const recordStart = at;
-    const delta = varint(buf);
-    if (delta < 0 || at >= end) return false;
-    const tag = buf[at++]!;
-    id = tag & BASE ? delta : id + delta;
-    switch (tag & 0x07) {
-      case RecordKind.Move: {
-        const q = at;
-        at += tag & SPEED ? 7 : 5;
-        const age = tag & AGE ? varint(buf) : 0;
-        if (age < 0 || at > end) return false;
-        const qx = u16(buf, q);
-        const qy = u16(buf, q + 2);
-        if (resolve)
-          refs.setRef(id, qx, qy, buf[q + 4]!, (tag & MOVING) !== 0, tag & SPEED ? u16(buf, q + 5) : -1, age);
-        tally.movementRecords++;
-        v.move(id, qx, qy, tag & 0xf0, spawned === id);
-        break;
-      }
-      case RecordKind.MoveBy: {
-        const dx = varint(buf);
-        const dy = varint(buf);
-        if (dx < 0 || dy < 0) return false;
-        const qa = tag & SAME_ANGLE ? -1 : buf[at++]!;
-        const qs = tag & SPEED ? u16(buf, at) : -1;
-        if (tag & SPEED) at += 2;
-        const age = tag & AGE ? varint(buf) : 0;
-        if (age < 0 || at > end) return false;
-        tally.movementRecords++;
-        if (resolve && refs.moveBy(id, unzigzag(dx), unzigzag(dy), qa, (tag & MOVING) !== 0, qs, age)) {
-          v.move(id, refs.qx, refs.qy, tag & MOVING, false);
-        }
-        break;
-      }
-      case RecordKind.Path: {
-        const q = at;
-        const here = (tag & HERE) !== 0;
-        if (!here) at += 4;
-        const qs = tag & SPEED ? u16(buf, at) : -1;
-        if (tag & SPEED) at += 2;
-        if (at > end || (!(tag & ONE) && at >= end)) return false;
-        const n = tag & ONE ? 1 : buf[at++]!;
-        const p = at;
-        at += 4 * n;
-        const age = tag & AGE ? varint(buf) : 0;
-        if (age < 0 || at > end) return false;
-        tally.movementRecords++;
-        if (!resolve) {
-          if (!here) v.path(id, u16(buf, q), u16(buf, q + 2));
-          break;
-        }
-        const pts = scratch;
-        pts.length = 0;
-        for (let i = 0; i < 2 * n; i++) pts.push(u16(buf, p + 2 * i));
-        if (here) {
-          if (refs.pathHere(id, qs, pts, age)) v.path(id, refs.qx, refs.qy);
-        } else {
-          refs.setPath(id, u16(buf, q), u16(buf, q + 2), qs, pts, age);
-          v.path(id, u16(buf, q), u16(buf, q + 2));
-        }
-        break;
-      }
-      case RecordKind.Spawn: {
-        const kind = buf[at]!;
-        at += 3;
-        if (at >= end) return false;
-        at += 1 + buf[at]! + 1;
-        if (varint(buf) < 0 || varint(buf) < 0) return false;
-        const qs = u16(buf, at);
-        at += 3;
-        if (at > end) return false;
-        if (resolve) refs.spawn(id, qs);
-        v.spawn(id, kind === 1, (tag & ALIVE) !== 0);
-        break;
-      }
-      case RecordKind.Despawn:
-        at += 1;
-        if (at > end) return false;
-        if (resolve) refs.forget(id);
-        v.despawn(id);
-        break;
-      case RecordKind.Health:
-        if (varint(buf) < 0 || varint(buf) < 0 || at > end) return false;
-        break;
-      case RecordKind.Death:
-        if (varint(buf) < 0 || at > end) return false;
-        v.death(id);
-        break;
-      case RecordKind.Respawn: {
-        const q = at;
-        at += 4;
-        if (varint(buf) < 0 || varint(buf) < 0 || at > end) return false;
-        v.respawn(id, buf[q]! | (buf[q + 1]! << 8), buf[q + 2]! | (buf[q + 3]! << 8));
-        break;
-      }
-      default:
-        return false;
-    }
-    tally.records++;
-    const kind = tag & 0x07;
-    const bytes = at - recordStart;
-    if (kind === RecordKind.Move || kind === RecordKind.Path || kind === RecordKind.MoveBy) {
-      tally.movementRecordBytes += bytes;
-      if (kind === RecordKind.Path) {
-        tally.pathRecords++;
-        tally.pathRecordBytes += bytes;
-      }
-      if (spawned === id) {
-        tally.spawnMotionRecords++;
-        tally.spawnMotionBytes += bytes;
-      }
-    } else tally.otherRecordBytes += bytes;
-    // A spawn's motion record comes right after it, with the same id.
-    spawned = kind === RecordKind.Spawn ? id : -1;
+  const r = walk.reader.reset(buf, start, end);
+  try {
+    const tickDelta = WorldUpdate.fields.tick.read(r);
+    const timeDelta = WorldUpdate.fields.time.read(r);
+    refs.advance(tickDelta, timeDelta);
+    walk.begin(refs, v, tally, resolve);
+    visitRecords(r, walk, resolve ? RecordDetail.Points : RecordDetail.Numbers);
+    return true;
+  } catch (e) {
+    if (e instanceof DecodeError) return false;
+    throw e;
   }
-  return at === end;
 }

@@ -11,8 +11,8 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
-import { freePort } from '../../bench/load/children.js';
-import { parseMetrics, total } from '../../bench/load/prometheus.js';
+import { freePort } from '../net/free-port.js';
+import { parseMetrics, total } from '../net/prometheus.js';
 
 export const ROOT = join(dirname(fileURLToPath(import.meta.url)), '../..');
 

@@ -1,7 +1,7 @@
 /**
- * Reading the server's /metrics (Prometheus text format) for the load benchmark: sums of
- * counters over their labels, and the tick histogram's quantiles from the change in its
- * cumulative buckets between two scrapes.
+ * Reading a server's /metrics (Prometheus text format), for the benchmarks and the fuzz and
+ * soak tools: sums of counters over their labels, and the tick histogram's quantiles from the
+ * change in its cumulative buckets between two scrapes.
  *
  *   name{label="v",...} value        one sample a line; '#' lines are comments
  *   name_bucket{le="0.05"} 1234      cumulative: observations <= le
