@@ -55,7 +55,7 @@ import { engage, killMob, simulateMobs, updateDeadMobs } from './mobs.js';
 import type { Rng } from '../../shared/game/rng.js';
 import { creditKill } from './experience.js';
 import { place } from './timeline.js';
-import { holdWalker } from './walkers.js';
+import { holdWalker, stopTime } from './walkers.js';
 import type { MoveInput, MoveRefusal, Player, TimedInput, WorldEvent, WorldInput } from './types.js';
 import { addPlayer, attachPlayer, emit, playerMoved, removePlayer, type World } from './world.js';
 
@@ -268,7 +268,10 @@ function applyMove(w: World, p: Player, m: MoveInput, at: number): void {
   p.timeBank -= p.lastClientTime === undefined || !p.moving ? Math.min(allowed, needed) : allowed;
   p.lastSeq = m.seq;
   if (Number.isFinite(m.clientTime)) p.lastClientTime = m.clientTime;
-  p.inputAt = Math.min(w.now, at);
+  const speed = Number.isFinite(m.speed) ? Math.min(Math.max(0, m.speed), p.speed) : p.speed;
+  const moving = m.moving && speed > 0;
+  // A stop stands from when the walk reached it (walkers.ts), before it moves the player.
+  p.inputAt = moving ? Math.min(w.now, at) : stopTime(p, to, Math.min(w.now, at));
   p.heldFrom = null;
   w.acks.add(p);
   if (distance(p, to) > 0) {
@@ -279,8 +282,7 @@ function applyMove(w: World, p: Player, m: MoveInput, at: number): void {
     playerMoved(w, p);
   }
   if (Number.isFinite(m.facing)) p.facing = m.facing;
-  const speed = Number.isFinite(m.speed) ? Math.min(Math.max(0, m.speed), p.speed) : p.speed;
-  p.moving = m.moving && speed > 0;
+  p.moving = moving;
   p.moveSpeed = p.moving ? speed : 0;
   if (p.moving) w.walking.add(p);
   else w.walking.delete(p);

@@ -5,7 +5,7 @@
  * that is where they draw it; stood anywhere else, it would slide back before their eyes.
  */
 import { deadReckon } from '../../shared/game/motion.js';
-import { blocked, insideZone, segmentBlocked, type Vec2 } from '../../shared/game/movement.js';
+import { blocked, distance, insideZone, segmentBlocked, type Vec2 } from '../../shared/game/movement.js';
 import type { Player } from './types.js';
 import { playerMoved, type World } from './world.js';
 
@@ -15,6 +15,20 @@ export function walkedTo(w: World, p: Player): Vec2 {
   const to = deadReckon(state, w.now);
   if (!insideZone(to, w.zone) || blocked(to, w.walls) || segmentBlocked(p, to, w.walls, 0)) return p;
   return to;
+}
+
+/**
+ * When a walker that stops at `to` (a stop its client sent, on its timeline at `at`) got
+ * there: its newest state walked it from where it is at its speed, so it stands from the
+ * moment that walk reached `to`, never before that state nor after `at`. A client sees a key
+ * let go at its next frame and sends the stop then, a frame (or a hitch) after its walk
+ * ended; dated then, the stop says the last stretch was walked slower than it was, and a
+ * watcher that had reckoned the walker on at its speed would be pulled back along it.
+ */
+export function stopTime(p: Player, to: Vec2, at: number): number {
+  if (!p.moving || !(p.moveSpeed > 0)) return at;
+  const reached = p.inputAt + (distance(p, to) / p.moveSpeed) * 1000;
+  return Math.max(Math.min(at, reached), Math.min(at, p.inputAt));
 }
 
 /** Stands a walker where observers have it now; the stop is dated now. */
