@@ -31,7 +31,11 @@ export function stopTime(p: Player, to: Vec2, at: number): number {
   return Math.max(Math.min(at, reached), Math.min(at, p.inputAt));
 }
 
-/** Stands a walker where observers have it now; the stop is dated now. */
+/**
+ * Stands a walker where observers have it now; the stop is dated now. Its client is not told
+ * (a death tells it after): when its inputs come again they walk on from its newest input
+ * (Player.lastInput), and the move checks start there.
+ */
 export function standWalker(w: World, p: Player): void {
   if (!p.moving) return;
   const at = walkedTo(w, p);
@@ -45,15 +49,4 @@ export function standWalker(w: World, p: Player): void {
   p.moveSpeed = 0;
   w.walking.delete(p);
   w.moved.add(p);
-}
-
-/**
- * Holds a walker whose inputs stopped coming (a stall on its link, or a link gone): it
- * stands where observers have it, and remembers where its newest input had it, which the
- * move checks start from when inputs come again (they know nothing of the hold).
- */
-export function holdWalker(w: World, p: Player): void {
-  if (!p.moving) return;
-  p.heldFrom ??= { x: p.x, y: p.y };
-  standWalker(w, p);
 }

@@ -500,6 +500,35 @@ describe('motion', () => {
     expect(p.sent.t).toBeGreaterThanOrEqual(1250 + INPUT_SILENCE_MS);
   });
 
+  it('a held walker may not claim its walk from where the hold stood it: a move beyond reach of its last input is refused', () => {
+    const w = world({ zone: { obstacles: [] } });
+    const p = join(w, player({ x: 100, y: 300 }));
+    const walk = walker(p, 0, 1000);
+    tick(w, [walk.at(1000)], 1000);
+    tick(w, [walk.at(1250)], 1250);
+    runUntil(w, 1250 + INPUT_SILENCE_MS);
+    // Held 120 units on, at 250. A move 60 ms of client time later to 262: in reach of the
+    // hold, 132 units past its last input (130).
+    expect(p.x).toBeCloseTo(250, 6);
+    const events = tick(w, [move(p, 262, 300, { t: 1310, moving: true })], 1250 + INPUT_SILENCE_MS + 50);
+    expect(received(events, p.id, 'PositionCorrection').map((c) => c.reason)).toEqual(['speed']);
+    expect(p.lastInput).toEqual({ x: p.x, y: p.y });
+  });
+
+  it('a held walker may not pass a wall on the way from its last input, though the way from the hold is clear', () => {
+    // A wall north of the walk: from the last input (130, 300) the way to (200, 270) crosses
+    // it; from where the hold stands the walker (250, 300) it does not.
+    const w = world({ zone: { obstacles: [{ x: 180, y: 200, w: 10, h: 90 }] } });
+    const p = join(w, player({ x: 100, y: 300 }));
+    const walk = walker(p, 0, 1000);
+    tick(w, [walk.at(1000)], 1000);
+    tick(w, [walk.at(1250)], 1250);
+    runUntil(w, 1250 + INPUT_SILENCE_MS);
+    expect(p.x).toBeCloseTo(250, 6);
+    const events = tick(w, [move(p, 200, 270, { t: 1950, moving: true })], 1250 + INPUT_SILENCE_MS + 50);
+    expect(received(events, p.id, 'PositionCorrection').map((c) => c.reason)).toEqual(['obstacle']);
+  });
+
   it('a corrected walker stands for its observers', () => {
     const w = world({ zone: { obstacles: [] } });
     const p = join(w, player({ x: 100, y: 300 }));
