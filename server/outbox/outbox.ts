@@ -192,6 +192,11 @@ export class Outbox {
    */
   private readonly mobRefs = new Map<number, MobRef>();
   private readonly reckoned = { qx: 0, qy: 0, qa: 0 };
+  /** Per cell, the stamp of the tick keepTime last found a player there, and how many (up to 2). */
+  private stampedAt = new Int32Array(0);
+  private playerCount = new Uint8Array(0);
+  /** Counts keepTime's stamps (not the tick: a tick number may come twice, from another world). */
+  private stampNow = 0;
   /** The tick and time being delivered (EnterWorld carries them). */
   tick = 0;
   time = 0;
@@ -357,21 +362,48 @@ export class Outbox {
    */
   private keepTime(world: World): void {
     if (world.players.size + world.ghosts.size < 2) return;
-    const players = world.playerGrid.cells;
-    // The neighbours' players near the border, shown here as ghosts, count too.
-    const ghosts = world.ghostGrid.cells;
+    this.stampPlayers(world);
+    const now = this.stampNow;
+    const stampedAt = this.stampedAt;
+    const count = this.playerCount;
     for (const r of this.recipients.values()) {
       if ((r.tick === this.tick && r.opened) || r.conn.closed) continue;
+      const own = r.player.cell;
       for (const cell of r.player.viewCells) {
-        const here = players[cell]!;
-        const other = here.length > 1 || (here.length === 1 && here[0] !== r.player);
-        if (!other && !ghosts[cell]!.some((e) => e.kind === 'player')) continue;
+        // Another player there: two or more, or one that is not the recipient itself.
+        if (stampedAt[cell] !== now || (count[cell] === 1 && cell === own)) continue;
         // Not to one that is behind: its motion was skipped, so all is not heard.
         const t = this.touch(r.player.id);
         if (t && t.frameStart < 0 && !t.behind && !t.resync) this.openFrame(t);
         break;
       }
     }
+  }
+
+  /**
+   * Stamps each cell that holds a player (or a neighbour's player shown here as a ghost) anew
+   * this tick, and counts them there up to 2 (a ghost counts as 2: it is never the recipient),
+   * so keepTime asks each view cell one lookup instead of searching its lists.
+   */
+  private stampPlayers(world: World): void {
+    const cells = world.playerGrid.cells.length;
+    if (this.stampedAt.length !== cells || this.stampNow === 0x7fffffff) {
+      this.stampedAt = new Int32Array(cells);
+      this.playerCount = new Uint8Array(cells);
+      this.stampNow = 0;
+    }
+    this.stampNow++;
+    for (const p of world.players.values()) this.stamp(p.cell, 1);
+    for (const g of world.ghosts.values()) if (g.entity.kind === 'player') this.stamp(g.entity.cell, 2);
+  }
+
+  private stamp(cell: number, n: number): void {
+    if (cell < 0) return;
+    if (this.stampedAt[cell] !== this.stampNow) {
+      this.stampedAt[cell] = this.stampNow;
+      this.playerCount[cell] = 0;
+    }
+    this.playerCount[cell] = Math.min(2, this.playerCount[cell]! + n);
   }
 
   // ---------------------------------------------------------------- shared encodings

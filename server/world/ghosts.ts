@@ -218,7 +218,7 @@ function ghostPlayer(w: World, s: GhostState): Player {
     clockOffset: Infinity,
     inputAt: sent.t,
     sentInputAt: sent.t,
-    heldFrom: null,
+    lastInput: { x: s.x, y: s.y },
     timeline: newTimeline(w.now),
     cast: null,
     cooldowns: new Map(),

@@ -184,7 +184,7 @@ export function arrivePlayer(w: World, sessionId: number, s: HandoffState): Play
     clockOffset: s.clockOffset,
     inputAt: s.inputAt,
     sentInputAt: s.sentInputAt,
-    heldFrom: null,
+    lastInput: { x: e.x, y: e.y },
     timeline: newTimeline(w.now),
     cast: spell && s.cast ? { spell, targetId: s.cast.targetId, endsAt: s.cast.endsAt } : null,
     cooldowns: new Map(s.cooldowns),

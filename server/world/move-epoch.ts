@@ -23,14 +23,20 @@ export function staleMove(p: Player, m: MoveInput): boolean {
 
 /** Move `seq` is refused: the player stays where it is, and its client is told so in a new epoch. */
 export function refuseMove(w: World, p: Player, seq: number, reason: MoveRefusal): void {
-  p.heldFrom = null;
+  told(p);
   const epoch = nextMoveEpoch(p);
   emit(w, { type: 'moveRefused', player: p, seq, x: p.x, y: p.y, facing: p.facing, reason, epoch });
 }
 
 /** The server put the player where it stands now: its client is told so in a new epoch. */
 export function relocate(w: World, p: Player, reason: Relocation): void {
-  p.heldFrom = null;
+  told(p);
   const epoch = nextMoveEpoch(p);
   emit(w, { type: 'relocated', player: p, seq: p.lastSeq, x: p.x, y: p.y, facing: p.facing, reason, epoch });
+}
+
+/** Its client is told where the player stands and walks on from there: the move checks too. */
+function told(p: Player): void {
+  p.lastInput.x = p.x;
+  p.lastInput.y = p.y;
 }

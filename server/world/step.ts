@@ -55,7 +55,7 @@ import { engage, killMob, simulateMobs, updateDeadMobs } from './mobs.js';
 import type { Rng } from '../../shared/game/rng.js';
 import { creditKill } from './experience.js';
 import { place } from './timeline.js';
-import { holdWalker } from './walkers.js';
+import { standWalker, stopTime } from './walkers.js';
 import type { MoveInput, MoveRefusal, Player, TimedInput, WorldEvent, WorldInput } from './types.js';
 import { addPlayer, attachPlayer, emit, playerMoved, removePlayer, type World } from './world.js';
 
@@ -128,7 +128,7 @@ function applyInput(w: World, input: WorldInput): void {
       return;
     case 'detach':
       flushMoves(w, p);
-      holdWalker(w, p);
+      standWalker(w, p);
       return;
     case 'attach':
       attachPlayer(w, p, input.sessionId);
@@ -241,9 +241,10 @@ function applyMove(w: World, p: Player, m: MoveInput, at: number): void {
   if (!p.alive) return correct('dead');
   const to = { x: m.x, y: m.y };
   if (!Number.isFinite(m.x) || !Number.isFinite(m.y) || !walkable(w, to)) return correct('bounds');
-  // The centre line may not pass through a wall either (no hopping over thin walls).
-  // After a hold the client knows only where its own inputs had it: the checks start there.
-  const from = p.heldFrom ?? p;
+  // The client claims a walk from where its last accepted input had it (lastInput), over the
+  // client time since: the checks start there. The centre line may not pass through a wall
+  // either (no hopping over thin walls).
+  const from = p.lastInput;
   if (blocked(to, w.walls) || segmentBlocked(from, to, w.walls, 0)) return correct('obstacle');
   const elapsed = Math.max(0, w.now - p.lastMoveAt);
   p.lastMoveAt = w.now;
@@ -268,8 +269,10 @@ function applyMove(w: World, p: Player, m: MoveInput, at: number): void {
   p.timeBank -= p.lastClientTime === undefined || !p.moving ? Math.min(allowed, needed) : allowed;
   p.lastSeq = m.seq;
   if (Number.isFinite(m.clientTime)) p.lastClientTime = m.clientTime;
-  p.inputAt = Math.min(w.now, at);
-  p.heldFrom = null;
+  const speed = Number.isFinite(m.speed) ? Math.min(Math.max(0, m.speed), p.speed) : p.speed;
+  const moving = m.moving && speed > 0;
+  // A stop stands from when the walk reached it (walkers.ts), before it moves the player.
+  p.inputAt = moving ? Math.min(w.now, at) : stopTime(p, to, Math.min(w.now, at));
   w.acks.add(p);
   if (distance(p, to) > 0) {
     p.x = m.x;
@@ -278,9 +281,10 @@ function applyMove(w: World, p: Player, m: MoveInput, at: number): void {
     cancelLogout(w, p);
     playerMoved(w, p);
   }
+  p.lastInput.x = m.x;
+  p.lastInput.y = m.y;
   if (Number.isFinite(m.facing)) p.facing = m.facing;
-  const speed = Number.isFinite(m.speed) ? Math.min(Math.max(0, m.speed), p.speed) : p.speed;
-  p.moving = m.moving && speed > 0;
+  p.moving = moving;
   p.moveSpeed = p.moving ? speed : 0;
   if (p.moving) w.walking.add(p);
   else w.walking.delete(p);
@@ -296,7 +300,7 @@ function applyMove(w: World, p: Player, m: MoveInput, at: number): void {
 function holdSilentWalkers(w: World): void {
   for (const p of w.walking) {
     if (w.now - p.inputAt < INPUT_SILENCE_MS || p.timeline.queue.length > 0) continue;
-    holdWalker(w, p);
+    standWalker(w, p);
     p.timeline.late++;
   }
 }

@@ -282,10 +282,13 @@ export interface Player extends EntityBase {
   /** inputAt of the position in `sent`. */
   sentInputAt: number;
   /**
-   * Set while the server holds a walker whose inputs stopped coming (walkers.ts): where its
-   * newest input had it. The move checks start there when inputs come again.
+   * Where its newest accepted input had it, or where the server last put it and told its
+   * client so (entering, a refusal, a relocation, a new connection): its client walks on from
+   * there, whatever the server did meanwhile without telling it (a walker held for silence
+   * stands further on, where watchers have it), so the move checks start there. Its own
+   * object, changed in place.
    */
-  heldFrom: Vec2 | null;
+  lastInput: Vec2;
   /** Its MoveInputs' lateness, and its inputs waiting for their time (timeline.ts). */
   timeline: InputTimeline<TimedInput>;
   cast: Cast | null;

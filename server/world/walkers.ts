@@ -5,7 +5,7 @@
  * that is where they draw it; stood anywhere else, it would slide back before their eyes.
  */
 import { deadReckon } from '../../shared/game/motion.js';
-import { blocked, insideZone, segmentBlocked, type Vec2 } from '../../shared/game/movement.js';
+import { blocked, distance, insideZone, segmentBlocked, type Vec2 } from '../../shared/game/movement.js';
 import type { Player } from './types.js';
 import { playerMoved, type World } from './world.js';
 
@@ -17,7 +17,25 @@ export function walkedTo(w: World, p: Player): Vec2 {
   return to;
 }
 
-/** Stands a walker where observers have it now; the stop is dated now. */
+/**
+ * When a walker that stops at `to` (a stop its client sent, on its timeline at `at`) got
+ * there: its newest state walked it from where it is at its speed, so it stands from the
+ * moment that walk reached `to`, never before that state nor after `at`. A client sees a key
+ * let go at its next frame and sends the stop then, a frame (or a hitch) after its walk
+ * ended; dated then, the stop says the last stretch was walked slower than it was, and a
+ * watcher that had reckoned the walker on at its speed would be pulled back along it.
+ */
+export function stopTime(p: Player, to: Vec2, at: number): number {
+  if (!p.moving || !(p.moveSpeed > 0)) return at;
+  const reached = p.inputAt + (distance(p, to) / p.moveSpeed) * 1000;
+  return Math.max(Math.min(at, reached), Math.min(at, p.inputAt));
+}
+
+/**
+ * Stands a walker where observers have it now; the stop is dated now. Its client is not told
+ * (a death tells it after): when its inputs come again they walk on from its newest input
+ * (Player.lastInput), and the move checks start there.
+ */
 export function standWalker(w: World, p: Player): void {
   if (!p.moving) return;
   const at = walkedTo(w, p);
@@ -31,15 +49,4 @@ export function standWalker(w: World, p: Player): void {
   p.moveSpeed = 0;
   w.walking.delete(p);
   w.moved.add(p);
-}
-
-/**
- * Holds a walker whose inputs stopped coming (a stall on its link, or a link gone): it
- * stands where observers have it, and remembers where its newest input had it, which the
- * move checks start from when inputs come again (they know nothing of the hold).
- */
-export function holdWalker(w: World, p: Player): void {
-  if (!p.moving) return;
-  p.heldFrom ??= { x: p.x, y: p.y };
-  standWalker(w, p);
 }

@@ -487,7 +487,7 @@ export function addPlayer(w: World, sessionId: number, c: SavedCharacter, now: n
     clockOffset: Infinity,
     inputAt: now,
     sentInputAt: now,
-    heldFrom: null,
+    lastInput: { x: pos.x, y: pos.y },
     timeline: newTimeline(now),
     cast: null,
     cooldowns: new Map(),
@@ -525,7 +525,9 @@ export function attachPlayer(w: World, p: Player, sessionId: number): void {
   p.clockOffset = Infinity;
   // The old connection's inputs still waiting are its, not the new one's.
   p.timeline = newTimeline(now);
-  p.heldFrom = null;
+  // Its client starts where the player stands (EnterWorld says so).
+  p.lastInput.x = p.x;
+  p.lastInput.y = p.y;
   w.queuedMoves.delete(p);
   emit(w, { type: 'joined', sessionId, playerId: p.id });
   emit(w, { type: 'entered', player: p });

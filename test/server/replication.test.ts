@@ -19,8 +19,18 @@ import { MOTION_ERROR_UNITS } from '../../shared/game/motion.js';
 import { Outbox } from '../../server/outbox/outbox.js';
 import { FlushScheduler } from '../../server/transport/flush.js';
 import { MemoryConnection } from '../../server/transport/memory.js';
-import { joinPlayer, type Player, type WorldInput } from '../../server/world/index.js';
-import { mobAt, player, tick, world } from '../world/builders.js';
+import { decodeStrip, encodeStrip } from '../../server/cluster/border-wire.js';
+import { stripStates } from '../../server/world/ghosts.js';
+import {
+  createWorld,
+  joinPlayer,
+  loadWorldData,
+  mulberry32,
+  type Player,
+  type WorldInput,
+  type ZoneData,
+} from '../../server/world/index.js';
+import { clearRow, mobAt, player, tick, world } from '../world/builders.js';
 
 interface Client {
   readonly p: Player;
@@ -156,6 +166,39 @@ describe('replication writer', () => {
     }
     // Far away, no other player in view: nothing is sent.
     expect(far.conn.writes.length).toBe(before[2]);
+  });
+
+  it("keeps time for a client that sees only a neighbour's player across the border (a ghost), not for one alone near it", () => {
+    const data = loadWorldData('data');
+    const [greenvale, ashmoor] = data.zones as [ZoneData, ZoneData];
+    const y = clearRow([...greenvale.obstacles, ...ashmoor.obstacles], 1900, 2100, 12);
+    const gv = createWorld(data, { zone: 'Greenvale', rng: mulberry32(1), now: 0 });
+    const am = createWorld(data, { zone: 'Ashmoor', rng: mulberry32(2), now: 0 });
+    joinPlayer(gv, 1, player({ x: 1990, y }));
+    // Two players of Ashmoor's: one by the line, one far off, so keepTime has players to find.
+    const { clients, step } = setup(
+      [
+        [2010, y],
+        [2900, y],
+      ],
+      undefined,
+      am,
+    );
+    const [near, far] = clients as [Client, Client];
+    const quiet = () => clients.map((c) => c.conn.writes.length);
+    // No ghost yet: nothing near the line but itself, so nothing on a quiet tick.
+    let before = quiet();
+    step();
+    expect(quiet()).toEqual(before);
+    // Greenvale's player comes across as a ghost standing still: every tick a WorldUpdate.
+    const strip = decodeStrip(encodeStrip('Greenvale', stripStates(gv, ashmoor)));
+    expect(strip.entities.some((e) => e.kind === 'player')).toBe(true);
+    step([{ type: 'strip', from: strip.from, entities: strip.entities }]);
+    before = quiet();
+    for (let i = 0; i < 3; i++) step();
+    expect(near.conn.writes.length - before[0]!).toBe(3);
+    for (const write of received(near).slice(-3)) expect(write.map((f) => f.name)).toEqual(['WorldUpdate']);
+    expect(far.conn.writes.length).toBe(before[1]);
   });
 
   it('encodes a cell once however many observe it, and gives every observer the same bytes', () => {

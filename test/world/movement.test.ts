@@ -1,6 +1,12 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { INPUT_SILENCE_MS, MOTION_ERROR_UNITS, MOTION_HEARTBEAT_MS } from '../../shared/game/motion.js';
+import {
+  deadReckon,
+  INPUT_SILENCE_MS,
+  MOTION_ERROR_UNITS,
+  MOTION_HEARTBEAT_MS,
+} from '../../shared/game/motion.js';
+import { sampleMotion } from '../../shared/game/interpolation.js';
 import {
   distance,
   maxMoveDistance,
@@ -34,6 +40,12 @@ interface Stepped {
 function arrived(input: WorldInput, at: number): WorldInput {
   if (input.type !== 'move') return input;
   return { ...input, receivedAt: at };
+}
+
+/** A move state sent at client time `clientTime` (later or sooner than its position held), arriving then. */
+function sentLate(input: WorldInput, clientTime: number): WorldInput {
+  if (input.type !== 'move') return input;
+  return { ...input, clientTime, receivedAt: clientTime };
 }
 
 function play(
@@ -327,6 +339,45 @@ describe('motion', () => {
     expect(ofType(tick(w, [beat], 1750), 'motion')).toEqual([]);
   });
 
+  it('dates a stop when the walk reached it, not when the client sent it a frame (or a hitch) later', () => {
+    const w = world({ zone: { obstacles: [] } });
+    const p = join(w, player({ x: 100, y: 300 }));
+    const walk = walker(p, 0, 1000);
+    tick(w, [walk.at(1000)], 1000);
+    const walking = { ...p.sent };
+    tick(w, [walk.at(1250)], 1250);
+    // Its last walking frame ended at 1400; the next frame, 40 ms on, saw the key up and sent
+    // the stop from where that frame left it.
+    tick(w, [sentLate(walk.at(1400, false), 1440)], 1450);
+    expect(p.sent).toMatchObject({ x: 148, y: 300, moving: false });
+    expect(p.sent.t).toBeCloseTo(1400, 6);
+    // A watcher that reckoned the walk on from its state and then hears the stop draws every
+    // moment before the stop where it drew it already: the stop pulls nothing back.
+    for (let t = 1000; t <= 1400; t += 20) {
+      const heard = sampleMotion([walking, p.sent], t)!;
+      const reckoned = deadReckon(walking, t);
+      expect(heard.x).toBeCloseTo(reckoned.x, 6);
+      expect(heard.y).toBeCloseTo(reckoned.y, 6);
+    }
+  });
+
+  it('dates a stop no earlier than the state before it, nor later than its own time', () => {
+    const w = world({ zone: { obstacles: [] } });
+    const p = join(w, player({ x: 100, y: 300 }));
+    const walk = walker(p, 0, 1000);
+    tick(w, [walk.at(1000)], 1000);
+    // A stop where it started (the key tapped and let go): stood from the start's time.
+    tick(w, [sentLate(walk.at(1000, false), 1030)], 1050);
+    expect(p.sent).toMatchObject({ x: 100, moving: false, t: 1000 });
+    // A stop a little further than the walk reaches by its time (within the speed check's
+    // tolerance): it stands from its own time.
+    const again = walker(p, 0, 1100);
+    tick(w, [again.at(1100)], 1100);
+    const far = tick(w, [sentLate(again.at(1360, false), 1350)], 1350);
+    expect(received(far, p.id, 'PositionCorrection')).toEqual([]);
+    expect(p.sent).toMatchObject({ moving: false, t: 1350 });
+  });
+
   it('a change of speed emits motion; a heartbeat on course emits none', () => {
     const w = world({ zone: { obstacles: [] } });
     const p = join(w, player({ x: 100, y: 300 }));
@@ -447,6 +498,35 @@ describe('motion', () => {
     expect(p.x).toBeCloseTo(130 + 2.4, 6);
     expect(p.sent.moving).toBe(false);
     expect(p.sent.t).toBeGreaterThanOrEqual(1250 + INPUT_SILENCE_MS);
+  });
+
+  it('a held walker may not claim its walk from where the hold stood it: a move beyond reach of its last input is refused', () => {
+    const w = world({ zone: { obstacles: [] } });
+    const p = join(w, player({ x: 100, y: 300 }));
+    const walk = walker(p, 0, 1000);
+    tick(w, [walk.at(1000)], 1000);
+    tick(w, [walk.at(1250)], 1250);
+    runUntil(w, 1250 + INPUT_SILENCE_MS);
+    // Held 120 units on, at 250. A move 60 ms of client time later to 262: in reach of the
+    // hold, 132 units past its last input (130).
+    expect(p.x).toBeCloseTo(250, 6);
+    const events = tick(w, [move(p, 262, 300, { t: 1310, moving: true })], 1250 + INPUT_SILENCE_MS + 50);
+    expect(received(events, p.id, 'PositionCorrection').map((c) => c.reason)).toEqual(['speed']);
+    expect(p.lastInput).toEqual({ x: p.x, y: p.y });
+  });
+
+  it('a held walker may not pass a wall on the way from its last input, though the way from the hold is clear', () => {
+    // A wall north of the walk: from the last input (130, 300) the way to (200, 270) crosses
+    // it; from where the hold stands the walker (250, 300) it does not.
+    const w = world({ zone: { obstacles: [{ x: 180, y: 200, w: 10, h: 90 }] } });
+    const p = join(w, player({ x: 100, y: 300 }));
+    const walk = walker(p, 0, 1000);
+    tick(w, [walk.at(1000)], 1000);
+    tick(w, [walk.at(1250)], 1250);
+    runUntil(w, 1250 + INPUT_SILENCE_MS);
+    expect(p.x).toBeCloseTo(250, 6);
+    const events = tick(w, [move(p, 200, 270, { t: 1950, moving: true })], 1250 + INPUT_SILENCE_MS + 50);
+    expect(received(events, p.id, 'PositionCorrection').map((c) => c.reason)).toEqual(['obstacle']);
   });
 
   it('a corrected walker stands for its observers', () => {
