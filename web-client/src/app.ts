@@ -82,12 +82,7 @@ export async function startApp(
     who: () => manager.connection?.client.who(),
     now: () => performance.now(),
   });
-  const hud = new Hud({
-    cast: (slot) => actions.cast(slot),
-    chat: (line) => actions.chat(line),
-    replyTo: () => world.chatLog.replyTo,
-    preview: (slot) => (world.previewSlot = slot),
-  });
+  const hud = hudFor(world, actions);
   const panel = netPanel(params, renderer, world, link, lab);
   screens.use(
     pageViews({ world, session: manager, previewBody: (a) => renderer.previewBody(a), hud, panel, guide }),
@@ -106,6 +101,16 @@ export async function startApp(
   } else {
     manager.start();
   }
+}
+
+/** The HUD: its action bar casts, its chat box says, whispers back and runs commands. */
+function hudFor(world: ClientWorld, actions: Actions): Hud {
+  return new Hud({
+    cast: (slot) => actions.cast(slot),
+    chat: (line) => actions.chat(line),
+    replyTo: () => world.chatLog.replyTo,
+    preview: (slot) => (world.previewSlot = slot),
+  });
 }
 
 /** The page's parts the controls and the frame loop reach. */
