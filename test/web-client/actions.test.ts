@@ -115,6 +115,12 @@ describe('a chat line', () => {
     ]);
   });
 
+  it('read once by the chat box goes as it was read', () => {
+    const page = inWorld();
+    actionsOn(page).command({ kind: 'whisper', to: 'Bob', text: 'read once' });
+    expect(sent(page)).toEqual([{ name: 'Whisper', payload: { to: 'Bob', text: 'read once' } }]);
+  });
+
   it('that is wrong is not sent: the notice says why', () => {
     const page = inWorld();
     const actions = actionsOn(page);

@@ -107,7 +107,7 @@ export async function startApp(
 function hudFor(world: ClientWorld, actions: Actions): Hud {
   return new Hud({
     cast: (slot) => actions.cast(slot),
-    chat: (line) => actions.chat(line),
+    chat: (command) => actions.command(command),
     replyTo: () => world.chatLog.replyTo,
     preview: (slot) => (world.previewSlot = slot),
   });

@@ -6,7 +6,7 @@
  * saying why it could not.
  */
 import type { WhoListPayload, WyvernClient } from '../../../shared/client/client.js';
-import { parseChat } from '../../../shared/client/chat-command.js';
+import { parseChat, type ChatCommand } from '../../../shared/client/chat-command.js';
 import { CastSpell, ChatSend, Whisper } from '../../../shared/protocol/index.js';
 import type { ClientWorld } from '../state/world.js';
 import { errorText } from '../ui/dom.js';
@@ -46,10 +46,14 @@ export class Actions {
     this.side.client()?.send(CastSpell, { spellId: spell.id, targetId });
   }
 
-  /** A line from the chat box: said, whispered, a command, or a notice of what is wrong with it. */
+  /** A typed chat line: said, whispered, a command, or a notice of what is wrong with it. */
   chat(line: string): void {
+    this.command(parseChat(line, { replyTo: this.side.world.chatLog.replyTo }));
+  }
+
+  /** A chat line as the shared parser read it (the chat box reads each line once). */
+  command(cmd: ChatCommand): void {
     const { world } = this.side;
-    const cmd = parseChat(line, { replyTo: world.chatLog.replyTo });
     switch (cmd.kind) {
       case 'say':
       case 'zone':
