@@ -243,7 +243,7 @@ export interface HookSelf {
   experienceNeeded: number;
 }
 
-/** window.__wyvern: what the page exposes to tests (web-client/src/app.ts, exposeForTests). */
+/** window.__wyvern: what the page exposes to tests (web-client/src/app/test-view.ts, exposeForTests). */
 export interface WyvernHook {
   screen: string;
   selfId: number | undefined;

@@ -9,7 +9,7 @@
  * then hands each packet to the page.
  */
 import { WyvernClient, type ResumeResult } from '../../../shared/client/client.js';
-import { reconnect, type ReconnectEvent } from '../../../shared/client/reconnect.js';
+import { reconnect, type ReconnectEvent, type ReconnectOptions } from '../../../shared/client/reconnect.js';
 import type { ByteTransport } from '../../../shared/client/transport.js';
 import { WebSocketTransport } from '../../../shared/client/websocket-transport.js';
 import type { WorldView } from '../../../shared/client/world-view.js';
@@ -45,7 +45,7 @@ export interface ClusterGateways {
   gateways?: readonly { id: string; host: string; httpPort?: number }[];
 }
 
-type PageLocation = { protocol: string; host: string; hostname: string; port: string };
+export type PageLocation = { protocol: string; host: string; hostname: string; port: string };
 
 /**
  * Where to reconnect, in order: the page's own gateway first (a blip), then every other
@@ -108,8 +108,12 @@ export function pageClient(transport: ByteTransport, options: PageClientOptions)
   return client;
 }
 
+/** Opens a byte transport to a game socket URL (default: a browser WebSocket). */
+export type OpenSocket = (url: string) => Promise<ByteTransport>;
+
 export interface ConnectOptions extends PageClientOptions {
   url?: string;
+  open?: OpenSocket;
   link?: LinkSettings;
   observe: FrameObserver;
   onClose: (reason: string) => void;
@@ -126,7 +130,7 @@ export async function connect(options: ConnectOptions): Promise<Connection> {
 
 async function openLink(options: ConnectOptions): Promise<LinkLabTransport> {
   const url = options.url ?? gameSocketUrl(location);
-  const socket = await WebSocketTransport.connect(url);
+  const socket = await (options.open ? options.open(url) : WebSocketTransport.connect(url));
   return new LinkLabTransport(socket, options.link ?? CLEAN_LINK, options.observe);
 }
 
@@ -141,6 +145,8 @@ export interface ResumeOptions extends ConnectOptions {
   /** Tries before giving up (the first at once, then with growing delays). */
   maxAttempts: number;
   onEvent?: (event: ReconnectEvent) => void;
+  /** The SDK's backoff between attempts (its defaults: 250 ms doubling up to 8 s, jittered). */
+  backoff?: Pick<ReconnectOptions, 'baseDelayMs' | 'maxDelayMs' | 'random' | 'sleep'>;
 }
 
 /**
@@ -161,6 +167,7 @@ export async function resumeConnection(
     clientName: CLIENT_NAME,
     maxAttempts: options.maxAttempts,
     onEvent: options.onEvent,
+    ...options.backoff,
     clientOptions: {
       world: options.world,
       onHandlerError: options.onHandlerError ?? ((err) => console.error('packet handler failed', err)),
@@ -176,6 +183,6 @@ export async function resumeConnection(
   const onClose = options.onClose;
   client.onClose = (reason) => onClose(reason);
   if (client.isClosed) onClose(client.closeReason ?? 'closed');
-  client.startClockSync(2000);
+  client.startClockSync(PING_INTERVAL_MS);
   return { client, lab: labs.get(client)!, result: back.result };
 }

@@ -102,7 +102,7 @@ export class Guide {
    * The guide's keys in the world (not while typing): H or ? for the controls, M for sound,
    * Esc to close the overlay. True when the key was the guide's.
    */
-  key(e: KeyboardEvent): boolean {
+  key(e: Pick<KeyboardEvent, 'code' | 'key' | 'preventDefault'>): boolean {
     if (e.code === 'KeyH' || e.key === '?') {
       this.toggle();
     } else if (e.code === 'KeyM') {

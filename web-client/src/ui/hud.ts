@@ -5,7 +5,7 @@
  * scrollable history), and a death screen counting down to the respawn.
  */
 import { MAX_CHAT_BYTES } from '../../../shared/protocol/chat.js';
-import { chatBytesLeft, parseChat } from '../../../shared/client/chat-command.js';
+import { chatBytesLeft, parseChat, type ChatCommand } from '../../../shared/client/chat-command.js';
 import { CAST_BLOCK_TEXT, castBlock } from '../state/can-cast.js';
 import { chatSpeaker, chatTime, type ChatLine } from '../state/chat-log.js';
 import { noticeText } from '../state/notices.js';
@@ -14,7 +14,8 @@ import { h, fill } from './dom.js';
 
 export interface HudActions {
   cast(slot: number): void;
-  chat(line: string): void;
+  /** A chat line as the shared parser read it (never an error: the box keeps those to be fixed). */
+  chat(command: ChatCommand): void;
   /** Who `/r` answers. */
   replyTo(): string | undefined;
   /** The pointer rests on a slot (undefined: left the bar): the world rings that spell's range. */
@@ -68,7 +69,7 @@ export class Hud {
           this.chatInput.value = '';
           this.showBytesLeft();
           this.chatInput.blur();
-          if (cmd.kind !== 'none') this.actions.chat(line);
+          if (cmd.kind !== 'none') this.actions.chat(cmd);
         }
       } else if (e.key === 'Escape') {
         this.chatInput.blur();
