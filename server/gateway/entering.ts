@@ -6,7 +6,7 @@
  */
 import { EnterWorldRequest } from '../../shared/protocol/index.js';
 import type { ClusterRegistry } from '../cluster/registry.js';
-import type { Session } from '../session/connection.js';
+import type { Session } from '../session/session.js';
 import type { Store } from '../store/index.js';
 import type { Held, PlacementBook } from './placements.js';
 

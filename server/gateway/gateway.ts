@@ -24,7 +24,7 @@ import { Subjects, zoneId } from '../cluster/subjects.js';
 import type { GameRouter } from '../dispatch/router.js';
 import type { Logger } from '../log.js';
 import type { ResumeWorld } from '../session/account.js';
-import type { Session } from '../session/connection.js';
+import type { Session } from '../session/session.js';
 import type { Store } from '../store/index.js';
 import { Backpressure } from './backpressure.js';
 import { Entering, type GatewayLookups } from './entering.js';

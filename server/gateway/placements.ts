@@ -8,7 +8,7 @@
 import { EnterWorldRequest } from '../../shared/protocol/index.js';
 import { Detach, Join, Resync } from '../cluster/wire.js';
 import { sayTakenOver } from '../session/account.js';
-import type { Session } from '../session/connection.js';
+import type { Session } from '../session/session.js';
 import { enteredWorld, leftWorld } from '../session/world-state.js';
 import type { InputOutbox } from './outbox.js';
 import {

@@ -12,7 +12,7 @@ import { BusError, BusErrorCode, type Bus, type BusMessage } from '../cluster/bu
 import { SubjectError, Subjects } from '../cluster/subjects.js';
 import { WhisperDelivery, WhisperReply, WhisperStatus, WhoReply, WhoRequest } from '../cluster/wire.js';
 import type { Logger } from '../log.js';
-import type { Session } from '../session/connection.js';
+import type { Session } from '../session/session.js';
 import type { GatewayLookups } from './entering.js';
 import type { PlacementBook } from './placements.js';
 

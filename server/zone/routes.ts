@@ -12,7 +12,7 @@ import type {
   ClientPacketByName,
   ClientPacketNameFor,
 } from '../../shared/protocol/registry.js';
-import type { Session } from '../session/connection.js';
+import type { Session } from '../session/session.js';
 import type { WorldInput } from '../world/index.js';
 
 export type ZonePacketName = ClientPacketNameFor<'zone'>;
