@@ -16,6 +16,7 @@ import {
   placementTransition,
   type PlacementEffect,
   type PlacementEvent,
+  type PlacementExit,
   type PlacementState,
 } from './placement.js';
 
@@ -193,26 +194,11 @@ export class PlacementBook {
   private carryOut(p: Placement, effect: PlacementEffect, ctx: PlacementContext): void {
     const { session, character } = p;
     switch (effect.kind) {
-      case 'sendJoin': {
-        const w = this.deps.outbox.inputs(character.zone);
-        if (w)
-          Join.write(w, {
-            session: session.id,
-            account: character.accountId,
-            character: character.characterId,
-          });
+      case 'sendJoin':
+      case 'sendDetach':
+      case 'sendResync':
+        this.send(p, effect.kind);
         return;
-      }
-      case 'sendDetach': {
-        const w = this.deps.outbox.inputs(character.zone);
-        if (w) Detach.write(w, { session: session.id });
-        return;
-      }
-      case 'sendResync': {
-        const w = this.deps.outbox.inputs(character.zone);
-        if (w) Resync.write(w, { session: session.id });
-        return;
-      }
       case 'tellZoneDown': {
         const zone = character.zone;
         const reason = ctx.news ? `the host of zone ${zone} is gone` : `zone ${zone} has no host right now`;
@@ -225,22 +211,7 @@ export class PlacementBook {
         }
         return;
       case 'exitSession':
-        if (effect.exit === 'takenOver') {
-          // Resumed (or entered) through another gateway while this connection was still open.
-          session.log.info(
-            { accountId: character.accountId },
-            'character taken over through another gateway',
-          );
-          sayTakenOver(session);
-          return;
-        }
-        leftWorld(session);
-        if (effect.exit === 'notEntered') {
-          session.error('ERR_INTERNAL', 'could not enter the world', {
-            fatal: false,
-            opcode: EnterWorldRequest.opcode,
-          });
-        }
+        this.exitSession(p, effect.exit);
         return;
       case 'list':
         this.list(character);
@@ -254,6 +225,45 @@ export class PlacementBook {
       case 'forgetEntity':
         character.entityId = undefined;
         return;
+    }
+  }
+
+  /** The placement's record for its zone host, in the zone's input message of this turn. */
+  private send(p: Placement, kind: 'sendJoin' | 'sendDetach' | 'sendResync'): void {
+    const { session, character } = p;
+    const w = this.deps.outbox.inputs(character.zone);
+    if (!w) return;
+    switch (kind) {
+      case 'sendJoin':
+        Join.write(w, {
+          session: session.id,
+          account: character.accountId,
+          character: character.characterId,
+        });
+        return;
+      case 'sendDetach':
+        Detach.write(w, { session: session.id });
+        return;
+      case 'sendResync':
+        Resync.write(w, { session: session.id });
+        return;
+    }
+  }
+
+  /** Tells the session why its character left: Bye for a take-over, an error if it never entered. */
+  private exitSession({ session, character }: Placement, exit: PlacementExit): void {
+    if (exit === 'takenOver') {
+      // Resumed (or entered) through another gateway while this connection was still open.
+      session.log.info({ accountId: character.accountId }, 'character taken over through another gateway');
+      sayTakenOver(session);
+      return;
+    }
+    leftWorld(session);
+    if (exit === 'notEntered') {
+      session.error('ERR_INTERNAL', 'could not enter the world', {
+        fatal: false,
+        opcode: EnterWorldRequest.opcode,
+      });
     }
   }
 
