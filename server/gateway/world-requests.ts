@@ -7,7 +7,7 @@
  *   Who      -> every live zone host (wyvern.host.<host>.who), merged here
  */
 import { DecodeError } from '../../shared/codec/errors.js';
-import { ChatMessage, Whisper, WhoList } from '../../shared/protocol/index.js';
+import { ChatMessage, Whisper, WhoList, type PayloadOf } from '../../shared/protocol/index.js';
 import { BusError, BusErrorCode, type Bus, type BusMessage } from '../cluster/bus.js';
 import { SubjectError, Subjects } from '../cluster/subjects.js';
 import { WhisperDelivery, WhisperReply, WhisperStatus, WhoReply, WhoRequest } from '../cluster/wire.js';
@@ -17,6 +17,31 @@ import type { GatewayLookups } from './entering.js';
 import type { PlacementBook } from './placements.js';
 
 const WHO_LIST_MAX = 200;
+
+type WhoListPayload = PayloadOf<typeof WhoList>;
+
+/**
+ * The zone hosts' who lists as one: zone by zone in the world's order (a zone it does not
+ * name after those), each host's own order within a zone, at most `max` listed and every
+ * player counted.
+ */
+export function mergeWho(
+  lists: readonly WhoListPayload[],
+  zones: readonly string[],
+  max = WHO_LIST_MAX,
+): WhoListPayload {
+  const order = new Map(zones.map((name, i) => [name, i]));
+  const rank = (zone: string) => order.get(zone) ?? order.size;
+  let total = 0;
+  const players: WhoListPayload['players'][number][] = [];
+  for (const list of lists) {
+    total += list.total;
+    players.push(...list.players);
+  }
+  players.sort((a, b) => rank(a.zone) - rank(b.zone));
+  players.length = Math.min(players.length, max);
+  return { total, players };
+}
 
 export interface WorldRequestsDeps {
   /** This gateway's id on the bus. */
@@ -125,9 +150,7 @@ export class WorldRequests {
     );
     void Promise.allSettled(asked).then((answers) => {
       if (session.closing) return;
-      const order = new Map([...this.deps.zoneIds.keys()].map((name, i) => [name, i]));
-      const players: { name: string; level: number; zone: string }[] = [];
-      let total = 0;
+      const lists: WhoListPayload[] = [];
       let failed: unknown;
       for (const [i, answer] of answers.entries()) {
         if (answer.status === 'rejected') {
@@ -136,9 +159,7 @@ export class WorldRequests {
           continue;
         }
         try {
-          const list = WhoReply.decode(answer.value);
-          total += list.total;
-          players.push(...list.players);
+          lists.push(WhoReply.decode(answer.value));
         } catch (err) {
           this.deps.log.warn({ err, host: hosts[i] }, 'a zone host answered who with bad bytes');
         }
@@ -146,10 +167,8 @@ export class WorldRequests {
       if (failed !== undefined && answers.every((a) => a.status === 'rejected')) {
         return this.requestFailed(session, WhoList.opcode, failed);
       }
-      const rank = (zone: string) => order.get(zone) ?? order.size;
-      players.sort((a, b) => rank(a.zone) - rank(b.zone));
-      players.length = Math.min(players.length, WHO_LIST_MAX);
-      session.conn.send(WhoList.encode({ total, players }), WhoList.delivery);
+      const merged = mergeWho(lists, [...this.deps.zoneIds.keys()]);
+      session.conn.send(WhoList.encode(merged), WhoList.delivery);
     });
   }
 
