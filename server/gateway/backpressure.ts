@@ -11,7 +11,7 @@ import { sendsInputs } from './placement.js';
 import type { Placement } from './placements.js';
 
 export interface BackpressureDeps {
-  readonly outbox: InputOutbox;
+  readonly outbox: Pick<InputOutbox, 'inputs'>;
   /** Whether the placement is still its session's (not gone, not replaced). */
   readonly current: (p: Placement) => boolean;
 }
