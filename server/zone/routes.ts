@@ -2,7 +2,7 @@
  * Routing tables derived from the packet definitions' declared dispatch targets. A client
  * packet defined with target 'zone' becomes one world input queued for its player's zone (on
  * the zone host, from the gateway's PACKET record); one with target 'world' goes to one
- * gateway handler (server/gateway/gateway.ts). Both tables are typed from the
+ * gateway handler (server/gateway/routing.ts). Both tables are typed from the
  * definitions: a packet given either target without an entry here, or an entry for a packet
  * that does not have it, is a compile error (tests/protocol/types.test.ts checks the sets).
  */
