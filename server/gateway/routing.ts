@@ -14,7 +14,7 @@ import type { AnyClientPacket } from '../../shared/protocol/registry.js';
 import { Packet } from '../cluster/wire.js';
 import type { GameRouter } from '../dispatch/router.js';
 import type { Session } from '../session/session.js';
-import { routeWorld, type WorldRoutes } from '../zone/routes.js';
+import { routeWorld, type WorldRoutes } from './world-routes.js';
 import type { InputOutbox } from './outbox.js';
 import { sendsInputs } from './placement.js';
 import type { PlacementBook } from './placements.js';
