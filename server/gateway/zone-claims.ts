@@ -18,7 +18,7 @@ const REJOIN_EVERY_MS = 250;
 const REJOIN_TRIES = 40;
 
 export interface ZoneClaimsDeps {
-  readonly book: PlacementBook;
+  readonly book: Pick<PlacementBook, 'dropLingeringIn' | 'driveAll'>;
   readonly log: Logger;
   readonly closed: () => boolean;
 }
