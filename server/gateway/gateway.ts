@@ -79,13 +79,13 @@ export class Gateway implements GameRouter, ResumeWorld {
     if (first === undefined) throw new Error('the world has no zone');
     const closed = () => this.closed;
     const outbox = (this.outbox = new InputOutbox(opts.id, opts.bus));
-    const book: PlacementBook = (this.book = new PlacementBook({
+    const backpressure = new Backpressure({ outbox, current: (p) => this.book.get(p.session.id) === p });
+    const book = (this.book = new PlacementBook({
       outbox,
       ...(opts.directory && { directory: opts.directory }),
       zoneDown: (zone) => this.claims.isDown(zone),
       gone: (p) => backpressure.forget(p),
     }));
-    const backpressure = new Backpressure({ outbox, current: (p) => book.get(p.session.id) === p });
     this.claims = new ZoneClaims({ book, log: opts.log, closed });
     this.entering = new Entering({
       id: opts.id,
