@@ -95,7 +95,7 @@ async function run(mode: 'direct' | 'split'): Promise<{
     walkers.push({ p, heading: rng() * Math.PI * 2, seq: 0, conn });
   }
   let bytes = 0;
-  // As the gateway does it (server/gateway/gateway.ts): each session's bytes into its connection.
+  // As the gateway does it (server/gateway/intake.ts): each session's bytes into its connection.
   const gatewaySide: StreamHandlers<typeof GatewayBatch> = {
     Joined() {},
     Bytes({ session, frames }) {

@@ -37,7 +37,7 @@ import {
   framesIn,
   handlerSeconds,
 } from '../metrics/index.js';
-import { Session, type SessionErrorCode } from '../session/connection.js';
+import { Session, type SessionErrorCode } from '../session/session.js';
 import type { HandlerContext, SessionHandlers } from '../session/handlers.js';
 import type {
   Connection,

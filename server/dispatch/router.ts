@@ -4,7 +4,7 @@
  */
 import type { AnyClientPacket } from '../../shared/protocol/registry.js';
 import type { PayloadOf } from '../../shared/protocol/define.js';
-import type { Session } from '../session/connection.js';
+import type { Session } from '../session/session.js';
 
 export interface GameRouter {
   /** A packet for the session's zone (movement, cast, say, logout). */

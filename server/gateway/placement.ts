@@ -12,7 +12,8 @@
  *
  * A closed connection ends the placement. What it leaves behind is not a placement but the
  * record of its character lingering in the world, held here (in the directory) until the host
- * says LEFT, and found there by a Resume: the gateway keeps those apart (Gateway.lingering).
+ * says LEFT, and found there by a Resume: the gateway keeps those apart (the PlacementBook's
+ * lingering records, placements.ts).
  * Nothing here touches a session, the bus or the directory: the effects are data.
  */
 

@@ -32,7 +32,7 @@ import {
 import { errorMessage, type ErrorCode } from '../../shared/protocol/errors.js';
 import { loginResults } from '../metrics/index.js';
 import type { AccountService, PendingLogin, Refusal } from './accounts.js';
-import type { Session } from './connection.js';
+import type { Session } from './session.js';
 import type { HandlerContext, SessionHandlers } from './handlers.js';
 import { SrpError } from './srp.js';
 

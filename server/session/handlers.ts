@@ -8,7 +8,7 @@ import type { PayloadOf } from '../../shared/protocol/define.js';
 import { byName } from '../../shared/protocol/registry.js';
 import type { AnyClientPacket, ClientPacketName } from '../../shared/protocol/registry.js';
 import type { Logger } from '../log.js';
-import type { Session } from './connection.js';
+import type { Session } from './session.js';
 
 export type ClientPacketByName<N extends ClientPacketName> = Extract<AnyClientPacket, { name: N }>;
 

@@ -4,7 +4,7 @@
  * back to authenticated when the entity has left, unless the connection is closing. The
  * gateway calls these; nothing else writes a session's world state.
  */
-import type { Session } from './connection.js';
+import type { Session } from './session.js';
 
 /** The character is in the world as `entityId`: zone packets are accepted from now on. */
 export function enteredWorld(session: Session, entityId: number, characterId: number): void {

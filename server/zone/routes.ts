@@ -1,10 +1,10 @@
 /**
- * Routing tables derived from the packet definitions' declared dispatch targets. A client
- * packet defined with target 'zone' becomes one world input queued for its player's zone (on
- * the zone host, from the gateway's PACKET record); one with target 'world' goes to one
- * gateway handler (server/gateway/gateway.ts). Both tables are typed from the
- * definitions: a packet given either target without an entry here, or an entry for a packet
- * that does not have it, is a compile error (tests/protocol/types.test.ts checks the sets).
+ * The zone's routing table, derived from the packet definitions' declared dispatch targets: a
+ * client packet defined with target 'zone' becomes one world input queued for its player's
+ * zone (on the zone host, from the gateway's PACKET record). (One with target 'world' goes to
+ * a gateway handler: server/gateway/world-routes.ts.) The table is typed from the
+ * definitions: a zone packet without an entry here, or an entry for a packet that is not
+ * one, is a compile error (tests/protocol/types.test.ts checks the set).
  */
 import type { PayloadOf } from '../../shared/protocol/index.js';
 import type {
@@ -12,11 +12,9 @@ import type {
   ClientPacketByName,
   ClientPacketNameFor,
 } from '../../shared/protocol/registry.js';
-import type { Session } from '../session/connection.js';
 import type { WorldInput } from '../world/index.js';
 
 export type ZonePacketName = ClientPacketNameFor<'zone'>;
-export type WorldPacketName = ClientPacketNameFor<'world'>;
 
 /** Makes the world input of a zone packet from its player's entity id and payload. */
 export type ZoneRoutes = {
@@ -25,11 +23,6 @@ export type ZoneRoutes = {
     payload: PayloadOf<ClientPacketByName<N>>,
     receivedAt: number,
   ) => WorldInput;
-};
-
-/** Handles a world packet (it crosses zones: entering the world, whisper, who). */
-export type WorldRoutes = {
-  readonly [N in WorldPacketName]: (session: Session, payload: PayloadOf<ClientPacketByName<N>>) => void;
 };
 
 export const zoneInputs: ZoneRoutes = {
@@ -42,7 +35,6 @@ export const zoneInputs: ZoneRoutes = {
 };
 
 type ZonePacket = Extract<AnyClientPacket, { target: 'zone' }>;
-type WorldPacket = Extract<AnyClientPacket, { target: 'world' }>;
 
 /**
  * The world input for a zone packet. Its payload is the one decoded for `def` (the dispatch
@@ -56,9 +48,4 @@ export function zoneInput(
 ): WorldInput {
   const route = zoneInputs[def.name] as (id: number, p: unknown, at: number) => WorldInput;
   return route(entityId, payload, receivedAt);
-}
-
-/** Runs a world packet's handler from `routes` (see zoneInput for the one cast). */
-export function routeWorld(routes: WorldRoutes, def: WorldPacket, session: Session, payload: unknown): void {
-  (routes[def.name] as (s: Session, p: unknown) => void)(session, payload);
 }

@@ -16,7 +16,7 @@ import { Who } from '../../shared/protocol/chat.js';
 import { PositionCorrection } from '../../shared/protocol/movement.js';
 import type { TcpTransport } from '../../tools/net/tcp-transport.js';
 import { droppedPackets, framesIn } from '../../server/metrics/index.js';
-import type { Session } from '../../server/session/connection.js';
+import type { Session } from '../../server/session/session.js';
 import {
   sleep,
   startGameClient,

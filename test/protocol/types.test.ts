@@ -17,7 +17,8 @@ import {
 import type { EntityRecord, PayloadOf, SpawnRecord } from '../../shared/protocol/index.js';
 import type { ClientPacketName, ServerPacketName } from '../../shared/protocol/registry.js';
 import { zoneInputs } from '../../server/zone/routes.js';
-import type { WorldPacketName, WorldRoutes, ZonePacketName, ZoneRoutes } from '../../server/zone/routes.js';
+import type { WorldPacketName, WorldRoutes } from '../../server/gateway/world-routes.js';
+import type { ZonePacketName, ZoneRoutes } from '../../server/zone/routes.js';
 
 // A packet that is never registered, for field types no real packet uses yet.
 const Probe = definePacket({

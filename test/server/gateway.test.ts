@@ -20,7 +20,7 @@ import { Bytes, GatewayBatch, Joined, Left, LeftReason, ZoneInputs } from '../..
 import { loadConfig } from '../../server/config.js';
 import { Gateway, type GatewayLookups } from '../../server/gateway/gateway.js';
 import { silentLogger } from '../../server/log.js';
-import { Session } from '../../server/session/connection.js';
+import { Session } from '../../server/session/session.js';
 import type { CharacterRecord } from '../../server/store/index.js';
 import { FlushScheduler } from '../../server/transport/flush.js';
 import { MemoryConnection } from '../../server/transport/memory.js';

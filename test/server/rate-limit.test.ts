@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { RateBuckets, TokenBucket } from '../../server/dispatch/rate-limit.js';
+import { RateBuckets, TokenBucket } from '../../server/session/rate-limit.js';
 
 describe('TokenBucket', () => {
   it('allows a burst, then refuses until time refills it', () => {

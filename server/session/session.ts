@@ -10,7 +10,7 @@ import type { Fields } from '../../shared/codec/fields.js';
 import { errorsSent } from '../metrics/index.js';
 import type { Logger } from '../log.js';
 import type { Connection, TransportErrorCode } from '../transport/connection.js';
-import { RateBuckets } from '../dispatch/rate-limit.js';
+import { RateBuckets } from './rate-limit.js';
 import type { Config } from '../config.js';
 
 export type SessionErrorCode = ErrorCode | TransportErrorCode;

@@ -1,0 +1,108 @@
+/**
+ * What the zone hosts send this gateway: one batch per host and tick on wyvern.gw.<self>.tick
+ * (and out of tick on .direct). JOINED puts a session in the world, BYTES go into its
+ * connection's write buffer as they are, MOVED follows its character into the next zone, LEFT
+ * takes it out; then one flush, and the soft-limit verdicts that changed go back. A tick
+ * message found missing by its seq (NATS delivers at most once) gets that host's sessions here
+ * a RESYNC.
+ */
+import type { BusMessage } from '../cluster/bus.js';
+import type { StreamHandlers } from '../cluster/inner/define.js';
+import { zoneId } from '../cluster/subjects.js';
+import { GatewayBatch, nextSeq } from '../cluster/wire.js';
+import type { Logger } from '../log.js';
+import { gatewayBatchSeconds } from '../metrics/index.js';
+import type { Backpressure } from './backpressure.js';
+import { takesBytes } from './placement.js';
+import type { PlacementBook } from './placements.js';
+
+export interface TickIntakeDeps {
+  readonly book: PlacementBook;
+  readonly backpressure: Backpressure;
+  /** Each zone's id on the bus, by its name. */
+  readonly zoneIds: ReadonlyMap<string, string>;
+  /** Writes every connection with frames waiting (the server's FlushScheduler). */
+  readonly flush: () => void;
+  readonly log: Logger;
+}
+
+export class TickIntake {
+  /** Each zone host's last tick message seq, and the sender of the batch being read. */
+  private readonly seqs = new Map<string, number>();
+  private batchHost = '';
+  /** Times tick messages were found missing. */
+  lostTicks = 0;
+
+  constructor(private readonly deps: TickIntakeDeps) {}
+
+  onBatch(message: BusMessage): void {
+    const started = performance.now();
+    GatewayBatch.read(message.data, this.records);
+    this.deps.flush();
+    this.deps.backpressure.reportBehind();
+    gatewayBatchSeconds.observe((performance.now() - started) / 1000);
+  }
+
+  /** What each record of a batch does. */
+  private readonly records: StreamHandlers<typeof GatewayBatch> = {
+    begin: ({ host, seq }) => {
+      this.batchHost = host;
+      if (seq === 0) return;
+      const last = this.seqs.get(host);
+      this.seqs.set(host, seq);
+      // 1 after anything: the host restarted (or wrapped), not a loss.
+      if (last !== undefined && seq !== 1 && seq !== nextSeq(last)) this.lost(host, last, seq);
+    },
+    Joined: ({ session, entity, character }) => {
+      const p = this.deps.book.get(session);
+      if (p) {
+        this.deps.book.drive(p, { type: 'joined' }, { joined: { entity, character, host: this.batchHost } });
+        return;
+      }
+      // Its connection closed on the way in: held here, lingering.
+      const held = this.deps.book.lingeringAt(session);
+      if (!held) return;
+      held.entityId = entity;
+      this.deps.book.list(held);
+    },
+    Bytes: ({ session, frames }) => {
+      const p = this.deps.book.get(session);
+      if (!p || !takesBytes(p.state)) return;
+      const conn = p.session.conn;
+      if (conn.closed) return;
+      conn.out.raw(frames);
+      conn.commit();
+      this.deps.backpressure.wrote(p);
+    },
+    Moved: ({ session, zone }) => {
+      // The character walked into the zone beside: its inputs go there, its bytes come from there.
+      const p = this.deps.book.get(session);
+      const held = p?.character ?? this.deps.book.lingeringAt(session);
+      if (!held) return;
+      held.zone = this.deps.zoneIds.get(zone) ?? zoneId(zone);
+      if (p) p.host = this.batchHost;
+    },
+    Left: ({ session, reason }) => {
+      const p = this.deps.book.get(session);
+      if (p) {
+        this.deps.book.drive(p, { type: 'left', exit: reason });
+        return;
+      }
+      this.deps.book.endLingering(session);
+    },
+  };
+
+  /**
+   * Tick messages from `host` between `last` and `seq` never came (NATS delivers at most
+   * once): its sessions here missed WorldUpdate deltas and motion they build on, so each is
+   * sent its whole state anew.
+   */
+  private lost(host: string, last: number, seq: number): void {
+    const sessions = this.deps.book.driveAll((p) => p.host === host, { type: 'tickLost' });
+    this.lostTicks++;
+    this.deps.log.warn(
+      { host, last, seq, sessions },
+      'tick messages lost: resending those sessions their state',
+    );
+  }
+}
