@@ -103,8 +103,6 @@ const SUMMARY_NAMES = 4;
 const MAX_PLANS = 40;
 /** A target that walked this far from where the way to it was planned gets a new way. */
 const TARGET_DRIFT = 24;
-/** A self-whisper comes back twice (delivered, and echoed to the sender): the second within this. */
-const ECHO_MS = 3000;
 
 /** The ground a walk plans over: its bounds and walls. */
 type Ground = ReturnType<typeof walkGround>;
@@ -160,7 +158,6 @@ class Session {
   /** Who whispered last: where `/r` answers. */
   private replyTo: string | undefined;
   /** Self-whispers printed, by text, with when: their echo is not printed again. */
-  private readonly selfWhispers = new Map<string, number>();
   finishing = false;
   /** The server said goodbye on the current connection: do not come back on our own. */
   byeReceived = false;
@@ -189,7 +186,7 @@ class Session {
         this.replyTo = whisperedBy(m, client.world.selfId) ?? this.replyTo;
         if (m.fromId !== client.world.selfId) out(`[whisper from ${m.from}] ${m.text}`);
         else if (m.to.toLowerCase() !== m.from.toLowerCase()) out(`[whisper to ${m.to}] ${m.text}`);
-        else if (this.firstOfSelfWhisper(m.text)) out(`[whisper to yourself] ${m.text}`);
+        else out(`[whisper to yourself] ${m.text}`);
       } else out(`[${m.channel}] ${m.from}: ${m.text}`);
     });
     client.on(SpellStart, (s) =>
@@ -257,18 +254,6 @@ class Session {
     clearInterval(this.summary);
     this.summarizeView();
     this.stopWalking();
-  }
-
-  /** Whether this self-whisper is the first of its two copies (the second is its echo). */
-  private firstOfSelfWhisper(text: string): boolean {
-    const now = performance.now();
-    for (const [t, at] of this.selfWhispers) if (now - at > ECHO_MS) this.selfWhispers.delete(t);
-    if (this.selfWhispers.has(text)) {
-      this.selfWhispers.delete(text);
-      return false;
-    }
-    this.selfWhispers.set(text, now);
-    return true;
   }
 
   /** " (95/100 hp)" after a line about damage or healing that reached the character, else "". */

@@ -66,7 +66,7 @@ export class WorldRequests {
   /**
    * Builds the ChatMessage once (this gateway knows the sender's entity and name; the
    * registry, the target's name as shown) and has the target's gateway deliver it; the
-   * sender gets it back as its echo once delivered.
+   * sender gets it back as its echo once delivered (once, when it whispered to itself).
    */
   whisper(session: Session, to: string, text: string): void {
     const p = this.deps.book.get(session.id);
@@ -110,8 +110,10 @@ export class WorldRequests {
         }
       }
       if (session.closing) return;
-      if (status === WhisperStatus.Sent) session.conn.send(frame, 'reliable');
-      else noSuchPlayer();
+      if (status !== WhisperStatus.Sent) return noSuchPlayer();
+      // A whisper to oneself was delivered to this very connection: that is its echo.
+      const toSelf = target.gateway === this.deps.id && target.name === p.character.name;
+      if (!toSelf) session.conn.send(frame, 'reliable');
     };
     deliver().catch((err: unknown) => this.requestFailed(session, Whisper.opcode, err));
   }

@@ -168,6 +168,13 @@ describe('the world over TCP and WebSocket', () => {
     await c.client.who();
     expect(c.log.all(ChatMessage, (m) => m.channel === 'whisper')).toEqual([]);
 
+    // To oneself: the line comes once (it is both the delivery and the echo).
+    const selfSince = a.log.mark();
+    a.client.whisper('tcpaldo', 'a note to self');
+    await a.log.expect(ChatMessage, { since: selfSince, predicate: (m) => m.text === 'a note to self' });
+    await a.client.who();
+    expect(a.log.all(ChatMessage, (m) => m.text === 'a note to self')).toHaveLength(1);
+
     a.client.whisper('Nobodyhere', 'anyone?');
     const refused = await a.log.expect(ErrorPacket, { predicate: (e) => e.code === 'ERR_NO_SUCH_PLAYER' });
     expect(refused).toMatchObject({ opcode: Whisper.opcode, fatal: false });
