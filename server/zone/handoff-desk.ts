@@ -16,7 +16,7 @@ import type { HandoffState, WorldEvent } from '../world/index.js';
 import type { Forwards } from './forwards.js';
 import type { Seat, SeatBook } from './seat-book.js';
 import type { ZoneClaims } from './zone-claims.js';
-import type { ZoneHost } from './zone-host.js';
+import type { ZoneRunner } from './zone-runner.js';
 
 /** How long a HANDOFF request waits for its answer, and how many times it is asked. */
 const HANDOFF_ANSWER_MS = 1_000;
@@ -37,7 +37,7 @@ export interface HandoffOptions {
 export class HandoffDesk {
   private readonly clock: () => number;
   /** Every zone this host has, by name (the claims' map: a lost zone is replaced in it). */
-  private readonly zones: ReadonlyMap<string, ZoneHost>;
+  private readonly zones: ReadonlyMap<string, ZoneRunner>;
 
   constructor(
     private readonly opts: HandoffOptions,
@@ -58,7 +58,7 @@ export class HandoffDesk {
    * its seat moves there with its session and output, and that zone takes it over at its next
    * step. Inputs already on their way to the old zone follow the seat (onZoneInput).
    */
-  onHandedOff(from: ZoneHost, e: Extract<WorldEvent, { type: 'handedOff' }>): void {
+  onHandedOff(from: ZoneRunner, e: Extract<WorldEvent, { type: 'handedOff' }>): void {
     from.unbind(e.playerId);
     const seat = this.seats.seatOf(e.sessionId, e.playerId);
     const to = this.zones.get(e.to);
@@ -84,13 +84,13 @@ export class HandoffDesk {
    * host's connection is down the request is asked again, never given up: an answer lost on
    * the way may have been TAKEN, and the player must not be in two zones.
    */
-  private handOver(seat: Seat, from: ZoneHost, zone: string, state: HandoffState): void {
+  private handOver(seat: Seat, from: ZoneRunner, zone: string, state: HandoffState): void {
     if (!this.seats.drive(seat, { type: 'handedOut' })) return;
     handoffs.inc({ kind: 'sent' });
     void this.askHandoff(seat, from, zone, state);
   }
 
-  private async askHandoff(seat: Seat, from: ZoneHost, zone: string, state: HandoffState): Promise<void> {
+  private async askHandoff(seat: Seat, from: ZoneRunner, zone: string, state: HandoffState): Promise<void> {
     const bytes = encodeHandoff(state);
     const subject = Subjects.zoneHandoff(zoneId(zone));
     let unanswered = 0;

@@ -16,7 +16,7 @@ import { zoneInput } from './routes.js';
 import { takesInputs } from './seat.js';
 import type { Seat, SeatBook } from './seat-book.js';
 import type { ZoneClaims } from './zone-claims.js';
-import type { ZoneHost } from './zone-host.js';
+import type { ZoneRunner } from './zone-runner.js';
 
 /** A zone-input PACKET must name a client packet whose target is 'zone'. */
 type ZonePacket = Extract<AnyClientPacket, { target: 'zone' }>;
@@ -28,7 +28,7 @@ export interface InputIntakeOptions {
 
 export class InputIntake {
   /** Each zone's zone-input handlers, made once. */
-  private readonly inputHandlers = new WeakMap<ZoneHost, StreamHandlers<typeof ZoneInputs>>();
+  private readonly inputHandlers = new WeakMap<ZoneRunner, StreamHandlers<typeof ZoneInputs>>();
   private readonly reader = new Reader();
   private readonly clock: () => number;
 
@@ -42,14 +42,14 @@ export class InputIntake {
   }
 
   /** A message of zone inputs for the zone `host` runs. */
-  onZoneInputs(host: ZoneHost, message: BusMessage): void {
+  onZoneInputs(host: ZoneRunner, message: BusMessage): void {
     let handlers = this.inputHandlers.get(host);
     if (!handlers) this.inputHandlers.set(host, (handlers = this.zoneInputHandlers(host)));
     ZoneInputs.read(message.data, handlers);
   }
 
   /** What each zone input does, for the zone `host` runs. */
-  private zoneInputHandlers(host: ZoneHost): StreamHandlers<typeof ZoneInputs> {
+  private zoneInputHandlers(host: ZoneRunner): StreamHandlers<typeof ZoneInputs> {
     return {
       Packet: (record, { gateway }) => {
         const seat = this.inputSeat(gateway, Packet, record);

@@ -31,7 +31,7 @@ import { SeatBook, type GatewayEnd } from './seat-book.js';
 import { TickLoop } from './tick-loop.js';
 import { answerWho } from './who.js';
 import { ZoneClaims } from './zone-claims.js';
-import type { ZoneHost, ZoneHostHooks } from './zone-host.js';
+import type { ZoneRunner, ZoneRunnerHooks } from './zone-runner.js';
 
 export type { GatewayEnd } from './seat-book.js';
 
@@ -82,7 +82,7 @@ export class Realm {
   constructor(private readonly opts: RealmOptions) {
     const clock = (this.clock = opts.clock ?? Date.now);
     const hostId = opts.hostId ?? 'zone-host';
-    const hooks: ZoneHostHooks = {
+    const hooks: ZoneRunnerHooks = {
       joined: (host, sessionId, playerId) => this.seats.onJoined(host, sessionId, playerId),
       save: (host, e) => this.saving.onSave(host, e),
       leftWorld: (host, e) => this.seats.onLeftWorld(host, e),
@@ -140,7 +140,7 @@ export class Realm {
   }
 
   /** Every zone this host has, by name (running or not: see running). */
-  get zones(): ReadonlyMap<string, ZoneHost> {
+  get zones(): ReadonlyMap<string, ZoneRunner> {
     return this.claims.zones;
   }
 

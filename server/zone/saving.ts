@@ -10,11 +10,11 @@ import { storeSaveSeconds } from '../metrics/index.js';
 import type { CharacterRecord, CharacterSave, CharacterSaver } from '../store/index.js';
 import { savedCharacter, type SavedCharacter, type WorldEvent } from '../world/index.js';
 import type { ZoneClaims } from './zone-claims.js';
-import type { ZoneHost } from './zone-host.js';
+import type { ZoneRunner } from './zone-runner.js';
 
 /** What saving reads of a seat (the seat book's Seat). */
 export interface SavedSeat {
-  readonly host: ZoneHost;
+  readonly host: ZoneRunner;
   readonly playerId?: number;
   readonly spells: number[];
 }
@@ -60,7 +60,7 @@ export class Saving {
   }
 
   /** A leave's save (logout, disconnect) to write at the end of this tick. */
-  onSave(host: ZoneHost, e: Extract<WorldEvent, { type: 'save' }>): void {
+  onSave(host: ZoneRunner, e: Extract<WorldEvent, { type: 'save' }>): void {
     const seat = this.seats.seatOf(e.sessionId, e.playerId);
     const spells = seat?.spells ?? host.world.players.get(e.playerId)?.spells ?? [];
     this.opts.saver.markDirty(toSave(e.character, host.name, spells));

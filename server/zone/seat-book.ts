@@ -20,14 +20,14 @@ import { GatewayLink, type SessionOutput } from './gateway-link.js';
 import { toSaved, type Saving } from './saving.js';
 import { seatTransition, type SeatEffect, type SeatEvent, type SeatState } from './seat.js';
 import type { ZoneClaims } from './zone-claims.js';
-import type { ZoneHost } from './zone-host.js';
+import type { ZoneRunner } from './zone-runner.js';
 
 /** How a gateway ended: `stopped` as planned, or `lost` (killed, or lost for a lease's TTL). */
 export type GatewayEnd = 'stopped' | 'lost';
 
 /** A character in (or on its way into) one of this host's zones, for one gateway session. */
 export interface Seat {
-  host: ZoneHost;
+  host: ZoneRunner;
   /** The id the world knows the session by: this host's own, whichever gateway holds it. */
   readonly worldSession: number;
   /** The gateway holding the session, and its id there. */
@@ -50,7 +50,7 @@ export interface Seat {
 /** What some seat effects need beyond the seat (see SeatBook.drive). */
 export interface SeatContext {
   /** The zone the event happened in (joined, walked into), when it is not the seat's own. */
-  readonly host?: ZoneHost;
+  readonly host?: ZoneRunner;
   /** The seat's entity, once the world has made it. */
   readonly playerId?: number;
   /** The row a join enters. */
@@ -236,7 +236,7 @@ export class SeatBook {
    * for its last save, and queues the join with the row read afresh.
    */
   async join(
-    requested: ZoneHost,
+    requested: ZoneRunner,
     link: GatewayLink,
     session: number,
     accountId: number,
@@ -276,7 +276,7 @@ export class SeatBook {
   }
 
   newSeat(
-    host: ZoneHost,
+    host: ZoneRunner,
     link: GatewayLink,
     session: number,
     accountId: number,
@@ -307,21 +307,21 @@ export class SeatBook {
    * The world made (join), took in (arrive) or re-attached (attach) an entity for the seat:
    * it is bound to its session's output, or sent away if its seat is gone meanwhile.
    */
-  onJoined(host: ZoneHost, worldSession: number, playerId: number): void {
+  onJoined(host: ZoneRunner, worldSession: number, playerId: number): void {
     const seat = this.seats.get(worldSession);
     if (seat) this.drive(seat, { type: 'joined', now: this.clock() }, { host, playerId });
     // The connection went away, or the zone was lost and found again, while the join was queued.
     else host.queue({ type: 'leave', entityId: playerId, reason: 'disconnected' });
   }
 
-  onLeftWorld(host: ZoneHost, e: Extract<WorldEvent, { type: 'leftWorld' }>): void {
+  onLeftWorld(host: ZoneRunner, e: Extract<WorldEvent, { type: 'leftWorld' }>): void {
     host.unbind(e.playerId);
     const seat = this.seatOf(e.sessionId, e.playerId);
     if (seat) this.drive(seat, { type: 'left' });
   }
 
   /** Another host took the zone: its seats here go, unsaved and untold. Returns how many. */
-  loseZone(old: ZoneHost): number {
+  loseZone(old: ZoneRunner): number {
     let dropped = 0;
     for (const seat of [...this.seats.values()]) {
       if (seat.host !== old) continue;

@@ -9,7 +9,7 @@
 import type { Logger } from '../log.js';
 import { zoneClaimEvents } from '../metrics/index.js';
 import { createWorld, mulberry32, type WorldData, type WorldRules } from '../world/index.js';
-import { ZoneHost, type ZoneHostHooks } from './zone-host.js';
+import { ZoneRunner, type ZoneRunnerHooks } from './zone-runner.js';
 
 export interface ZoneClaimsOptions {
   readonly data: WorldData;
@@ -26,7 +26,7 @@ export interface ZoneClaimsOptions {
 
 export class ZoneClaims {
   /** Every zone this host has, by name: one that is lost is replaced here by a fresh one. */
-  readonly zones = new Map<string, ZoneHost>();
+  readonly zones = new Map<string, ZoneRunner>();
   /** Zones whose claim this host does not hold right now: not stepped, saved or sent. */
   private readonly fenced = new Set<string>();
   /**
@@ -42,7 +42,7 @@ export class ZoneClaims {
   constructor(
     private readonly opts: ZoneClaimsOptions,
     private readonly clock: () => number,
-    private readonly hooks: ZoneHostHooks,
+    private readonly hooks: ZoneRunnerHooks,
   ) {
     this.seed = opts.seed;
     for (const zone of opts.data.zones) {
@@ -61,7 +61,7 @@ export class ZoneClaims {
   }
 
   /** A zone as its data makes it: its mobs at home, nobody in it. */
-  private createZone(name: string): ZoneHost {
+  private createZone(name: string): ZoneRunner {
     const rng = mulberry32(this.seed++);
     // Players walk across a border to a zone this host runs too (handed over in process).
     const world = createWorld(this.opts.data, {
@@ -71,7 +71,7 @@ export class ZoneClaims {
       rng,
       openBorders: this.hosted,
     });
-    return new ZoneHost(world, rng, this.hooks);
+    return new ZoneRunner(world, rng, this.hooks);
   }
 
   /** Asks every zone's claim afresh (see runs). */
@@ -86,7 +86,7 @@ export class ZoneClaims {
    * the zone carries on where it stopped (its gateways resync their sessions); if another
    * host took it, lose drops what is left here.
    */
-  runs(host: ZoneHost): boolean {
+  runs(host: ZoneRunner): boolean {
     const held = this.opts.holds?.(host.name) ?? true;
     const wasHeld = !this.fenced.has(host.name);
     if (held === wasHeld) return held;
@@ -134,7 +134,7 @@ export class ZoneClaims {
    * The zone, when its bus traffic is this host's to take: not while it stands idle (one
    * claimed a moment ago runs from here, should its first message come before claimed()).
    */
-  admit(zone: string): ZoneHost | undefined {
+  admit(zone: string): ZoneRunner | undefined {
     if (this.idle.has(zone)) this.runs(this.zones.get(zone)!);
     return this.idle.has(zone) ? undefined : this.zones.get(zone);
   }
@@ -144,7 +144,7 @@ export class ZoneClaims {
    * (returning how many), and the zone starts afresh, stopped until this host holds its claim
    * again.
    */
-  lose(zone: string, dropSeats: (old: ZoneHost) => number): void {
+  lose(zone: string, dropSeats: (old: ZoneRunner) => number): void {
     const old = this.zones.get(zone);
     if (!old) return;
     this.fenced.add(zone);
