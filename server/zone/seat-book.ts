@@ -170,6 +170,14 @@ export class SeatBook {
         if (seat.output) seat.output.closed = true;
         seat.output = undefined;
         return;
+      default:
+        this.tell(seat, effect, ctx);
+    }
+  }
+
+  /** The effects that reach beyond the zone: the seat's gateway, or the host it went to. */
+  private tell(seat: Seat, effect: SeatEffect, ctx: SeatContext): void {
+    switch (effect.kind) {
       case 'relink': {
         const { link, session } = ctx.taker!;
         seat.link = link;
@@ -182,7 +190,7 @@ export class SeatBook {
         return;
       }
       case 'tellEntered':
-        seat.link.entered(seat.session, playerId, seat.characterId);
+        seat.link.entered(seat.session, seat.playerId!, seat.characterId);
         return;
       case 'tellMoved':
         seat.link.moved(seat.session, seat.host.name);
@@ -244,19 +252,7 @@ export class SeatBook {
   ): Promise<void> {
     const seats = this.linkOf(link.gateway).seats;
     if (seats.has(session)) return;
-    const taker = { link, session };
-    // Lingering: the new session takes it where it stands; the old one hears it left.
-    for (const seat of this.lingering) {
-      if (seat.characterId === characterId && this.drive(seat, { type: 'takeOver', exit: 'left' }, { taker }))
-        return;
-    }
-    // Still connected through another gateway (which has not noticed its connection is gone
-    // yet, or the account resumed elsewhere): taken over where it stands all the same. Its own
-    // gateway always sends DETACH before such a JOIN; another gateway's comes in no order.
-    for (const seat of this.seats.values()) {
-      if (seat.characterId !== characterId || seat.link === link) continue;
-      if (this.drive(seat, { type: 'takeOver', exit: 'takenOver' }, { taker })) return;
-    }
+    if (this.takeOver(link, session, characterId)) return;
     // The same character on its way in (or in the world) for an older connection: take it
     // out first, and load the row only once that entity's state has been saved.
     const previous = [...this.seats.values()].filter((s) => s.characterId === characterId);
@@ -273,6 +269,24 @@ export class SeatBook {
     // Its saved zone if this host has it (not standing idle for another host), else the one asked.
     const saved = this.claims.isIdle(record.zone) ? undefined : this.claims.zones.get(record.zone);
     this.drive(seat, { type: 'rowRead' }, { host: saved ?? requested, character: toSaved(record) });
+  }
+
+  /** The session takes the character over where it stands, if it is in the world here. */
+  private takeOver(link: GatewayLink, session: number, characterId: number): boolean {
+    const taker = { link, session };
+    // Lingering: the new session takes it where it stands; the old one hears it left.
+    for (const seat of this.lingering) {
+      if (seat.characterId === characterId && this.drive(seat, { type: 'takeOver', exit: 'left' }, { taker }))
+        return true;
+    }
+    // Still connected through another gateway (which has not noticed its connection is gone
+    // yet, or the account resumed elsewhere): taken over where it stands all the same. Its own
+    // gateway always sends DETACH before such a JOIN; another gateway's comes in no order.
+    for (const seat of this.seats.values()) {
+      if (seat.characterId !== characterId || seat.link === link) continue;
+      if (this.drive(seat, { type: 'takeOver', exit: 'takenOver' }, { taker })) return true;
+    }
+    return false;
   }
 
   newSeat(
