@@ -119,24 +119,8 @@ export class Realm {
     this.intake = new InputIntake({ log: opts.log, clock }, this.claims, this.seats, forwards);
     // Through the instance's runTick, so that whoever wraps it (a bench) sees every tick.
     this.loop = new TickLoop(opts.tickRate, () => this.runTick());
-    for (const zone of this.claims.zones.keys()) {
-      // Subscribed before the zone is claimed, so that whoever sees the claim finds it listening.
-      this.subscriptions.push(
-        opts.bus.subscribe(Subjects.zoneInput(zoneId(zone)), (m) => {
-          const host = this.claims.admit(zone);
-          if (host) this.intake.onZoneInputs(host, m);
-        }),
-        opts.bus.subscribe(Subjects.zoneHandoff(zoneId(zone)), (m) => {
-          // Unanswered while idle: the host that runs the zone answers.
-          if (this.claims.admit(zone)) this.handoffs.onHandoff(zone, m);
-        }),
-      );
-    }
     this.border = new BorderLink(opts.bus, this.zones, (zone) => this.running(zone), opts.log, clock);
-    // Whispers never come here: gateways find their targets in the registry and deliver them.
-    this.subscriptions.push(
-      opts.bus.subscribe(Subjects.hostWho(hostId), (m) => answerWho(this.claims, this.seats, m)),
-    );
+    this.listen(hostId);
   }
 
   /** Every zone this host has, by name (running or not: see running). */
@@ -147,6 +131,27 @@ export class Realm {
   /** Ticks started late by more than a whole interval (the loop was blocked). */
   get lateTicks(): number {
     return this.loop.lateTicks;
+  }
+
+  /** Each zone's inputs and hand-off requests, and who. */
+  private listen(hostId: string): void {
+    for (const zone of this.claims.zones.keys()) {
+      // Subscribed before the zone is claimed, so that whoever sees the claim finds it listening.
+      this.subscriptions.push(
+        this.opts.bus.subscribe(Subjects.zoneInput(zoneId(zone)), (m) => {
+          const host = this.claims.admit(zone);
+          if (host) this.intake.onZoneInputs(host, m);
+        }),
+        this.opts.bus.subscribe(Subjects.zoneHandoff(zoneId(zone)), (m) => {
+          // Unanswered while idle: the host that runs the zone answers.
+          if (this.claims.admit(zone)) this.handoffs.onHandoff(zone, m);
+        }),
+      );
+    }
+    // Whispers never come here: gateways find their targets in the registry and deliver them.
+    this.subscriptions.push(
+      this.opts.bus.subscribe(Subjects.hostWho(hostId), (m) => answerWho(this.claims, this.seats, m)),
+    );
   }
 
   // ------------------------------------------------------------------ lifecycle
