@@ -20,7 +20,7 @@ export interface SavedSeat {
 }
 
 export interface SavingOptions {
-  readonly saver: CharacterSaver;
+  readonly saver: Pick<CharacterSaver, 'markDirty' | 'flush' | 'stop'>;
   readonly log: Logger;
   readonly autosaveMs: number;
 }
@@ -41,7 +41,7 @@ export class Saving {
 
   constructor(
     private readonly opts: SavingOptions,
-    private readonly claims: ZoneClaims,
+    private readonly claims: Pick<ZoneClaims, 'runAll' | 'isFenced'>,
     private readonly seats: SavingSeats,
   ) {}
 
