@@ -11,15 +11,17 @@ export class TickLoop {
   constructor(
     private readonly tickRate: number,
     private readonly tick: () => void,
+    /** The monotonic clock, in ms. */
+    private readonly now: () => number = () => performance.now(),
   ) {}
 
   start(): void {
     const interval = 1000 / this.tickRate;
-    this.nextTickAt = performance.now() + interval;
+    this.nextTickAt = this.now() + interval;
     const loop = () => {
       this.tick();
       this.nextTickAt += interval;
-      const now = performance.now();
+      const now = this.now();
       if (now - this.nextTickAt > interval) {
         // Far behind (the process was stalled): start afresh rather than burst ticks.
         this.lateTicks++;
