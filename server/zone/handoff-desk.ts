@@ -15,7 +15,7 @@ import { handoffs } from '../metrics/index.js';
 import type { HandoffState, WorldEvent } from '../world/index.js';
 import type { Forwards } from './forwards.js';
 import type { Seat, SeatBook } from './seat-book.js';
-import type { ZoneClaims } from './zone-claims.js';
+import type { HostedZones } from './hosted-zones.js';
 import type { ZoneRunner } from './zone-runner.js';
 
 /** How long a HANDOFF request waits for its answer, and how many times it is asked. */
@@ -36,21 +36,21 @@ export interface HandoffOptions {
 
 export class HandoffDesk {
   private readonly clock: () => number;
-  /** Every zone this host has, by name (the claims' map: a lost zone is replaced in it). */
+  /** Every zone this host has, by name (HostedZones' map: a lost zone is replaced in it). */
   private readonly zones: ReadonlyMap<string, ZoneRunner>;
 
   constructor(
     private readonly opts: HandoffOptions,
-    private readonly claims: ZoneClaims,
+    private readonly hosted: HostedZones,
     private readonly seats: SeatBook,
     private readonly forwards: Forwards,
   ) {
     this.clock = opts.clock;
-    this.zones = claims.zones;
+    this.zones = hosted.zones;
   }
 
   private running(zone: string): boolean {
-    return this.claims.running(zone);
+    return this.hosted.running(zone);
   }
 
   /**

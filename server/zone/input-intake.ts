@@ -15,7 +15,7 @@ import type { Forwards } from './forwards.js';
 import { zoneInput } from './routes.js';
 import { takesInputs } from './seat.js';
 import type { Seat, SeatBook } from './seat-book.js';
-import type { ZoneClaims } from './zone-claims.js';
+import type { HostedZones } from './hosted-zones.js';
 import type { ZoneRunner } from './zone-runner.js';
 
 /** A zone-input PACKET must name a client packet whose target is 'zone'. */
@@ -34,7 +34,7 @@ export class InputIntake {
 
   constructor(
     private readonly opts: InputIntakeOptions,
-    private readonly claims: ZoneClaims,
+    private readonly hosted: HostedZones,
     private readonly seats: SeatBook,
     private readonly forwards: Forwards,
   ) {
@@ -69,7 +69,7 @@ export class InputIntake {
           return;
         }
         // A zone stopped for its claim takes no game inputs: they would pile up to no end.
-        if (this.claims.isFenced(seat.host.name)) return;
+        if (this.hosted.isFenced(seat.host.name)) return;
         seat.host.queue(zoneInput(def as ZonePacket, seat.playerId, payload, record.receivedAt));
       },
       Join: ({ session, account, character }, { gateway }) => {

@@ -8,7 +8,7 @@
  *
  * The realm only wires its rooms, each with one job:
  * - tick-loop.ts: the fixed tick (runTick below is one tick, in order);
- * - zone-claims.ts: the zones this host has, and which it runs now (claims and fencing);
+ * - hosted-zones.ts: the zones this host has, and which it runs now (claims held, fencing);
  * - seat-book.ts: the seats (each session's character here), lingering, join and take-over;
  * - input-intake.ts: what the gateways send a zone (inputs, joins, detaches, verdicts);
  * - handoff-desk.ts and forwards.ts: players handed across a border, in process or to another host;
@@ -30,7 +30,7 @@ import { Saving } from './saving.js';
 import { SeatBook, type GatewayEnd } from './seat-book.js';
 import { TickLoop } from './tick-loop.js';
 import { answerWho } from './who.js';
-import { ZoneClaims } from './zone-claims.js';
+import { HostedZones } from './hosted-zones.js';
 import type { ZoneRunner, ZoneRunnerHooks } from './zone-runner.js';
 
 export type { GatewayEnd } from './seat-book.js';
@@ -59,7 +59,7 @@ export interface RealmOptions {
   readonly combatLingerMs?: number;
   /**
    * Whether this host holds the zone's claim right now (its registry lease). A zone it does
-   * not hold is not run (see ZoneClaims.runs). Default: always (one process, nobody to share with).
+   * not hold is not run (see HostedZones.runs). Default: always (one process, nobody to share with).
    * Given, every zone not held when the realm is made stands idle until it is (Realm.claimed).
    */
   readonly holds?: (zone: string) => boolean;
@@ -69,7 +69,7 @@ export interface RealmOptions {
 
 export class Realm {
   private readonly clock: () => number;
-  private readonly claims: ZoneClaims;
+  private readonly hosted: HostedZones;
   private readonly seats: SeatBook;
   private readonly saving: Saving;
   private readonly handoffs: HandoffDesk;
@@ -89,13 +89,13 @@ export class Realm {
       handedOff: (host, e) => this.handoffs.onHandedOff(host, e),
     };
     const seed = opts.seed ?? clock() & 0x7fffffff;
-    this.claims = new ZoneClaims({ ...opts, seed }, clock, hooks);
+    this.hosted = new HostedZones({ ...opts, seed }, clock, hooks);
     const forwards = new Forwards(opts.bus, clock);
     const seats = {
       values: () => this.seats.values(),
       seatOf: (worldSession: number, playerId: number) => this.seats.seatOf(worldSession, playerId),
     };
-    this.saving = new Saving(opts, this.claims, seats);
+    this.saving = new Saving(opts, this.hosted, seats);
     this.seats = new SeatBook(
       {
         store: opts.store,
@@ -106,17 +106,17 @@ export class Realm {
         lingerMs: opts.lingerMs ?? 0,
         combatLingerMs: opts.combatLingerMs ?? 0,
       },
-      this.claims,
+      this.hosted,
       this.saving,
       forwards,
     );
     this.handoffs = new HandoffDesk(
       { bus: opts.bus, log: opts.log, clock },
-      this.claims,
+      this.hosted,
       this.seats,
       forwards,
     );
-    this.intake = new InputIntake({ log: opts.log, clock }, this.claims, this.seats, forwards);
+    this.intake = new InputIntake({ log: opts.log, clock }, this.hosted, this.seats, forwards);
     // Through the instance's runTick, so that whoever wraps it (a bench) sees every tick.
     this.loop = new TickLoop(opts.tickRate, () => this.runTick());
     this.border = new BorderLink(opts.bus, this.zones, (zone) => this.running(zone), opts.log, clock);
@@ -125,7 +125,7 @@ export class Realm {
 
   /** Every zone this host has, by name (running or not: see running). */
   get zones(): ReadonlyMap<string, ZoneRunner> {
-    return this.claims.zones;
+    return this.hosted.zones;
   }
 
   /** Ticks started late by more than a whole interval (the loop was blocked). */
@@ -135,22 +135,22 @@ export class Realm {
 
   /** Each zone's inputs and hand-off requests, and who. */
   private listen(hostId: string): void {
-    for (const zone of this.claims.zones.keys()) {
+    for (const zone of this.hosted.zones.keys()) {
       // Subscribed before the zone is claimed, so that whoever sees the claim finds it listening.
       this.subscriptions.push(
         this.opts.bus.subscribe(Subjects.zoneInput(zoneId(zone)), (m) => {
-          const host = this.claims.admit(zone);
+          const host = this.hosted.admit(zone);
           if (host) this.intake.onZoneInputs(host, m);
         }),
         this.opts.bus.subscribe(Subjects.zoneHandoff(zoneId(zone)), (m) => {
           // Unanswered while idle: the host that runs the zone answers.
-          if (this.claims.admit(zone)) this.handoffs.onHandoff(zone, m);
+          if (this.hosted.admit(zone)) this.handoffs.onHandoff(zone, m);
         }),
       );
     }
     // Whispers never come here: gateways find their targets in the registry and deliver them.
     this.subscriptions.push(
-      this.opts.bus.subscribe(Subjects.hostWho(hostId), (m) => answerWho(this.claims, this.seats, m)),
+      this.opts.bus.subscribe(Subjects.hostWho(hostId), (m) => answerWho(this.hosted, this.seats, m)),
     );
   }
 
@@ -168,9 +168,9 @@ export class Realm {
     // Before the step: a leave queued here is applied in this very tick, so no resume can
     // come between the decision and the departure.
     this.seats.expireLingering(now);
-    this.claims.runAll();
+    this.hosted.runAll();
     this.border.open(now);
-    for (const host of this.zones.values()) if (!this.claims.isFenced(host.name)) host.tick(now);
+    for (const host of this.zones.values()) if (!this.hosted.isFenced(host.name)) host.tick(now);
     this.border.publish();
     this.saving.flushRequested();
     this.seats.publish();
@@ -190,7 +190,7 @@ export class Realm {
 
   /** Whether this host runs the zone now (it holds its claim). */
   running(zone: string): boolean {
-    return this.claims.running(zone);
+    return this.hosted.running(zone);
   }
 
   /**
@@ -198,7 +198,7 @@ export class Realm {
    * waiting for the next tick, so its inputs are taken from the first message on.
    */
   claimed(zone: string): void {
-    this.claims.claimed(zone);
+    this.hosted.claimed(zone);
   }
 
   /**
@@ -208,7 +208,7 @@ export class Realm {
    * zone starts afresh, stopped until this host holds its claim again.
    */
   loseZone(zone: string): void {
-    this.claims.lose(zone, (old) => this.seats.loseZone(old));
+    this.hosted.lose(zone, (old) => this.seats.loseZone(old));
   }
 
   /** Marks everyone in the world dirty and writes them in one batch. */
@@ -217,7 +217,7 @@ export class Realm {
   }
 
   get playerCount(): number {
-    return this.claims.playerCount;
+    return this.hosted.playerCount;
   }
 
   /** A gateway is gone: its sessions' characters linger (see SeatBook.gatewayGone). */

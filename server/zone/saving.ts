@@ -9,7 +9,7 @@ import type { Logger } from '../log.js';
 import { storeSaveSeconds } from '../metrics/index.js';
 import type { CharacterRecord, CharacterSave, CharacterSaver } from '../store/index.js';
 import { savedCharacter, type SavedCharacter, type WorldEvent } from '../world/index.js';
-import type { ZoneClaims } from './zone-claims.js';
+import type { HostedZones } from './hosted-zones.js';
 import type { ZoneRunner } from './zone-runner.js';
 
 /** What saving reads of a seat (the seat book's Seat). */
@@ -41,7 +41,7 @@ export class Saving {
 
   constructor(
     private readonly opts: SavingOptions,
-    private readonly claims: Pick<ZoneClaims, 'runAll' | 'isFenced'>,
+    private readonly hosted: Pick<HostedZones, 'runAll' | 'isFenced'>,
     private readonly seats: SavingSeats,
   ) {}
 
@@ -111,9 +111,9 @@ export class Saving {
 
   private markEveryoneDirty(): void {
     // Asked afresh: a process just woken from a stall may autosave before its next tick.
-    this.claims.runAll();
+    this.hosted.runAll();
     for (const seat of this.seats.values()) {
-      if (seat.playerId === undefined || this.claims.isFenced(seat.host.name)) continue;
+      if (seat.playerId === undefined || this.hosted.isFenced(seat.host.name)) continue;
       const p = seat.host.world.players.get(seat.playerId);
       if (!p) continue;
       const saved = savedCharacter(seat.host.world, p);

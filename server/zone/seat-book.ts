@@ -19,7 +19,7 @@ import type { Forwards } from './forwards.js';
 import { GatewayLink, type SessionOutput } from './gateway-link.js';
 import { toSaved, type Saving } from './saving.js';
 import { seatTransition, type SeatEffect, type SeatEvent, type SeatState } from './seat.js';
-import type { ZoneClaims } from './zone-claims.js';
+import type { HostedZones } from './hosted-zones.js';
 import type { ZoneRunner } from './zone-runner.js';
 
 /** How a gateway ended: `stopped` as planned, or `lost` (killed, or lost for a lease's TTL). */
@@ -87,7 +87,7 @@ export class SeatBook {
 
   constructor(
     private readonly opts: SeatBookOptions,
-    private readonly claims: ZoneClaims,
+    private readonly hosted: HostedZones,
     private readonly saving: Saving,
     private readonly forwards: Forwards,
   ) {
@@ -267,7 +267,7 @@ export class SeatBook {
     }
     seat.spells = record.spells;
     // Its saved zone if this host has it (not standing idle for another host), else the one asked.
-    const saved = this.claims.isIdle(record.zone) ? undefined : this.claims.zones.get(record.zone);
+    const saved = this.hosted.isIdle(record.zone) ? undefined : this.hosted.zones.get(record.zone);
     this.drive(seat, { type: 'rowRead' }, { host: saved ?? requested, character: toSaved(record) });
   }
 

@@ -5,7 +5,7 @@
 import type { BusMessage } from '../cluster/bus.js';
 import { WhoReply } from '../cluster/wire.js';
 import type { SeatBook } from './seat-book.js';
-import type { ZoneClaims } from './zone-claims.js';
+import type { HostedZones } from './hosted-zones.js';
 
 const WHO_LIST_MAX = 200;
 
@@ -14,11 +14,11 @@ const WHO_LIST_MAX = 200;
  * A character lingering after its connection dropped is in the world but its player is not
  * online (a whisper to it is refused as such), so it is not listed.
  */
-export function answerWho(claims: ZoneClaims, seats: SeatBook, message: BusMessage): void {
+export function answerWho(hosted: HostedZones, seats: SeatBook, message: BusMessage): void {
   const players: { name: string; level: number; zone: string }[] = [];
   let total = 0;
-  for (const host of claims.zones.values()) {
-    if (claims.isFenced(host.name)) continue;
+  for (const host of hosted.zones.values()) {
+    if (hosted.isFenced(host.name)) continue;
     for (const p of host.world.players.values()) {
       const seat = seats.seatOf(p.sessionId, p.id);
       if (seat?.state.kind === 'lingering') continue;

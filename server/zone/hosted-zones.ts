@@ -11,7 +11,7 @@ import { zoneClaimEvents } from '../metrics/index.js';
 import { createWorld, mulberry32, type WorldData, type WorldRules } from '../world/index.js';
 import { ZoneRunner, type ZoneRunnerHooks } from './zone-runner.js';
 
-export interface ZoneClaimsOptions {
+export interface HostedZonesOptions {
   readonly data: WorldData;
   /** The zones this host runs, by name (default: every zone in `data`). */
   readonly zones?: readonly string[];
@@ -24,7 +24,7 @@ export interface ZoneClaimsOptions {
   readonly onRunning?: (zone: string) => void;
 }
 
-export class ZoneClaims {
+export class HostedZones {
   /** Every zone this host has, by name: one that is lost is replaced here by a fresh one. */
   readonly zones = new Map<string, ZoneRunner>();
   /** Zones whose claim this host does not hold right now: not stepped, saved or sent. */
@@ -40,7 +40,7 @@ export class ZoneClaims {
   private seed: number;
 
   constructor(
-    private readonly opts: ZoneClaimsOptions,
+    private readonly opts: HostedZonesOptions,
     private readonly clock: () => number,
     private readonly hooks: ZoneRunnerHooks,
   ) {
