@@ -29,7 +29,7 @@ import { mulberry32 } from '../shared/game/rng.js';
 import { BaseConnection, type ConnectionOptions } from '../server/transport/connection.js';
 import { FlushScheduler } from '../server/transport/flush.js';
 import { createWorld, loadWorldData, type Player, type WorldInput } from '../server/world/index.js';
-import { ZoneHost } from '../server/zone/zone-host.js';
+import { ZoneRunner } from '../server/zone/zone-runner.js';
 import { planArea } from '../tools/bots/nav.js';
 import { writeBenchData } from './load/zone.js';
 
@@ -106,7 +106,7 @@ function runOnce(
   });
   const walkers: Walker[] = [];
   const bySession = new Map<number, Walker>();
-  const host = new ZoneHost(world, rng, {
+  const host = new ZoneRunner(world, rng, {
     joined: (h, sessionId, playerId) => {
       const wk = bySession.get(sessionId)!;
       wk.p = world.players.get(playerId)!;

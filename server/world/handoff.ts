@@ -31,7 +31,7 @@ export const HANDOFF_MARGIN = 16;
 /**
  * How long a player just handed on stays here as a ghost without the next zone's strip showing
  * it: longer than a hand-off to another host may wait for its answer (three requests of a
- * second, Realm.askHandoff), so a player given back was never seen to leave.
+ * second, HandoffDesk.askHandoff), so a player given back was never seen to leave.
  */
 export const HANDOFF_HOLD_MS = 4000;
 

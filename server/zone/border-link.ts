@@ -12,7 +12,7 @@ import { Subjects, zoneId } from '../cluster/subjects.js';
 import type { Logger } from '../log.js';
 import { neighbours } from '../world/border.js';
 import { stripStates } from '../world/ghosts.js';
-import type { ZoneHost } from './zone-host.js';
+import type { ZoneRunner } from './zone-runner.js';
 
 /** An empty strip goes this often (ms): enough to say the host is there. */
 const HEARTBEAT_MS = 1000;
@@ -28,7 +28,7 @@ export class BorderLink {
 
   constructor(
     private readonly bus: Bus,
-    private readonly hosts: ReadonlyMap<string, ZoneHost>,
+    private readonly hosts: ReadonlyMap<string, ZoneRunner>,
     /** Whether this process runs the zone right now (it holds its claim). */
     private readonly running: (zone: string) => boolean,
     private readonly log: Logger,

@@ -162,45 +162,11 @@ export function seatTransition(state: SeatState, event: SeatEvent): SeatTransiti
     case 'takeOver':
       return takeOver(state, event.exit);
     case 'resync':
-      switch (state.kind) {
-        case 'inWorld':
-        case 'returning':
-          if (!connected(state)) return refuse('no connection');
-          return to({ kind: 'attaching', moved: false }, drop, attach);
-        case 'arriving':
-          if (!state.connected) return refuse('no connection');
-          return to({ kind: 'attaching', moved: true }, drop, attach);
-        default:
-          return refuse(`nothing to resend while ${state.kind}`);
-      }
+      return resync(state);
     case 'handedOff':
-      switch (state.kind) {
-        case 'inWorld':
-          return to({ kind: 'arriving', connected: true });
-        case 'lingering':
-          return to({ kind: 'arriving', connected: false }, detach);
-        case 'attaching':
-          return to({ kind: 'attaching', moved: true });
-        case 'leaving':
-          // Its leave was queued in the zone it walked out of: queued again where it went.
-          return to(state, queueLeave(state.reason));
-        default:
-          return refuse(`no entity walking while ${state.kind}`);
-      }
+      return handedOff(state);
     case 'handedOut':
-      switch (state.kind) {
-        case 'inWorld':
-        case 'attaching':
-          return to({ kind: 'handingOff', connected: true, superseded: false }, drop);
-        case 'lingering':
-          return to({ kind: 'handingOff', connected: false, superseded: false }, drop);
-        case 'leaving':
-          // Taken there, its connection is no longer this character's: the next host lets it
-          // linger and go. Given back, it leaves here.
-          return to({ kind: 'handingOff', connected: false, superseded: state.reason === 'takenOver' }, drop);
-        default:
-          return refuse(`no entity walking while ${state.kind}`);
-      }
+      return handedOut(state);
     case 'taken':
       if (state.kind !== 'handingOff') return refuse('no hand-off out');
       return state.connected
@@ -217,18 +183,68 @@ export function seatTransition(state: SeatState, event: SeatEvent): SeatTransiti
       if (state.kind !== 'lingering') return refuse('not lingering');
       return to({ kind: 'leaving', reason: 'disconnected' }, queueLeave('disconnected'));
     case 'left':
-      switch (state.kind) {
-        case 'loading':
-        case 'joining':
-        case 'cancelled':
-          return refuse('no entity yet');
-        case 'handingOff':
-          return refuse('its entity is out to another host');
-        default:
-          return to(GONE, drop, tellExited('left'));
-      }
+      return left(state);
     case 'lost':
       return to(GONE, drop);
+  }
+}
+
+function resync(state: SeatState): SeatTransition {
+  switch (state.kind) {
+    case 'inWorld':
+    case 'returning':
+      if (!connected(state)) return refuse('no connection');
+      return to({ kind: 'attaching', moved: false }, drop, attach);
+    case 'arriving':
+      if (!state.connected) return refuse('no connection');
+      return to({ kind: 'attaching', moved: true }, drop, attach);
+    default:
+      return refuse(`nothing to resend while ${state.kind}`);
+  }
+}
+
+function handedOff(state: SeatState): SeatTransition {
+  switch (state.kind) {
+    case 'inWorld':
+      return to({ kind: 'arriving', connected: true });
+    case 'lingering':
+      return to({ kind: 'arriving', connected: false }, detach);
+    case 'attaching':
+      return to({ kind: 'attaching', moved: true });
+    case 'leaving':
+      // Its leave was queued in the zone it walked out of: queued again where it went.
+      return to(state, queueLeave(state.reason));
+    default:
+      return refuse(`no entity walking while ${state.kind}`);
+  }
+}
+
+function handedOut(state: SeatState): SeatTransition {
+  switch (state.kind) {
+    case 'inWorld':
+    case 'attaching':
+      return to({ kind: 'handingOff', connected: true, superseded: false }, drop);
+    case 'lingering':
+      return to({ kind: 'handingOff', connected: false, superseded: false }, drop);
+    case 'leaving':
+      // Taken there, its connection is no longer this character's: the next host lets it
+      // linger and go. Given back, it leaves here.
+      return to({ kind: 'handingOff', connected: false, superseded: state.reason === 'takenOver' }, drop);
+    default:
+      return refuse(`no entity walking while ${state.kind}`);
+  }
+}
+
+function left(state: SeatState): SeatTransition {
+  switch (state.kind) {
+    case 'loading':
+    case 'joining':
+    case 'cancelled':
+      return refuse('no entity yet');
+    case 'handingOff':
+      return refuse('its entity is out to another host');
+    default:
+      return to(GONE, drop, tellExited('left'));
   }
 }
 

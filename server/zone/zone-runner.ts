@@ -11,21 +11,21 @@ import { countWorldEvents } from '../metrics/world-events.js';
 import { Outbox, type OutboxSink } from '../outbox/outbox.js';
 import { step, type Rng, type World, type WorldEvent, type WorldInput } from '../world/index.js';
 
-export interface ZoneHostHooks {
+export interface ZoneRunnerHooks {
   /** A player entity now exists for this session (bind it, or send it away if gone). `sessionId` is the world's. */
-  joined(host: ZoneHost, sessionId: number, playerId: number): void;
+  joined(zone: ZoneRunner, sessionId: number, playerId: number): void;
   /** A player's state to store (logout, disconnect). */
-  save(host: ZoneHost, event: Extract<WorldEvent, { type: 'save' }>): void;
+  save(zone: ZoneRunner, event: Extract<WorldEvent, { type: 'save' }>): void;
   /** The player entity is gone. */
-  leftWorld(host: ZoneHost, event: Extract<WorldEvent, { type: 'leftWorld' }>): void;
+  leftWorld(zone: ZoneRunner, event: Extract<WorldEvent, { type: 'leftWorld' }>): void;
   /** The player walked into the zone beside: it is that zone's to carry on (a ghost here). */
-  handedOff(host: ZoneHost, event: Extract<WorldEvent, { type: 'handedOff' }>): void;
+  handedOff(zone: ZoneRunner, event: Extract<WorldEvent, { type: 'handedOff' }>): void;
 }
 
 /** Every how many MoveInputs one's delay is observed. */
 const DELAY_SAMPLE = 16;
 
-export class ZoneHost {
+export class ZoneRunner {
   private inputs: WorldInput[] = [];
   private moves = 0;
   /** Player entity id -> where its bytes go. */
@@ -37,7 +37,7 @@ export class ZoneHost {
   constructor(
     readonly world: World,
     private readonly rng: Rng,
-    private readonly hooks: ZoneHostHooks,
+    private readonly hooks: ZoneRunnerHooks,
   ) {
     this.outbox = new Outbox();
   }

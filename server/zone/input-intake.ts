@@ -1,0 +1,117 @@
+/**
+ * What the gateways send a zone on `wyvern.zone.<zone>.in` (ZoneInputs records): a client's
+ * zone packet becomes one world input queued for its player's zone, a JOIN enters a character
+ * (through the seat book), a DETACH and a RESYNC drive the session's seat, and BEHIND is the
+ * gateway's soft-limit verdict on the session's send buffer. A record for a session handed to
+ * another host goes on after it (forwards.ts).
+ */
+import { Reader } from '../../shared/codec/reader.js';
+import { byOpcode, type AnyClientPacket } from '../../shared/protocol/registry.js';
+import type { BusMessage } from '../cluster/bus.js';
+import type { InnerRecord, RecordOut, StreamHandlers } from '../cluster/inner/define.js';
+import { Behind, Detach, LeftReason, Packet, Resync, ZoneInputs } from '../cluster/wire.js';
+import type { Logger } from '../log.js';
+import type { Forwards } from './forwards.js';
+import { zoneInput } from './routes.js';
+import { takesInputs } from './seat.js';
+import type { Seat, SeatBook } from './seat-book.js';
+import type { HostedZones } from './hosted-zones.js';
+import type { ZoneRunner } from './zone-runner.js';
+
+/** A zone-input PACKET must name a client packet whose target is 'zone'. */
+type ZonePacket = Extract<AnyClientPacket, { target: 'zone' }>;
+
+export interface InputIntakeOptions {
+  readonly log: Logger;
+  readonly clock: () => number;
+}
+
+export class InputIntake {
+  /** Each zone's zone-input handlers, made once. */
+  private readonly inputHandlers = new WeakMap<ZoneRunner, StreamHandlers<typeof ZoneInputs>>();
+  private readonly reader = new Reader();
+  private readonly clock: () => number;
+
+  constructor(
+    private readonly opts: InputIntakeOptions,
+    private readonly hosted: HostedZones,
+    private readonly seats: SeatBook,
+    private readonly forwards: Forwards,
+  ) {
+    this.clock = opts.clock;
+  }
+
+  /** A message of zone inputs for the zone `host` runs. */
+  onZoneInputs(host: ZoneRunner, message: BusMessage): void {
+    let handlers = this.inputHandlers.get(host);
+    if (!handlers) this.inputHandlers.set(host, (handlers = this.zoneInputHandlers(host)));
+    ZoneInputs.read(message.data, handlers);
+  }
+
+  /** What each zone input does, for the zone `host` runs. */
+  private zoneInputHandlers(host: ZoneRunner): StreamHandlers<typeof ZoneInputs> {
+    return {
+      Packet: (record, { gateway }) => {
+        const seat = this.inputSeat(gateway, Packet, record);
+        // A player handed to another zone of this host: its inputs follow it there. A player
+        // out to another host has no entity here to apply them to.
+        if (!seat || seat.playerId === undefined || !takesInputs(seat.state)) return;
+        const def = byOpcode(record.opcode);
+        if (!def || def.dir !== 'c2s' || def.target !== 'zone') return;
+        let payload: unknown;
+        try {
+          // Decoded once already by the gateway's dispatch core: only a broken gateway fails here.
+          const r = this.reader.reset(record.payload);
+          payload = def.payload.read(r);
+          if (r.remaining !== 0) throw new Error(`${def.name}: ${r.remaining} byte(s) after the payload`);
+        } catch (err) {
+          this.opts.log.warn({ err, gateway, opcode: record.opcode }, 'zone input refused');
+          return;
+        }
+        // A zone stopped for its claim takes no game inputs: they would pile up to no end.
+        if (this.hosted.isFenced(seat.host.name)) return;
+        seat.host.queue(zoneInput(def as ZonePacket, seat.playerId, payload, record.receivedAt));
+      },
+      Join: ({ session, account, character }, { gateway }) => {
+        const { link, seats } = this.seats.linkOf(gateway);
+        void this.seats.join(host, link, session, account, character).catch((err: unknown) => {
+          this.opts.log.error({ err, gateway, session }, 'enter world failed');
+          const failed = seats.get(session);
+          if (failed) this.seats.drive(failed, { type: 'loadFailed' });
+          else link.exited(session, LeftReason.NotEntered);
+        });
+      },
+      Detach: (record, { gateway }) => {
+        const seat = this.inputSeat(gateway, Detach, record);
+        if (seat) this.seats.drive(seat, { type: 'closed', now: this.clock() });
+      },
+      Behind: (record, { gateway }) => {
+        const seat = this.inputSeat(gateway, Behind, record);
+        if (seat?.output) seat.output.behindNow = record.behind;
+      },
+      Resync: (record, { gateway }) => {
+        const seat = this.inputSeat(gateway, Resync, record);
+        if (seat && this.seats.drive(seat, { type: 'resync' })) {
+          this.opts.log.warn(
+            { gateway: seat.link.gateway, session: seat.session },
+            'a tick message was lost: sending the session its state anew',
+          );
+        }
+      },
+    };
+  }
+
+  /**
+   * The seat a zone input is for, if the session has one here; undefined too when the
+   * session was handed to another host and the input went on to it (see forwards.ts).
+   */
+  private inputSeat<R extends InnerRecord>(
+    gateway: string,
+    def: R,
+    record: RecordOut<R> & { session: number },
+  ): Seat | undefined {
+    const seat = this.seats.linkOf(gateway).seats.get(record.session);
+    if (!seat && this.forwards.size > 0) this.forwards.forward(gateway, def, record);
+    return seat;
+  }
+}
