@@ -105,6 +105,7 @@ async function run(mode: 'direct' | 'split'): Promise<{
     },
     Left() {},
     Moved() {},
+    Refused() {},
   };
   bus.subscribe(Subjects.gatewayTick('local'), (m) => {
     bytes += m.data.length;

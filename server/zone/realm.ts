@@ -22,9 +22,8 @@
  * Seats: each session's character here has one SeatState, changed only by seatTransition
  * (seat.ts) through drive, which carries out the effects it returns.
  */
-import { Reader } from '../../shared/codec/reader.js';
+import { DecodeError } from '../../shared/codec/errors.js';
 import { Writer } from '../../shared/codec/writer.js';
-import { byOpcode, type AnyClientPacket } from '../../shared/protocol/registry.js';
 import { BusError, BusErrorCode, type Bus, type BusMessage, type BusSubscription } from '../cluster/bus.js';
 import { Subjects, zoneId } from '../cluster/subjects.js';
 import { decodeHandoff, encodeHandoff } from '../cluster/border-wire.js';
@@ -52,11 +51,12 @@ import {
   type SavedCharacter,
   type WorldData,
   type WorldEvent,
+  type WorldInput,
   type WorldRules,
 } from '../world/index.js';
 import { BorderLink } from './border-link.js';
 import { GatewayLink, type SessionOutput } from './gateway-link.js';
-import { zoneInput } from './routes.js';
+import { zoneInput, zonePacketByOpcode } from './routes.js';
 import { seatTransition, takesInputs, type SeatEffect, type SeatEvent, type SeatState } from './seat.js';
 import { ZoneHost, type ZoneHostHooks } from './zone-host.js';
 
@@ -145,8 +145,6 @@ const HANDOFF_TRIES = 3;
  * the hosts' clocks being that far apart.
  */
 const HANDOFF_FRESH_MS = 750;
-/** A zone-input PACKET must name a client packet whose target is 'zone'. */
-type ZonePacket = Extract<AnyClientPacket, { target: 'zone' }>;
 
 export class Realm {
   readonly zones = new Map<string, ZoneHost>();
@@ -169,7 +167,6 @@ export class Realm {
   private readonly inputHandlers = new WeakMap<ZoneHost, StreamHandlers<typeof ZoneInputs>>();
   /** Border strips to and from the neighbours of this host's zones. */
   private readonly border: BorderLink;
-  private readonly reader = new Reader();
   private nextWorldSession = 1;
   private timer: NodeJS.Timeout | undefined;
   private autosaveTimer: NodeJS.Timeout | undefined;
@@ -458,28 +455,35 @@ export class Realm {
   private zoneInputHandlers(host: ZoneHost): StreamHandlers<typeof ZoneInputs> {
     return {
       Packet: (record, { gateway }) => {
+        const { link } = this.linkOf(gateway);
+        // Answered REFUSED already: nothing after the bad packet counts (its connection goes).
+        if (link.refusedAny && link.refused(record.session)) return;
         const seat = this.inputSeat(gateway, Packet, record);
         // A player handed to another zone of this host: its inputs follow it there. A player
         // out to another host has no entity here to apply them to.
         if (!seat || seat.playerId === undefined || !takesInputs(seat.state)) return;
-        const def = byOpcode(record.opcode);
-        if (!def || def.dir !== 'c2s' || def.target !== 'zone') return;
-        let payload: unknown;
+        const def = zonePacketByOpcode(record.opcode);
+        if (!def) {
+          // Gateways route by the declared target: only a broken one sends this.
+          this.opts.log.warn({ gateway, opcode: record.opcode }, 'zone input refused: not a zone packet');
+          return;
+        }
+        let input: WorldInput;
         try {
-          // Decoded once already by the gateway's dispatch core: only a broken gateway fails here.
-          const r = this.reader.reset(record.payload);
-          payload = def.payload.read(r);
-          if (r.remaining !== 0) throw new Error(`${def.name}: ${r.remaining} byte(s) after the payload`);
+          // The payload's one decode: the gateway passed it on unread.
+          input = zoneInput(def, seat.playerId, record.payload, record.receivedAt);
         } catch (err) {
-          this.opts.log.warn({ err, gateway, opcode: record.opcode }, 'zone input refused');
+          if (!(err instanceof DecodeError)) throw err;
+          link.refuse(record.session, record.opcode, err);
           return;
         }
         // A zone stopped for its claim takes no game inputs: they would pile up to no end.
         if (this.fenced.has(seat.host.name)) return;
-        seat.host.queue(zoneInput(def as ZonePacket, seat.playerId, payload, record.receivedAt));
+        seat.host.queue(input);
       },
       Join: ({ session, account, character }, { gateway }) => {
         const { link, seats } = this.linkOf(gateway);
+        link.forgive(session);
         void this.join(host, link, session, account, character).catch((err: unknown) => {
           this.opts.log.error({ err, gateway, session }, 'enter world failed');
           const failed = seats.get(session);
@@ -488,6 +492,7 @@ export class Realm {
         });
       },
       Detach: (record, { gateway }) => {
+        this.linkOf(gateway).link.forgive(record.session);
         const seat = this.inputSeat(gateway, Detach, record);
         if (seat) this.drive(seat, { type: 'closed', now: this.clock() });
       },
@@ -533,6 +538,7 @@ export class Realm {
     if (!entry) return;
     const seats = [...entry.seats.values()];
     entry.seats.clear();
+    entry.link.forgive();
     const now = this.clock();
     for (const seat of seats) this.drive(seat, { type: 'closed', now });
     if (how === 'stopped') {

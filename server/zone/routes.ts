@@ -1,16 +1,17 @@
 /**
  * The zone's routing table, derived from the packet definitions' declared dispatch targets: a
  * client packet defined with target 'zone' becomes one world input queued for its player's
- * zone (on the zone host, from the gateway's PACKET record). (One with target 'world' goes to
+ * zone (on the zone host, decoded from the gateway's PACKET record). (One with target 'world' goes to
  * a gateway handler: server/gateway/world-routes.ts.) The table is typed from the
  * definitions: a zone packet without an entry here, or an entry for a packet that is not
  * one, is a compile error (tests/protocol/types.test.ts checks the set).
  */
 import type { PayloadOf } from '../../shared/protocol/index.js';
-import type {
-  AnyClientPacket,
-  ClientPacketByName,
-  ClientPacketNameFor,
+import {
+  byOpcode,
+  type AnyClientPacket,
+  type ClientPacketByName,
+  type ClientPacketNameFor,
 } from '../../shared/protocol/registry.js';
 import type { WorldInput } from '../world/index.js';
 
@@ -36,16 +37,23 @@ export const zoneInputs: ZoneRoutes = {
 
 type ZonePacket = Extract<AnyClientPacket, { target: 'zone' }>;
 
+/** The client packet with this opcode if its target is 'zone' (a PACKET record names it so). */
+export function zonePacketByOpcode(opcode: number): ZonePacket | undefined {
+  const def = byOpcode(opcode);
+  return def?.dir === 'c2s' && def.target === 'zone' ? (def as ZonePacket) : undefined;
+}
+
 /**
- * The world input for a zone packet. Its payload is the one decoded for `def` (the dispatch
- * core decodes by the same definition), which is the one correlation the types cannot follow.
+ * The world input for a zone packet, decoded from its payload as the client's frame carried it
+ * (the gateway passes it on unread: this is its one decode). Bytes that are not such a payload
+ * throw the DecodeError the dispatch core would have answered them with.
  */
 export function zoneInput(
   def: ZonePacket,
   entityId: number,
-  payload: unknown,
+  payload: Uint8Array,
   receivedAt: number,
 ): WorldInput {
   const route = zoneInputs[def.name] as (id: number, p: unknown, at: number) => WorldInput;
-  return route(entityId, payload, receivedAt);
+  return route(entityId, def.decode(payload), receivedAt);
 }

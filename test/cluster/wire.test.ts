@@ -150,6 +150,7 @@ describe('gateway batch', () => {
       Bytes() {},
       Left() {},
       Moved() {},
+      Refused() {},
     });
     expect(heads).toEqual([['zh-1', 70_000]]);
     expect(seen).toEqual([
@@ -198,7 +199,7 @@ describe('gateway batch', () => {
 
   it('wants a handler for every record kind of a message', () => {
     expectTypeOf<keyof StreamHandlers<typeof GatewayBatch>>().toEqualTypeOf<
-      'Joined' | 'Bytes' | 'Left' | 'Moved' | 'begin'
+      'Joined' | 'Bytes' | 'Left' | 'Moved' | 'Refused' | 'begin'
     >();
     expectTypeOf<keyof StreamHandlers<typeof ZoneInputs>>().toEqualTypeOf<
       'Packet' | 'Join' | 'Detach' | 'Behind' | 'Resync' | 'begin'
