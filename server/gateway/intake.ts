@@ -8,7 +8,7 @@
  * dispatch core answers bad input: a fatal Error of its code, reason and opcode.
  */
 import type { BusMessage } from '../cluster/bus.js';
-import type { StreamHandlers } from '../cluster/inner/define.js';
+import type { StreamVisitors } from '../cluster/inner/define.js';
 import { zoneId } from '../cluster/subjects.js';
 import { GatewayBatch, nextSeq } from '../cluster/wire.js';
 import type { Logger } from '../log.js';
@@ -38,14 +38,14 @@ export class TickIntake {
 
   onBatch(message: BusMessage): void {
     const started = performance.now();
-    GatewayBatch.read(message.data, this.records);
+    GatewayBatch.visit(message.data, this.records);
     this.deps.flush();
     this.deps.backpressure.reportBehind();
     gatewayBatchSeconds.observe((performance.now() - started) / 1000);
   }
 
-  /** What each record of a batch does. */
-  private readonly records: StreamHandlers<typeof GatewayBatch> = {
+  /** What each record of a batch does (each record valid only during its call: see GatewayBatch.visit). */
+  private readonly records: StreamVisitors<typeof GatewayBatch> = {
     begin: ({ host, seq }) => {
       this.batchHost = host;
       if (seq === 0) return;
@@ -71,7 +71,7 @@ export class TickIntake {
       if (!p || !takesBytes(p.state)) return;
       const conn = p.session.conn;
       if (conn.closed) return;
-      conn.out.raw(frames);
+      conn.out.rawRange(frames.buf, frames.start, frames.end);
       conn.commit();
       this.deps.backpressure.wrote(p);
     },
