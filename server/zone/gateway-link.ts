@@ -6,7 +6,8 @@
  * The outbox writes each session's frames into that session's SessionOutput, exactly as it
  * would into a Connection's buffer; at the end of the tick `publish` copies every session's
  * bytes into one batch, behind the JOINED records and before the LEFT ones, and sends it on
- * `wyvern.gw.<gateway>.tick`. The gateway appends each session's bytes to its connection and
+ * `wyvern.gw.<gateway>.tick` as it was written: the batch's buffer itself is lent to the bus
+ * (MessageWriter), and written again only once the bus has given it back. The gateway appends each session's bytes to its connection and
  * flushes once. Sockets are the gateway's: the soft-limit verdict ("behind") arrives from it
  * in BEHIND records and is what `behind()` answers; the hard limit is applied there when the
  * bytes are appended.
@@ -15,6 +16,7 @@ import type { DecodeError } from '../../shared/codec/errors.js';
 import { HEADER_SIZE } from '../../shared/codec/frame.js';
 import { Writer } from '../../shared/codec/writer.js';
 import { DEFAULT_MAX_PAYLOAD, type Bus } from '../cluster/bus.js';
+import { MessageWriter } from '../cluster/message-writer.js';
 import { Subjects } from '../cluster/subjects.js';
 import {
   Bytes,
@@ -89,7 +91,8 @@ const RECORD_HEAD = 11;
 export class GatewayLink {
   private readonly tickSubject;
   private readonly directSubject;
-  private readonly batch = new Writer(16 * 1024);
+  /** The open message; each is lent to the bus as written, never copied (MessageWriter). */
+  private readonly batch = new MessageWriter(16 * 1024);
   private readonly outputs: SessionOutput[] = [];
   private readonly joined: number[] = [];
   private readonly left: [session: number, reason: LeftReason][] = [];
@@ -179,7 +182,7 @@ export class GatewayLink {
     }
     outputs.length = joined.length = left.length = 0;
     // Never empty: a message is opened only for a record that follows at once.
-    this.bus.publish(this.tickSubject, w.finish());
+    w.publish(this.bus, this.tickSubject);
   }
 
   /**
@@ -195,7 +198,8 @@ export class GatewayLink {
     const w = new Writer(64 + this.host.length + reason.length * 3);
     GatewayBatch.begin(w, { host: this.host, seq: 0 });
     Refused.write(w, { session, opcode, code: err.code, reason });
-    this.bus.publish(this.directSubject, w.finish());
+    // The writer is this message's alone: its bytes go as they are.
+    this.bus.publish(this.directSubject, w.peek());
   }
 
   /** Whether the session's input was refused (see refuse). */
@@ -219,7 +223,8 @@ export class GatewayLink {
     const w = new Writer(frames.length + RECORD_HEAD + this.host.length + 8);
     GatewayBatch.begin(w, { host: this.host, seq: 0 });
     Bytes.write(w, { session, frames });
-    this.bus.publish(this.directSubject, w.finish());
+    // The writer is this message's alone: its bytes go as they are.
+    this.bus.publish(this.directSubject, w.peek());
   }
 
   /** A session's bytes [0, end) of `buf`: one record, or several cut between frames where the message fills. */
@@ -274,7 +279,7 @@ export class GatewayLink {
   private send(): void {
     const w = this.batch;
     if (w.pos === this.head) return;
-    this.bus.publish(this.tickSubject, w.finish());
+    w.publish(this.bus, this.tickSubject);
     this.start();
   }
 }
