@@ -21,7 +21,7 @@ import { Writer } from '../shared/codec/writer.js';
 import { Reader } from '../shared/codec/reader.js';
 import { MoveInput } from '../shared/protocol/index.js';
 import { InProcessBus, Subjects } from '../server/cluster/index.js';
-import type { StreamHandlers } from '../server/cluster/inner/define.js';
+import type { StreamVisitors } from '../server/cluster/inner/define.js';
 import { GatewayBatch, Packet, ZoneInputs } from '../server/cluster/wire.js';
 import { Outbox, type OutboxSink } from '../server/outbox/outbox.js';
 import { FlushScheduler } from '../server/transport/flush.js';
@@ -96,11 +96,11 @@ async function run(mode: 'direct' | 'split'): Promise<{
   }
   let bytes = 0;
   // As the gateway does it (server/gateway/intake.ts): each session's bytes into its connection.
-  const gatewaySide: StreamHandlers<typeof GatewayBatch> = {
+  const gatewaySide: StreamVisitors<typeof GatewayBatch> = {
     Joined() {},
     Bytes({ session, frames }) {
       const conn = bySession.get(session)!;
-      conn.out.raw(frames);
+      conn.out.rawRange(frames.buf, frames.start, frames.end);
       conn.commit();
     },
     Left() {},
@@ -109,7 +109,7 @@ async function run(mode: 'direct' | 'split'): Promise<{
   };
   bus.subscribe(Subjects.gatewayTick('local'), (m) => {
     bytes += m.data.length;
-    GatewayBatch.read(m.data, gatewaySide);
+    GatewayBatch.visit(m.data, gatewaySide);
   });
   const inbox = new Writer(64 * 1024);
   const reader = new Reader();
