@@ -7,10 +7,11 @@
  * would into a Connection's buffer; at the end of the tick `publish` copies every session's
  * bytes into one batch, behind the JOINED records and before the LEFT ones, and sends it on
  * `wyvern.gw.<gateway>.tick` as it was written: the batch's buffer itself is lent to the bus
- * (MessageWriter), and written again only once the bus has given it back. The gateway appends each session's bytes to its connection and
- * flushes once. Sockets are the gateway's: the soft-limit verdict ("behind") arrives from it
- * in BEHIND records and is what `behind()` answers; the hard limit is applied there when the
- * bytes are appended.
+ * (MessageWriter), and written again only once the bus has given it back. The gateway appends
+ * each session's bytes to its connection and flushes once. Sockets are the gateway's: the
+ * soft-limit verdict ("behind") arrives from it in BEHIND records and is what `behind()`
+ * answers; the hard limit is applied there when the bytes are appended. A zone packet whose
+ * payload does not decode here is answered REFUSED, outside the tick (`refuse`).
  */
 import type { DecodeError } from '../../shared/codec/errors.js';
 import { HEADER_SIZE } from '../../shared/codec/frame.js';
