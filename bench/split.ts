@@ -18,7 +18,6 @@
 import { CLIENT_HEARTBEAT_MS } from '../shared/game/motion.js';
 import { slide } from '../shared/game/movement.js';
 import { Writer } from '../shared/codec/writer.js';
-import { Reader } from '../shared/codec/reader.js';
 import { MoveInput } from '../shared/protocol/index.js';
 import { InProcessBus, Subjects } from '../server/cluster/index.js';
 import type { StreamVisitors } from '../server/cluster/inner/define.js';
@@ -36,7 +35,7 @@ import {
   type WorldInput,
 } from '../server/world/index.js';
 import { GatewayLink } from '../server/zone/gateway-link.js';
-import { zoneInputs } from '../server/zone/routes.js';
+import { zoneInput, zoneInputs } from '../server/zone/routes.js';
 
 const TICK_MS = 50;
 const HEARTBEAT_TICKS = Math.round(CLIENT_HEARTBEAT_MS / TICK_MS);
@@ -112,7 +111,6 @@ async function run(mode: 'direct' | 'split'): Promise<{
     GatewayBatch.visit(m.data, gatewaySide);
   });
   const inbox = new Writer(64 * 1024);
-  const reader = new Reader();
   const times: number[] = [];
   /** Per tick, the time spent in what the split adds: input records, the batch, the gateway's copy. */
   const own: number[] = [];
@@ -144,7 +142,7 @@ async function run(mode: 'direct' | 'split'): Promise<{
         clientTime: now,
         epoch: 0,
       };
-      if (mode === 'direct') inputs.push(zoneInputs.MoveInput(wk.p.id, m, now));
+      if (mode === 'direct') inputs.push(Object.assign(zoneInputs.MoveInput(wk.p.id, now), m));
       else {
         if (inbox.pos === 0) ZoneInputs.begin(inbox, { gateway: 'local' });
         Packet.write(inbox, {
@@ -160,8 +158,7 @@ async function run(mode: 'direct' | 'split'): Promise<{
       const from = performance.now();
       ZoneInputs.read(inbox.peek(), {
         Packet(r) {
-          const m = MoveInput.payload.read(reader.reset(r.payload));
-          inputs.push(zoneInputs.MoveInput(r.session, m, r.receivedAt));
+          inputs.push(zoneInput(MoveInput, r.session, r.payload, r.receivedAt));
         },
         Join() {},
         Detach() {},

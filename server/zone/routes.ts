@@ -17,20 +17,36 @@ import type { WorldInput } from '../world/index.js';
 
 export type ZonePacketName = ClientPacketNameFor<'zone'>;
 
-/** Makes the world input of a zone packet from its player's entity id and payload. */
+/** The world input each zone packet becomes. */
+type InputType = {
+  readonly MoveInput: 'move';
+  readonly CastSpell: 'cast';
+  readonly CancelCast: 'cancelCast';
+  readonly ChatSend: 'chat';
+  readonly LogoutRequest: 'logout';
+  readonly LogoutCancel: 'logoutCancel';
+};
+type InputOf<N extends ZonePacketName> = Extract<WorldInput, { type: InputType[N] }>;
+type PayloadNamed<N extends ZonePacketName> = PayloadOf<ClientPacketByName<N>>;
+/**
+ * What a zone packet's world input holds beside its payload's fields (which the payload is
+ * decoded into); `never` where the payload's fields are not that input's.
+ */
+type InputHead<N extends ZonePacketName> =
+  PayloadNamed<N> extends Pick<InputOf<N>, keyof PayloadNamed<N> & keyof InputOf<N>>
+    ? Omit<InputOf<N>, keyof PayloadNamed<N>>
+    : never;
+
+/** Makes the world input of a zone packet, less its payload's fields, from its player's entity id. */
 export type ZoneRoutes = {
-  readonly [N in ZonePacketName]: (
-    entityId: number,
-    payload: PayloadOf<ClientPacketByName<N>>,
-    receivedAt: number,
-  ) => WorldInput;
+  readonly [N in ZonePacketName]: (entityId: number, receivedAt: number) => InputHead<N>;
 };
 
 export const zoneInputs: ZoneRoutes = {
-  MoveInput: (entityId, m, receivedAt) => ({ type: 'move', entityId, ...m, receivedAt }),
-  CastSpell: (entityId, c) => ({ type: 'cast', entityId, spellId: c.spellId, targetId: c.targetId }),
+  MoveInput: (entityId, receivedAt) => ({ type: 'move', entityId, receivedAt }),
+  CastSpell: (entityId) => ({ type: 'cast', entityId }),
   CancelCast: (entityId) => ({ type: 'cancelCast', entityId }),
-  ChatSend: (entityId, c) => ({ type: 'chat', entityId, channel: c.channel, text: c.text }),
+  ChatSend: (entityId) => ({ type: 'chat', entityId }),
   LogoutRequest: (entityId) => ({ type: 'logout', entityId }),
   LogoutCancel: (entityId) => ({ type: 'logoutCancel', entityId }),
 };
@@ -44,9 +60,9 @@ export function zonePacketByOpcode(opcode: number): ZonePacket | undefined {
 }
 
 /**
- * The world input for a zone packet, decoded from its payload as the client's frame carried it
- * (the gateway passes it on unread: this is its one decode). Bytes that are not such a payload
- * throw the DecodeError the dispatch core would have answered them with.
+ * The world input for a zone packet, its payload (as the client's frame carried it: the gateway
+ * passes it on unread) decoded once, straight into it. Bytes that are not such a payload throw
+ * the DecodeError the dispatch core would have answered them with.
  */
 export function zoneInput(
   def: ZonePacket,
@@ -54,6 +70,6 @@ export function zoneInput(
   payload: Uint8Array,
   receivedAt: number,
 ): WorldInput {
-  const route = zoneInputs[def.name] as (id: number, p: unknown, at: number) => WorldInput;
-  return route(entityId, def.decode(payload), receivedAt);
+  const head = (zoneInputs[def.name] as (id: number, at: number) => object)(entityId, receivedAt);
+  return def.decodeInto(payload, head) as WorldInput;
 }

@@ -261,12 +261,15 @@ describe('dispatch core (in memory)', () => {
     // Cut short, with a CRC that matches: only decoding it would find it wrong.
     const cut = frame(MoveInput.opcode, whole.subarray(6, whole.length - 3));
     const reads = vi.spyOn(MoveInput.payload, 'read');
+    const readsInto = vi.spyOn(MoveInput.payload, 'readInto');
     try {
       c.peer.send(whole);
       c.peer.send(cut);
       expect(reads).not.toHaveBeenCalled();
+      expect(readsInto).not.toHaveBeenCalled();
     } finally {
       reads.mockRestore();
+      readsInto.mockRestore();
     }
     expect(routed).toEqual([
       [c.peer.conn.id, 'MoveInput', whole.subarray(6)],

@@ -148,15 +148,18 @@ describe('the gateway', () => {
     const frame = MoveInput.encode(move);
     // Bytes the gateway has no business reading: a payload cut short is passed on all the same.
     const cut = frame.slice(0, frame.length - 3);
-    // Every decode of a MoveInput (decode, decodeFrame) reads through its payload's codec.
+    // Every decode of a MoveInput (decode, decodeFrame, decodeInto) reads through its payload's codec.
     const reads = vi.spyOn(MoveInput.payload, 'read');
+    const readsInto = vi.spyOn(MoveInput.payload, 'readInto');
     try {
       gateway.zone(session, MoveInput, frameOf(frame));
       gateway.zone(session, MoveInput, frameOf(cut));
       await settle();
       expect(reads).not.toHaveBeenCalled();
+      expect(readsInto).not.toHaveBeenCalled();
     } finally {
       reads.mockRestore();
+      readsInto.mockRestore();
     }
     expect(inputs).toEqual([
       expect.objectContaining({ kind: 'Packet', opcode: MoveInput.opcode, payload: frame.subarray(6) }),
