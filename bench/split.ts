@@ -18,10 +18,9 @@
 import { CLIENT_HEARTBEAT_MS } from '../shared/game/motion.js';
 import { slide } from '../shared/game/movement.js';
 import { Writer } from '../shared/codec/writer.js';
-import { Reader } from '../shared/codec/reader.js';
 import { MoveInput } from '../shared/protocol/index.js';
 import { InProcessBus, Subjects } from '../server/cluster/index.js';
-import type { StreamHandlers } from '../server/cluster/inner/define.js';
+import type { StreamVisitors } from '../server/cluster/inner/define.js';
 import { GatewayBatch, Packet, ZoneInputs } from '../server/cluster/wire.js';
 import { Outbox, type OutboxSink } from '../server/outbox/outbox.js';
 import { FlushScheduler } from '../server/transport/flush.js';
@@ -36,7 +35,7 @@ import {
   type WorldInput,
 } from '../server/world/index.js';
 import { GatewayLink } from '../server/zone/gateway-link.js';
-import { zoneInputs } from '../server/zone/routes.js';
+import { zoneInput, zoneInputs } from '../server/zone/routes.js';
 
 const TICK_MS = 50;
 const HEARTBEAT_TICKS = Math.round(CLIENT_HEARTBEAT_MS / TICK_MS);
@@ -96,22 +95,22 @@ async function run(mode: 'direct' | 'split'): Promise<{
   }
   let bytes = 0;
   // As the gateway does it (server/gateway/intake.ts): each session's bytes into its connection.
-  const gatewaySide: StreamHandlers<typeof GatewayBatch> = {
+  const gatewaySide: StreamVisitors<typeof GatewayBatch> = {
     Joined() {},
     Bytes({ session, frames }) {
       const conn = bySession.get(session)!;
-      conn.out.raw(frames);
+      conn.out.rawRange(frames.buf, frames.start, frames.end);
       conn.commit();
     },
     Left() {},
     Moved() {},
+    Refused() {},
   };
   bus.subscribe(Subjects.gatewayTick('local'), (m) => {
     bytes += m.data.length;
-    GatewayBatch.read(m.data, gatewaySide);
+    GatewayBatch.visit(m.data, gatewaySide);
   });
   const inbox = new Writer(64 * 1024);
-  const reader = new Reader();
   const times: number[] = [];
   /** Per tick, the time spent in what the split adds: input records, the batch, the gateway's copy. */
   const own: number[] = [];
@@ -143,7 +142,7 @@ async function run(mode: 'direct' | 'split'): Promise<{
         clientTime: now,
         epoch: 0,
       };
-      if (mode === 'direct') inputs.push(zoneInputs.MoveInput(wk.p.id, m, now));
+      if (mode === 'direct') inputs.push(Object.assign(zoneInputs.MoveInput(wk.p.id, now), m));
       else {
         if (inbox.pos === 0) ZoneInputs.begin(inbox, { gateway: 'local' });
         Packet.write(inbox, {
@@ -159,8 +158,7 @@ async function run(mode: 'direct' | 'split'): Promise<{
       const from = performance.now();
       ZoneInputs.read(inbox.peek(), {
         Packet(r) {
-          const m = MoveInput.payload.read(reader.reset(r.payload));
-          inputs.push(zoneInputs.MoveInput(r.session, m, r.receivedAt));
+          inputs.push(zoneInput(MoveInput, r.session, r.payload, r.receivedAt));
         },
         Join() {},
         Detach() {},

@@ -11,6 +11,9 @@
  * Ownership: publish takes the bytes. The publisher must not write into them afterwards (the
  * in-process bus hands the very array to subscribers; the NATS client keeps a reference until
  * its next flush). A handler's `data` is valid while the handler runs; copy it to keep it.
+ * Given `release`, publish only borrows them: the bus calls it once it holds them no more
+ * (every handler has run, or they are copied on their way out), and the publisher may write
+ * into them again from then on (MessageWriter does, so a message is never copied to be sent).
  */
 import { Counter, Gauge, type Registry } from 'prom-client';
 import type { Subject, SubjectPattern } from './subjects.js';
@@ -61,7 +64,8 @@ export interface BusStats {
 }
 
 export interface Bus {
-  publish(subject: Subject, data: Uint8Array): void;
+  /** `release`: the bytes are only lent (see above); a bus that never calls it keeps them. */
+  publish(subject: Subject, data: Uint8Array, release?: () => void): void;
   subscribe(
     subject: Subject | SubjectPattern,
     handler: BusHandler,

@@ -3,7 +3,8 @@
  * in NATS (`*` one token, `>` the rest), queue groups split messages, requests time out or
  * fail at once with no responders. Delivery is batched into one microtask: a publisher never
  * runs a subscriber inside its own call (no re-entry into the tick), and everything published
- * during a tick is delivered right after it, in order, without copying the bytes.
+ * during a tick is delivered right after it, in order, without copying the bytes. Lent bytes
+ * (publish's `release`) are given back once the last of their handlers has run.
  */
 import { silentLogger, type Logger } from '../log.js';
 import {
@@ -33,6 +34,13 @@ interface Sub extends BusSubscription {
 interface Delivery {
   sub: Sub;
   message: BusMessage;
+  /** The message's deliveries still to run, and who lent its bytes. */
+  lent: Lent | undefined;
+}
+
+interface Lent {
+  left: number;
+  readonly release: () => void;
 }
 
 export interface InProcessBusOptions {
@@ -59,8 +67,8 @@ export class InProcessBus implements Bus {
     this.maxPayload = options.maxPayload ?? DEFAULT_MAX_PAYLOAD;
   }
 
-  publish(subject: Subject, data: Uint8Array): void {
-    this.send(subject, data, undefined);
+  publish(subject: Subject, data: Uint8Array, release?: () => void): void {
+    this.send(subject, data, undefined, release);
   }
 
   subscribe(
@@ -168,6 +176,7 @@ export class InProcessBus implements Bus {
     subject: string,
     data: Uint8Array,
     reply: ((answer: Uint8Array) => boolean) | undefined,
+    release?: () => void,
   ): number {
     if (this.closed) throw new BusError(BusErrorCode.Closed, 'the bus is closed');
     if (data.length > this.maxPayload) {
@@ -178,11 +187,12 @@ export class InProcessBus implements Bus {
     }
     this.count(data);
     const message: BusMessage = { subject, data, respond: reply ?? (() => false) };
+    const lent: Lent | undefined = release && { left: 0, release };
     let receivers = 0;
     let groups: Map<string, Sub[]> | undefined;
     const consider = (sub: Sub) => {
       if (sub.queue === undefined) {
-        this.queue.push({ sub, message });
+        this.queue.push({ sub, message, lent });
         receivers++;
         return;
       }
@@ -201,9 +211,14 @@ export class InProcessBus implements Bus {
       for (const [name, members] of groups) {
         const turn = this.queueTurns.get(name) ?? 0;
         this.queueTurns.set(name, turn + 1);
-        this.queue.push({ sub: members[turn % members.length]!, message });
+        this.queue.push({ sub: members[turn % members.length]!, message, lent });
         receivers++;
       }
+    }
+    if (lent) {
+      // Nobody to hand them to: back at once.
+      if (receivers === 0) lent.release();
+      else lent.left = receivers;
     }
     if (receivers > 0 && !this.scheduled) {
       this.scheduled = true;
@@ -220,14 +235,17 @@ export class InProcessBus implements Bus {
   private deliver(): void {
     // Messages published by handlers join the end of this same run.
     for (let i = 0; i < this.queue.length; i++) {
-      const { sub, message } = this.queue[i]!;
-      if (!sub.active) continue;
-      this.counters.messagesIn++;
-      this.counters.bytesIn += message.data.length;
-      runHandler(sub.handler, message, (err) => {
-        this.counters.handlerErrors++;
-        this.logger.error({ err, subject: message.subject }, 'bus handler failed');
-      });
+      const { sub, message, lent } = this.queue[i]!;
+      if (sub.active) {
+        this.counters.messagesIn++;
+        this.counters.bytesIn += message.data.length;
+        runHandler(sub.handler, message, (err) => {
+          this.counters.handlerErrors++;
+          this.logger.error({ err, subject: message.subject }, 'bus handler failed');
+        });
+      }
+      // A handler's data is valid while it runs: after the last one, the bytes are their lender's.
+      if (lent && --lent.left === 0) lent.release();
     }
     this.queue = [];
     this.scheduled = false;

@@ -77,12 +77,16 @@ export class NatsBus implements Bus {
     return bus;
   }
 
-  publish(subject: Subject, data: Uint8Array): void {
+  publish(subject: Subject, data: Uint8Array, release?: () => void): void {
     this.checkSize(subject, data);
     try {
-      this.connection.publish(subject, data);
+      // The client queues the very array until it writes its socket, for as long as a
+      // reconnect takes: lent bytes go as a copy of their own (the one copy a cluster needs).
+      this.connection.publish(subject, release ? data.slice() : data);
     } catch (err) {
       throw translate(err, subject);
+    } finally {
+      release?.();
     }
     this.counters.messagesOut++;
     this.counters.bytesOut += data.length;

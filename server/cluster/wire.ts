@@ -11,8 +11,14 @@
  * Gateway batch (`wyvern.gw.<gateway>.tick`, and `.direct` for one delivery outside a tick): a
  * tick's batch holds its JOINED records first, then every session's bytes, then LEFT records:
  * a joining client is in the world before its EnterWorld is appended, and a leaving one still
- * gets its last frames (LogoutComplete).
+ * gets its last frames (LogoutComplete). A REFUSED record goes direct, as soon as the zone
+ * input it answers is read.
+ *
+ * A zone packet's payload is read once, on the zone host: the gateway routes it by its frame's
+ * header and copies the payload into a PACKET record unread, and a payload that does not decode
+ * comes back as REFUSED, which the gateway answers as the dispatch core answers any bad input.
  */
+import type { DecodeErrorCode } from '../../shared/codec/errors.js';
 import { bool, f64, string, u16, varint } from '../../shared/codec/fields.js';
 import { WhoList } from '../../shared/protocol/index.js';
 import { BorderStrip, HandoffState } from './border-wire.js';
@@ -30,7 +36,7 @@ export const Packet = defineRecord({
   kind: 1,
   name: 'Packet',
   dir: 'g2z',
-  doc: "A packet whose target is `zone` (movement, casting, zone chat): its payload as the client's frame carried it, without the frame header.",
+  doc: "A packet whose target is `zone` (movement, casting, zone chat): its payload as the client's frame carried it, without the frame header, not decoded by the gateway (the zone host decodes it, and answers bytes that do not decode with REFUSED).",
   fields: {
     /** Server ms when the gateway read it. */
     receivedAt: f64,
@@ -153,13 +159,39 @@ export const Moved = defineRecord({
   fields: { zone: name },
 });
 
+/** Every DecodeErrorCode, numbered for the wire once and for all (a number is never reused). */
+const decodeError = code({
+  ERR_SHORT: 1,
+  ERR_OVERLONG: 2,
+  ERR_STRING_TOO_LONG: 3,
+  ERR_BYTES_TOO_LONG: 4,
+  ERR_LIST_TOO_LONG: 5,
+  ERR_BAD_ENUM: 6,
+  ERR_BAD_UTF8: 7,
+  ERR_BAD_BOOL: 8,
+  ERR_BAD_VARINT: 9,
+  ERR_BAD_NUMBER: 10,
+  ERR_FRAME_SIZE: 11,
+  ERR_BAD_CRC: 12,
+  ERR_UNKNOWN_OPCODE: 13,
+  ERR_PARTIAL_FRAME: 14,
+} as const satisfies Record<DecodeErrorCode, number>);
+
+export const Refused = defineRecord({
+  kind: 5,
+  name: 'Refused',
+  dir: 'z2g',
+  doc: "A zone packet of the session's did not decode on the zone host: the gateway answers it as the dispatch core answers bad input (a fatal Error with this code, reason and opcode) and closes the connection. The host applies none of the session's packets after it.",
+  fields: { opcode: u16, code: decodeError, reason: string(1024) },
+});
+
 export const GatewayBatch = defineStream({
   name: 'GatewayBatch',
   routes: ['gatewayTick', 'gatewayDirect'],
   subjects: ['on `wyvern.gw.<gateway>.tick`', 'on `wyvern.gw.<gateway>.direct`'],
   doc: "A zone host's records for one gateway, one message per tick (`.tick`, `seq` 1, 2, ... per host and gateway, 1 again after 2^32-1 or a restart) or for one delivery outside a tick (`.direct`, `seq` 0: not in sequence).",
   head: { host: id, seq: varint },
-  records: [Joined, Bytes, Left, Moved],
+  records: [Joined, Bytes, Left, Moved, Refused],
 });
 
 /** The next tick message's seq after `seq` (1 after 2^32-1). */

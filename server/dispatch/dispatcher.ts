@@ -7,6 +7,10 @@
  *         -> state check -> token bucket of the packet's rate class -> decode
  *         -> route by target: 'session' handler now, 'zone' / 'world' to the GameRouter
  *
+ * A 'zone' packet is routed by its header alone: its payload goes to the GameRouter unread,
+ * and the zone host decodes it once (a payload that does not decode comes back from there,
+ * and is answered as below).
+ *
  * Anything wrong on the way is answered with a fatal Error packet (code, reason, opcode),
  * flushed, then the connection is closed; other connections never notice. Judging the
  * header first means a connection never holds more than one frame of a packet it may send
@@ -22,7 +26,7 @@
  * (clients ping). Each is a fatal Error with its own code.
  */
 import { DecodeError, DecodeErrorCode } from '../../shared/codec/errors.js';
-import { FrameDecoder, HEADER_SIZE, type Frame } from '../../shared/codec/frame.js';
+import { Frame, FrameDecoder, HEADER_SIZE } from '../../shared/codec/frame.js';
 import type { ClientPacket } from '../../shared/protocol/define.js';
 import type { ErrorCode } from '../../shared/protocol/errors.js';
 import { byOpcode, clientPackets, type AnyClientPacket } from '../../shared/protocol/registry.js';
@@ -463,7 +467,9 @@ class SessionInput implements ConnectionInput {
       this.reject('ERR_RATE_LIMITED', `${def.name}: over the '${rateClass}' rate limit`, opcode);
       return;
     }
-    const value = def.decodeFrame(frame);
+    // A zone packet's payload goes on unread; one that waits behind a handler is copied, since
+    // the frame's bytes are the decoder's only until it is pushed more.
+    const value = def.target !== 'zone' ? def.decodeFrame(frame) : this.pending ? detached(frame) : frame;
     const run = this.pending ? this.pending.then(() => this.dispatch(def, value)) : this.dispatch(def, value);
     if (run) {
       this.pending = run;
@@ -487,7 +493,7 @@ class SessionInput implements ConnectionInput {
         case 'session':
           return this.runHandler(def, value);
         case 'zone':
-          this.options.router.zone(session, def, value as never);
+          this.options.router.zone(session, def, value as Frame);
           return undefined;
         case 'world':
           this.options.router.world(session, def, value as never);
@@ -556,4 +562,9 @@ class SessionInput implements ConnectionInput {
     this.session.log.error({ err: e, opcode }, 'handler failed');
     this.session.error('ERR_INTERNAL', 'the server hit an internal error', { fatal: true, opcode });
   }
+}
+
+/** A frame whose payload is a copy of its own, for a packet that waits. */
+function detached(frame: Frame): Frame {
+  return new Frame(frame.opcode, frame.bytes.slice(frame.start, frame.end), 0, frame.end - frame.start);
 }

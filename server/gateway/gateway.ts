@@ -6,22 +6,24 @@
  * and this class wires them:
  *
  *   routing.ts         zone and world packets: a zone packet becomes a PACKET record in the
- *                      zone's input message (outbox.ts: one per zone and event-loop turn)
+ *                      zone's input message (outbox.ts: one per zone and event-loop turn),
+ *                      its payload unread (the zone host decodes it, once)
  *   placements.ts      the placement book: each session's place in a zone (placement.ts is its
  *                      state machine), the lingering characters, the directory
  *   entering.ts        EnterWorldRequest and Resume: a character into a placement
  *   zone-claims.ts     zone hosts gone and back (the registry's claims): sessions wait, rejoin
- *   intake.ts          the zone hosts' batches: JOINED, BYTES, MOVED, LEFT; lost ticks
+ *   intake.ts          the zone hosts' batches: JOINED, BYTES, MOVED, LEFT, REFUSED; lost ticks
  *   backpressure.ts    the connections' soft-limit verdicts back to their hosts
  *   world-requests.ts  whisper and who, asked of other gateways and the zone hosts
  *
  * The session state machine is changed only through server/session/world-state.ts.
  */
+import type { Frame } from '../../shared/codec/frame.js';
 import type { PayloadOf } from '../../shared/protocol/index.js';
 import type { AnyClientPacket } from '../../shared/protocol/registry.js';
 import type { Bus, BusSubscription } from '../cluster/bus.js';
 import { Subjects, zoneId } from '../cluster/subjects.js';
-import type { GameRouter } from '../dispatch/router.js';
+import type { GameRouter, ZonePacketDef } from '../dispatch/router.js';
 import type { Logger } from '../log.js';
 import type { ResumeWorld } from '../session/account.js';
 import type { Session } from '../session/session.js';
@@ -136,8 +138,8 @@ export class Gateway implements GameRouter, ResumeWorld {
     for (const sub of this.subscriptions.splice(0)) sub.unsubscribe();
   }
 
-  zone<P extends AnyClientPacket>(session: Session, def: P, payload: PayloadOf<P>): void {
-    this.routing.zone(session, def, payload);
+  zone(session: Session, def: ZonePacketDef, frame: Frame): void {
+    this.routing.zone(session, def, frame);
   }
 
   world<P extends AnyClientPacket>(session: Session, def: P, payload: PayloadOf<P>): void {

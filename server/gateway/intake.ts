@@ -4,14 +4,15 @@
  * connection's write buffer as they are, MOVED follows its character into the next zone, LEFT
  * takes it out; then one flush, and the soft-limit verdicts that changed go back. A tick
  * message found missing by its seq (NATS delivers at most once) gets that host's sessions here
- * a RESYNC.
+ * a RESYNC. REFUSED (a zone packet's payload the host could not decode) is answered as the
+ * dispatch core answers bad input: a fatal Error of its code, reason and opcode.
  */
 import type { BusMessage } from '../cluster/bus.js';
-import type { StreamHandlers } from '../cluster/inner/define.js';
+import type { StreamVisitors } from '../cluster/inner/define.js';
 import { zoneId } from '../cluster/subjects.js';
 import { GatewayBatch, nextSeq } from '../cluster/wire.js';
 import type { Logger } from '../log.js';
-import { gatewayBatchSeconds } from '../metrics/index.js';
+import { decodeErrors, gatewayBatchSeconds } from '../metrics/index.js';
 import type { Backpressure } from './backpressure.js';
 import { takesBytes } from './placement.js';
 import type { PlacementBook } from './placements.js';
@@ -37,14 +38,14 @@ export class TickIntake {
 
   onBatch(message: BusMessage): void {
     const started = performance.now();
-    GatewayBatch.read(message.data, this.records);
+    GatewayBatch.visit(message.data, this.records);
     this.deps.flush();
     this.deps.backpressure.reportBehind();
     gatewayBatchSeconds.observe((performance.now() - started) / 1000);
   }
 
-  /** What each record of a batch does. */
-  private readonly records: StreamHandlers<typeof GatewayBatch> = {
+  /** What each record of a batch does (each record valid only during its call: see GatewayBatch.visit). */
+  private readonly records: StreamVisitors<typeof GatewayBatch> = {
     begin: ({ host, seq }) => {
       this.batchHost = host;
       if (seq === 0) return;
@@ -70,7 +71,7 @@ export class TickIntake {
       if (!p || !takesBytes(p.state)) return;
       const conn = p.session.conn;
       if (conn.closed) return;
-      conn.out.raw(frames);
+      conn.out.rawRange(frames.buf, frames.start, frames.end);
       conn.commit();
       this.deps.backpressure.wrote(p);
     },
@@ -81,6 +82,13 @@ export class TickIntake {
       if (!held) return;
       held.zone = this.deps.zoneIds.get(zone) ?? zoneId(zone);
       if (p) p.host = this.batchHost;
+    },
+    Refused: ({ session, opcode, code, reason }) => {
+      // The host applies nothing of the session's after this packet; the connection goes.
+      const p = this.deps.book.get(session);
+      if (!p || p.session.closing) return;
+      decodeErrors.inc({ code });
+      p.session.error(code, reason, { fatal: true, opcode });
     },
     Left: ({ session, reason }) => {
       const p = this.deps.book.get(session);

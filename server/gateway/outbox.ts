@@ -1,10 +1,12 @@
 /**
  * The gateway's records for the zone hosts, gathered per zone: one ZoneInputs message per zone
  * and event-loop turn on wyvern.zone.<zone>.in (PACKET, JOIN, DETACH, RESYNC and BEHIND records
- * in the order they were written), sent once the turn's socket reads are done.
+ * in the order they were written), sent once the turn's socket reads are done. Each message
+ * is lent to the bus as written, never copied (MessageWriter).
  */
-import { Writer } from '../../shared/codec/writer.js';
+import type { Writer } from '../../shared/codec/writer.js';
 import type { Bus } from '../cluster/bus.js';
+import { MessageWriter } from '../cluster/message-writer.js';
 import { Subjects } from '../cluster/subjects.js';
 import { ZoneInputs } from '../cluster/wire.js';
 
@@ -14,7 +16,7 @@ const INPUTS_SEND_AT = 256 * 1024;
 /** A zone's input message being filled this turn. */
 interface Outgoing {
   readonly subject: ReturnType<typeof Subjects.zoneInput>;
-  readonly w: Writer;
+  readonly w: MessageWriter;
   /** Where the records start (after the gateway id). */
   readonly head: number;
 }
@@ -42,16 +44,13 @@ export class InputOutbox {
     if (this.closed) return undefined;
     let o = this.outgoing.get(zone);
     if (!o) {
-      const w = new Writer(1024);
+      const w = new MessageWriter(1024);
       ZoneInputs.begin(w, { gateway: this.gateway });
       o = { subject: Subjects.zoneInput(zone), w, head: w.pos };
       this.outgoing.set(zone, o);
     }
     // Far below the bus's 1 MiB (a record is at most one packet): a busy turn goes in parts.
-    if (o.w.pos > INPUTS_SEND_AT) {
-      this.bus.publish(o.subject, o.w.finish());
-      o.w.pos = o.head;
-    }
+    if (o.w.pos > INPUTS_SEND_AT) o.w.publish(this.bus, o.subject, o.head);
     if (!this.scheduled) {
       this.scheduled = true;
       // After the poll phase: every socket read this turn lands in one message per zone,
@@ -66,8 +65,7 @@ export class InputOutbox {
     if (this.closed) return;
     for (const o of this.outgoing.values()) {
       if (o.w.pos === o.head) continue;
-      this.bus.publish(o.subject, o.w.finish());
-      o.w.pos = o.head;
+      o.w.publish(this.bus, o.subject, o.head);
     }
   }
 }

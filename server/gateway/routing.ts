@@ -1,23 +1,27 @@
 /**
  * Where the dispatch core sends packets whose target is 'zone' or 'world' on a gateway:
  *
- *   zone packet        -> a PACKET record in the zone's input message (the fields as
- *                         received, re-encoded without a header), if its placement has an
- *                         entity there; dropped while its zone is down
+ *   zone packet        -> a PACKET record in the zone's input message (the payload as the
+ *                         frame carried it, unread: routed by its header, decoded once by the
+ *                         zone host), if its placement has an entity there; dropped while
+ *                         its zone is down
  *   EnterWorldRequest  -> entering (the character's row is checked, then a JOIN)
  *   Whisper, Who       -> the world requests
  */
-import type { Writer } from '../../shared/codec/writer.js';
+import type { Frame } from '../../shared/codec/frame.js';
 import { EnterWorldRequest } from '../../shared/protocol/index.js';
 import type { PayloadOf } from '../../shared/protocol/index.js';
 import type { AnyClientPacket } from '../../shared/protocol/registry.js';
+import type { RecordIn } from '../cluster/inner/define.js';
 import { Packet } from '../cluster/wire.js';
-import type { GameRouter } from '../dispatch/router.js';
+import type { GameRouter, ZonePacketDef } from '../dispatch/router.js';
 import type { Session } from '../session/session.js';
 import { routeWorld, type WorldRoutes } from './world-routes.js';
 import type { InputOutbox } from './outbox.js';
 import { sendsInputs } from './placement.js';
 import type { PlacementBook } from './placements.js';
+
+const EMPTY = new Uint8Array(0);
 
 export interface RoutingDeps {
   readonly outbox: InputOutbox;
@@ -33,24 +37,34 @@ export interface RoutingDeps {
 export class Routing implements GameRouter {
   constructor(private readonly deps: RoutingDeps) {}
 
-  zone<P extends AnyClientPacket>(session: Session, def: P, payload: PayloadOf<P>): void {
-    const d: AnyClientPacket = def;
-    if (d.target !== 'zone') {
-      session.error('ERR_WRONG_STATE', `${d.name} is not a zone packet`, { fatal: false, opcode: d.opcode });
-      return;
-    }
+  zone(session: Session, def: ZonePacketDef, frame: Frame): void {
     const p = this.deps.book.get(session.id);
     // Nobody to apply it while the zone is down: dropped (the client was told ERR_ZONE_DOWN).
     if (!p || !sendsInputs(p.state)) return;
     const w = this.deps.outbox.inputs(p.character.zone);
     if (!w) return;
-    Packet.write(w, {
-      session: session.id,
-      receivedAt: this.deps.clock(),
-      opcode: d.opcode,
-      payload: (out) => (d.payload.write as (w: Writer, v: unknown) => void)(out, payload),
-    });
+    // The payload as the frame carried it, unread: the zone host decodes it.
+    const record = this.packetRecord;
+    record.session = session.id;
+    record.receivedAt = this.deps.clock();
+    record.opcode = def.opcode;
+    record.payload.buf = frame.bytes;
+    record.payload.start = frame.start;
+    record.payload.end = frame.end;
+    Packet.write(w, record);
+    // Not kept past the call: the frame's bytes are the connection's.
+    record.payload.buf = EMPTY;
   }
+
+  /** The PACKET record written for each zone packet: one value, filled anew each time. */
+  private readonly packetRecord: RecordIn<typeof Packet> & {
+    payload: { buf: Uint8Array; start: number; end: number };
+  } = {
+    session: 0,
+    receivedAt: 0,
+    opcode: 0,
+    payload: { buf: EMPTY, start: 0, end: 0 },
+  };
 
   world<P extends AnyClientPacket>(session: Session, def: P, payload: PayloadOf<P>): void {
     const d: AnyClientPacket = def;

@@ -6,16 +6,29 @@
  * The outbox writes each session's frames into that session's SessionOutput, exactly as it
  * would into a Connection's buffer; at the end of the tick `publish` copies every session's
  * bytes into one batch, behind the JOINED records and before the LEFT ones, and sends it on
- * `wyvern.gw.<gateway>.tick`. The gateway appends each session's bytes to its connection and
- * flushes once. Sockets are the gateway's: the soft-limit verdict ("behind") arrives from it
- * in BEHIND records and is what `behind()` answers; the hard limit is applied there when the
- * bytes are appended.
+ * `wyvern.gw.<gateway>.tick` as it was written: the batch's buffer itself is lent to the bus
+ * (MessageWriter), and written again only once the bus has given it back. The gateway appends
+ * each session's bytes to its connection and flushes once. Sockets are the gateway's: the
+ * soft-limit verdict ("behind") arrives from it in BEHIND records and is what `behind()`
+ * answers; the hard limit is applied there when the bytes are appended. A zone packet whose
+ * payload does not decode here is answered REFUSED, outside the tick (`refuse`).
  */
+import type { DecodeError } from '../../shared/codec/errors.js';
 import { HEADER_SIZE } from '../../shared/codec/frame.js';
 import { Writer } from '../../shared/codec/writer.js';
 import { DEFAULT_MAX_PAYLOAD, type Bus } from '../cluster/bus.js';
+import { MessageWriter } from '../cluster/message-writer.js';
 import { Subjects } from '../cluster/subjects.js';
-import { Bytes, GatewayBatch, Joined, Left, Moved, nextSeq, type LeftReason } from '../cluster/wire.js';
+import {
+  Bytes,
+  GatewayBatch,
+  Joined,
+  Left,
+  Moved,
+  nextSeq,
+  Refused,
+  type LeftReason,
+} from '../cluster/wire.js';
 import { sendObserver } from '../metrics/index.js';
 import type { OutboxSink } from '../outbox/outbox.js';
 
@@ -70,17 +83,23 @@ export class SessionOutput implements OutboxSink {
   }
 }
 
+/** The longest REFUSED reason sent, in characters (the wire takes 1024 bytes). */
+const REASON_MAX = 300;
+
 /** A record's kind, session and length varints: room kept beside its bytes. */
 const RECORD_HEAD = 11;
 
 export class GatewayLink {
   private readonly tickSubject;
   private readonly directSubject;
-  private readonly batch = new Writer(16 * 1024);
+  /** The open message; each is lent to the bus as written, never copied (MessageWriter). */
+  private readonly batch = new MessageWriter(16 * 1024);
   private readonly outputs: SessionOutput[] = [];
   private readonly joined: number[] = [];
   private readonly left: [session: number, reason: LeftReason][] = [];
   private readonly movedTo: [session: number, zone: string][] = [];
+  /** Sessions whose zone input was refused (see refuse). */
+  private readonly refusedSessions = new Set<number>();
 
   /**
    * `maxPayload`: the most one message may carry (the bus's limit). A tick that holds more
@@ -164,7 +183,40 @@ export class GatewayLink {
     }
     outputs.length = joined.length = left.length = 0;
     // Never empty: a message is opened only for a record that follows at once.
-    this.bus.publish(this.tickSubject, w.finish());
+    w.publish(this.bus, this.tickSubject);
+  }
+
+  /**
+   * A zone packet of the session's did not decode here: the gateway hears it at once (REFUSED,
+   * outside the tick) and cuts the connection; none of the session's later packets is applied
+   * (see refused) until it enters again or is detached.
+   */
+  refuse(session: number, opcode: number, err: DecodeError): void {
+    if (this.refusedSessions.has(session)) return;
+    this.refusedSessions.add(session);
+    // A decode error's reason names a field and a length: short, but never trusted to be.
+    const reason = err.message.length > REASON_MAX ? err.message.slice(0, REASON_MAX) : err.message;
+    const w = new Writer(64 + this.host.length + reason.length * 3);
+    GatewayBatch.begin(w, { host: this.host, seq: 0 });
+    Refused.write(w, { session, opcode, code: err.code, reason });
+    // The writer is this message's alone: its bytes go as they are.
+    this.bus.publish(this.directSubject, w.peek());
+  }
+
+  /** Whether the session's input was refused (see refuse). */
+  refused(session: number): boolean {
+    return this.refusedSessions.has(session);
+  }
+
+  /** Whether any session's is: one check per input in the usual case. */
+  get refusedAny(): boolean {
+    return this.refusedSessions.size > 0;
+  }
+
+  /** The session starts afresh (a JOIN) or is gone (a DETACH); without one, every session (the gateway is gone). */
+  forgive(session?: number): void {
+    if (session === undefined) this.refusedSessions.clear();
+    else this.refusedSessions.delete(session);
   }
 
   /** Frames for one session now, outside the tick (a whisper). */
@@ -172,7 +224,8 @@ export class GatewayLink {
     const w = new Writer(frames.length + RECORD_HEAD + this.host.length + 8);
     GatewayBatch.begin(w, { host: this.host, seq: 0 });
     Bytes.write(w, { session, frames });
-    this.bus.publish(this.directSubject, w.finish());
+    // The writer is this message's alone: its bytes go as they are.
+    this.bus.publish(this.directSubject, w.peek());
   }
 
   /** A session's bytes [0, end) of `buf`: one record, or several cut between frames where the message fills. */
@@ -227,7 +280,7 @@ export class GatewayLink {
   private send(): void {
     const w = this.batch;
     if (w.pos === this.head) return;
-    this.bus.publish(this.tickSubject, w.finish());
+    w.publish(this.bus, this.tickSubject);
     this.start();
   }
 }

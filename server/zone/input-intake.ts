@@ -5,21 +5,18 @@
  * gateway's soft-limit verdict on the session's send buffer. A record for a session handed to
  * another host goes on after it (forwards.ts).
  */
-import { Reader } from '../../shared/codec/reader.js';
-import { byOpcode, type AnyClientPacket } from '../../shared/protocol/registry.js';
+import { DecodeError } from '../../shared/codec/errors.js';
 import type { BusMessage } from '../cluster/bus.js';
 import type { InnerRecord, RecordOut, StreamHandlers } from '../cluster/inner/define.js';
 import { Behind, Detach, LeftReason, Packet, Resync, ZoneInputs } from '../cluster/wire.js';
 import type { Logger } from '../log.js';
+import type { WorldInput } from '../world/index.js';
 import type { Forwards } from './forwards.js';
-import { zoneInput } from './routes.js';
+import { zoneInput, zonePacketByOpcode } from './routes.js';
 import { takesInputs } from './seat.js';
 import type { Seat, SeatBook } from './seat-book.js';
 import type { HostedZones } from './hosted-zones.js';
 import type { ZoneRunner } from './zone-runner.js';
-
-/** A zone-input PACKET must name a client packet whose target is 'zone'. */
-type ZonePacket = Extract<AnyClientPacket, { target: 'zone' }>;
 
 export interface InputIntakeOptions {
   readonly log: Logger;
@@ -29,7 +26,6 @@ export interface InputIntakeOptions {
 export class InputIntake {
   /** Each zone's zone-input handlers, made once. */
   private readonly inputHandlers = new WeakMap<ZoneRunner, StreamHandlers<typeof ZoneInputs>>();
-  private readonly reader = new Reader();
   private readonly clock: () => number;
 
   constructor(
@@ -52,28 +48,35 @@ export class InputIntake {
   private zoneInputHandlers(host: ZoneRunner): StreamHandlers<typeof ZoneInputs> {
     return {
       Packet: (record, { gateway }) => {
+        const { link } = this.seats.linkOf(gateway);
+        // Answered REFUSED already: nothing after the bad packet counts (its connection goes).
+        if (link.refusedAny && link.refused(record.session)) return;
         const seat = this.inputSeat(gateway, Packet, record);
         // A player handed to another zone of this host: its inputs follow it there. A player
         // out to another host has no entity here to apply them to.
         if (!seat || seat.playerId === undefined || !takesInputs(seat.state)) return;
-        const def = byOpcode(record.opcode);
-        if (!def || def.dir !== 'c2s' || def.target !== 'zone') return;
-        let payload: unknown;
+        const def = zonePacketByOpcode(record.opcode);
+        if (!def) {
+          // Gateways route by the declared target: only a broken one sends this.
+          this.opts.log.warn({ gateway, opcode: record.opcode }, 'zone input refused: not a zone packet');
+          return;
+        }
+        let input: WorldInput;
         try {
-          // Decoded once already by the gateway's dispatch core: only a broken gateway fails here.
-          const r = this.reader.reset(record.payload);
-          payload = def.payload.read(r);
-          if (r.remaining !== 0) throw new Error(`${def.name}: ${r.remaining} byte(s) after the payload`);
+          // The payload's one decode: the gateway passed it on unread.
+          input = zoneInput(def, seat.playerId, record.payload, record.receivedAt);
         } catch (err) {
-          this.opts.log.warn({ err, gateway, opcode: record.opcode }, 'zone input refused');
+          if (!(err instanceof DecodeError)) throw err;
+          link.refuse(record.session, record.opcode, err);
           return;
         }
         // A zone stopped for its claim takes no game inputs: they would pile up to no end.
         if (this.hosted.isFenced(seat.host.name)) return;
-        seat.host.queue(zoneInput(def as ZonePacket, seat.playerId, payload, record.receivedAt));
+        seat.host.queue(input);
       },
       Join: ({ session, account, character }, { gateway }) => {
         const { link, seats } = this.seats.linkOf(gateway);
+        link.forgive(session);
         void this.seats.join(host, link, session, account, character).catch((err: unknown) => {
           this.opts.log.error({ err, gateway, session }, 'enter world failed');
           const failed = seats.get(session);
@@ -82,6 +85,7 @@ export class InputIntake {
         });
       },
       Detach: (record, { gateway }) => {
+        this.seats.linkOf(gateway).link.forgive(record.session);
         const seat = this.inputSeat(gateway, Detach, record);
         if (seat) this.seats.drive(seat, { type: 'closed', now: this.clock() });
       },

@@ -357,6 +357,7 @@ export class SeatBook {
     if (!entry) return;
     const seats = [...entry.seats.values()];
     entry.seats.clear();
+    entry.link.forgive();
     const now = this.clock();
     for (const seat of seats) this.drive(seat, { type: 'closed', now });
     if (how === 'stopped') {

@@ -369,7 +369,13 @@ export function quantized(min: number, max: number): Field<number> {
   };
 }
 
-export function struct<F extends Fields>(fields: F): Field<InferFields<F>> {
+/** A struct's field, which can also decode into an object it is given. */
+export interface StructField<T> extends Field<T> {
+  /** Reads the fields into `o` (which keeps its own properties) and returns it: no object of its own. */
+  readInto<O extends object>(r: Reader, o: O): O & T;
+}
+
+export function struct<F extends Fields>(fields: F): StructField<InferFields<F>> {
   const names = Object.keys(fields);
   const types = names.map((n) => fields[n]!);
   let maxSize = 0;
@@ -427,7 +433,19 @@ export function struct<F extends Fields>(fields: F): Field<InferFields<F>> {
       return { ${names.map((n, i) => `${key(n)}: v${i}`).join(', ')} };
     };`,
   )(types, E) as Field<InferFields<F>>['read'];
-  return { spec: { type: 'struct', fields }, maxSize, write, read };
+  const readInto = new Function(
+    'types',
+    'E',
+    `return function readStructInto(r, o) {
+      const b = r.bytes; const end = r.end; let p = r.pos;
+      ${floats ? 'const dv = r.dataView(); const base = r.viewBase;' : ''}
+      ${readBody}
+      r.pos = p;
+      ${names.map((n, i) => `o[${key(n)}] = v${i};`).join(' ')}
+      return o;
+    };`,
+  )(types, E) as StructField<InferFields<F>>['readInto'];
+  return { spec: { type: 'struct', fields }, maxSize, write, read, readInto };
 }
 
 /** A human-readable wire type, used by the generated protocol spec. */

@@ -6,7 +6,7 @@
  */
 import { crc16 } from '../codec/crc16.js';
 import { DecodeError, DecodeErrorCode, EncodeError } from '../codec/errors.js';
-import { struct, type Field, type Fields, type InferFields } from '../codec/fields.js';
+import { struct, type Fields, type InferFields, type StructField } from '../codec/fields.js';
 import { HEADER_SIZE, MAX_FRAME_SIZE, type Frame } from '../codec/frame.js';
 import { Reader } from '../codec/reader.js';
 import { Writer } from '../codec/writer.js';
@@ -57,13 +57,15 @@ export interface ServerPacketDef<N extends string, F extends Fields> extends Com
 export type RateClass = 'default' | 'move' | 'chat' | 'auth';
 
 export interface PacketCodec<F extends Fields> {
-  readonly payload: Field<InferFields<F>>;
+  readonly payload: StructField<InferFields<F>>;
   /** Largest payload in bytes; the frame adds HEADER_SIZE. */
   readonly maxSize: number;
   /** Decodes a whole payload; leftover bytes are ERR_OVERLONG. */
   decode(payload: Uint8Array): InferFields<F>;
   /** Decodes a received frame's payload in place (no view is made). */
   decodeFrame(frame: Frame): InferFields<F>;
+  /** Decodes a whole payload into `into` (no object of its own); leftover bytes are ERR_OVERLONG. */
+  decodeInto<O extends object>(payload: Uint8Array, into: O): O & InferFields<F>;
   /** Encodes one frame (header + payload) into a fresh array, for as many recipients as need it. */
   encode(value: InferFields<F>): Uint8Array;
   /** Appends one frame to a writer (for batching many frames into one buffer). */
@@ -96,6 +98,9 @@ function codec<F extends Fields>(opcode: number, name: string, fields: F): Packe
   // Each packet gets its own copy of the frame code (one Function per packet), so the calls
   // inside it see one payload codec each and V8 can inline them; a shared closure would see
   // every packet's codec at the same call site and stay generic.
+  const overlong = (left: number): never => {
+    throw new DecodeError(DecodeErrorCode.Overlong, `${name}: ${left} byte(s) after the last field`);
+  };
   const frameCode = new Function(
     'payload',
     'crc16',
@@ -139,9 +144,7 @@ function codec<F extends Fields>(opcode: number, name: string, fields: F): Packe
     tooLarge(size: number): never {
       throw new EncodeError(`${name}: frame of ${size} bytes is too large`);
     },
-    overlong(left: number): never {
-      throw new DecodeError(DecodeErrorCode.Overlong, `${name}: ${left} byte(s) after the last field`);
-    },
+    overlong,
   }) as {
     write(w: Writer, value: InferFields<F>): void;
     read(r: Reader): InferFields<F>;
@@ -156,6 +159,12 @@ function codec<F extends Fields>(opcode: number, name: string, fields: F): Packe
       return read(reader.reset(bytes));
     },
     decodeFrame: frameCode.decodeFrame,
+    decodeInto(bytes, into) {
+      const r = reader.reset(bytes);
+      const value = payload.readInto(r, into);
+      if (r.pos !== r.end) overlong(r.end - r.pos);
+      return value;
+    },
     encode(value) {
       scratch.reset();
       write(scratch, value);

@@ -71,6 +71,24 @@ export function busSuite(name: string, harness: BusHarness): void {
       expect(other).toEqual([]);
     });
 
+    it('gives lent bytes back once no subscriber can read them: written over from then on, never heard so', async () => {
+      const { a, b } = await pair();
+      const zone = fresh('z');
+      const got: string[] = [];
+      b.subscribe(Subjects.zoneInput(zone), (m) => got.push(read(m.data)));
+      await b.flush();
+      const data = text('lent 1');
+      let released = 0;
+      a.publish(Subjects.zoneInput(zone), data, () => {
+        released++;
+        // The earliest a publisher may write into them again.
+        data.fill(0x21);
+      });
+      await until(() => got.length === 1 && released > 0);
+      expect(got).toEqual(['lent 1']);
+      expect(released).toBe(1);
+    });
+
     it('keeps the order of one publisher’s messages', async () => {
       const { a, b } = await pair();
       const gateway = fresh('gw');

@@ -25,6 +25,20 @@ describe('in-process bus', () => {
     await bus.close();
   });
 
+  it('gives lent bytes back after the last of their handlers has run, and at once when nobody listens', async () => {
+    const bus = new InProcessBus();
+    const log: string[] = [];
+    bus.subscribe(Subjects.gatewayTick('gw0'), () => log.push('handler 1'));
+    bus.subscribe(Subjects.gatewayTick('gw0'), () => log.push('handler 2'));
+    bus.publish(Subjects.gatewayTick('gw0'), new Uint8Array(3), () => log.push('released'));
+    expect(log).toEqual([]);
+    await bus.flush();
+    expect(log).toEqual(['handler 1', 'handler 2', 'released']);
+    bus.publish(Subjects.gatewayTick('nobody'), new Uint8Array(3), () => log.push('released at once'));
+    expect(log.at(-1)).toBe('released at once');
+    await bus.close();
+  });
+
   it('never runs a subscriber inside publish; a tick’s messages arrive together after it', async () => {
     const bus = new InProcessBus();
     const log: string[] = [];

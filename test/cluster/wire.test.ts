@@ -18,6 +18,7 @@ import {
   Left,
   LeftReason,
   Moved,
+  Refused,
   nextSeq,
   Packet,
   Resync,
@@ -128,6 +129,57 @@ describe('zone inputs', () => {
 });
 
 describe('gateway batch', () => {
+  it('is visited with no object made per record: one object per kind, refilled, its bytes a range of the message', () => {
+    const w = new Writer(16);
+    const frames = Uint8Array.from({ length: 40 }, (_, i) => i);
+    GatewayBatch.begin(w, { host: 'zh-1', seq: 3 });
+    for (let session = 1; session <= 3; session++) {
+      Joined.write(w, { session, entity: 40 + session, character: 9 });
+      Bytes.write(w, { session, frames: { buf: frames, start: session, end: session * 10 } });
+    }
+    Refused.write(w, { session: 2, opcode: MoveInput.opcode, code: 'ERR_SHORT', reason: 'short' });
+    const message = w.finish();
+    const objects = new Set<object>();
+    const seen: unknown[] = [];
+    GatewayBatch.visit(message, {
+      Joined(r) {
+        objects.add(r);
+        seen.push({ ...r });
+      },
+      Bytes(r) {
+        objects.add(r);
+        objects.add(r.frames);
+        // A range of the message itself: no view, no copy.
+        expect(r.frames.buf).toBe(message);
+        seen.push({ session: r.session, frames: [...message.subarray(r.frames.start, r.frames.end)] });
+      },
+      Left() {},
+      Moved() {},
+      Refused(r) {
+        seen.push({ ...r });
+      },
+    });
+    // Three records of each kind, and one object for each kind (the Bytes' range included).
+    expect(objects.size).toBe(3);
+    const read: unknown[] = [];
+    readTagged(GatewayBatch, message, ({ kind, ...r }) =>
+      read.push(
+        kind === 'Bytes' ? { session: r.session, frames: [...(r as { frames: Uint8Array }).frames] } : r,
+      ),
+    );
+    expect(seen).toEqual(read);
+    // Cut short inside a record's bytes: the same error as a read.
+    expect(() =>
+      GatewayBatch.visit(message.subarray(0, 30), {
+        Joined() {},
+        Bytes() {},
+        Left() {},
+        Moved() {},
+        Refused() {},
+      }),
+    ).toThrow(DecodeError);
+  });
+
   it('reads back joined, bytes, moved and left records in order, the bytes as written', () => {
     const w = new Writer(16);
     const frames = Uint8Array.from({ length: 300 }, (_, i) => i & 0xff);
@@ -150,6 +202,7 @@ describe('gateway batch', () => {
       Bytes() {},
       Left() {},
       Moved() {},
+      Refused() {},
     });
     expect(heads).toEqual([['zh-1', 70_000]]);
     expect(seen).toEqual([
@@ -198,7 +251,7 @@ describe('gateway batch', () => {
 
   it('wants a handler for every record kind of a message', () => {
     expectTypeOf<keyof StreamHandlers<typeof GatewayBatch>>().toEqualTypeOf<
-      'Joined' | 'Bytes' | 'Left' | 'Moved' | 'begin'
+      'Joined' | 'Bytes' | 'Left' | 'Moved' | 'Refused' | 'begin'
     >();
     expectTypeOf<keyof StreamHandlers<typeof ZoneInputs>>().toEqualTypeOf<
       'Packet' | 'Join' | 'Detach' | 'Behind' | 'Resync' | 'begin'

@@ -18,6 +18,7 @@ import type { EntityRecord, PayloadOf, SpawnRecord } from '../../shared/protocol
 import type { ClientPacketName, ServerPacketName } from '../../shared/protocol/registry.js';
 import { zoneInputs } from '../../server/zone/routes.js';
 import type { WorldPacketName, WorldRoutes } from '../../server/gateway/world-routes.js';
+import type { WorldInput } from '../../server/world/index.js';
 import type { ZonePacketName, ZoneRoutes } from '../../server/zone/routes.js';
 
 // A packet that is never registered, for field types no real packet uses yet.
@@ -135,7 +136,9 @@ describe('routing tables from declared targets', () => {
   });
 
   it('types each route from its own packet', () => {
-    expectTypeOf<Parameters<ZoneRoutes['CastSpell']>[1]>().toEqualTypeOf<PayloadOf<typeof CastSpell>>();
+    // A zone packet's route makes its world input less the payload's fields, decoded into it.
+    expectTypeOf<ReturnType<ZoneRoutes['CastSpell']>>().toEqualTypeOf<{ type: 'cast'; entityId: number }>();
+    expectTypeOf<ReturnType<ZoneRoutes['CastSpell']> & PayloadOf<typeof CastSpell>>().toExtend<WorldInput>();
     expectTypeOf<Parameters<WorldRoutes['Whisper']>[1]>().toEqualTypeOf<PayloadOf<typeof Whisper>>();
   });
 });

@@ -1,4 +1,5 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { crc16 } from '../../shared/codec/crc16.js';
 import { FrameDecoder } from '../../shared/codec/frame.js';
 import { PROTOCOL_VERSION } from '../../shared/protocol/common.js';
 import { ListCharacters } from '../../shared/protocol/character.js';
@@ -81,6 +82,15 @@ function client(peer: MemoryPeer, scheduler: FlushScheduler) {
 }
 
 const tick = () => new Promise<void>((resolve) => setImmediate(resolve));
+
+/** A frame around any payload, its CRC right. */
+function frame(opcode: number, payload: Uint8Array): Uint8Array {
+  const f = new Uint8Array(6 + payload.length);
+  f.set(payload, 6);
+  const crc = crc16(f, 6);
+  f.set([f.length & 0xff, f.length >> 8, opcode & 0xff, opcode >> 8, crc & 0xff, crc >> 8]);
+  return f;
+}
 
 afterEach(() => {
   for (const p of openPeers.splice(0)) p.conn.close('test over');
@@ -229,8 +239,8 @@ describe('dispatch core (in memory)', () => {
     expect(c.peer.conn.closed).toBe(false);
   });
 
-  it('hands zone packets to the router with the decoded payload', () => {
-    const routed: unknown[] = [];
+  it('hands zone packets to the router by their header alone: the payload unread, bad bytes included', () => {
+    const routed: [number, string, Uint8Array][] = [];
     const { connect } = server({
       handlers: {
         Register({ session }) {
@@ -238,7 +248,8 @@ describe('dispatch core (in memory)', () => {
         },
       },
       router: {
-        zone: (session, def, payload) => routed.push([session.id, def.name, payload]),
+        zone: (session, def, frame) =>
+          routed.push([session.id, def.name, frame.bytes.slice(frame.start, frame.end)]),
         world: () => {},
       },
     });
@@ -246,8 +257,66 @@ describe('dispatch core (in memory)', () => {
     c.hello();
     c.send(Register, register);
     const move = { seq: 1, x: 10, y: 20, facing: 0, moving: true, speed: 120, clientTime: 5, epoch: 0 };
-    c.send(MoveInput, move);
-    expect(routed).toEqual([[c.peer.conn.id, 'MoveInput', move]]);
+    const whole = MoveInput.encode(move);
+    // Cut short, with a CRC that matches: only decoding it would find it wrong.
+    const cut = frame(MoveInput.opcode, whole.subarray(6, whole.length - 3));
+    const reads = vi.spyOn(MoveInput.payload, 'read');
+    const readsInto = vi.spyOn(MoveInput.payload, 'readInto');
+    try {
+      c.peer.send(whole);
+      c.peer.send(cut);
+      expect(reads).not.toHaveBeenCalled();
+      expect(readsInto).not.toHaveBeenCalled();
+    } finally {
+      reads.mockRestore();
+      readsInto.mockRestore();
+    }
+    expect(routed).toEqual([
+      [c.peer.conn.id, 'MoveInput', whole.subarray(6)],
+      [c.peer.conn.id, 'MoveInput', cut.subarray(6)],
+    ]);
+    expect(MoveInput.decode(routed[0]![2])).toEqual(move);
+    expect(c.names()).toEqual(['Welcome']);
+    expect(c.peer.conn.closed).toBe(false);
+  });
+
+  it('keeps the payload of a zone packet that waits behind a running handler, whatever becomes of the chunk it came in', async () => {
+    const routed: Uint8Array[] = [];
+    let release = (): void => {};
+    const { connect } = server({
+      handlers: {
+        async Register({ session }) {
+          await new Promise<void>((resolve) => (release = resolve));
+          session.state = 'inWorld';
+        },
+      },
+      router: {
+        zone: (_session, _def, f) => routed.push(f.bytes.slice(f.start, f.end)),
+        world: () => {},
+      },
+    });
+    const c = connect();
+    c.hello();
+    const move = MoveInput.encode({
+      seq: 2,
+      x: 1,
+      y: 2,
+      facing: 0,
+      moving: false,
+      speed: 0,
+      clientTime: 9,
+      epoch: 0,
+    });
+    const register_ = Register.encode(register);
+    const chunk = new Uint8Array(register_.length + move.length);
+    chunk.set(register_);
+    chunk.set(move, register_.length);
+    c.peer.send(chunk);
+    // A transport that reads into one buffer writes over it with the next chunk.
+    chunk.fill(0xee);
+    release();
+    await tick();
+    expect(routed).toEqual([move.subarray(6)]);
   });
 
   it('tells the router and listeners once when a session closes', () => {

@@ -1,7 +1,7 @@
 /** The zone host's batch for one gateway: one message a tick, more only past the bus's limit. */
 import { describe, expect, it } from 'vitest';
 import { HEADER_SIZE } from '../../shared/codec/frame.js';
-import { InProcessBus, Subjects } from '../../server/cluster/index.js';
+import { InProcessBus, Subjects, type Bus } from '../../server/cluster/index.js';
 import { readTagged, type Tagged } from '../../server/cluster/inner/define.js';
 import { GatewayBatch, LeftReason } from '../../server/cluster/wire.js';
 import { GatewayLink } from '../../server/zone/gateway-link.js';
@@ -90,5 +90,64 @@ describe('GatewayLink', () => {
       got.set(r.session, [...(got.get(r.session) ?? []), ...r.frames]);
     }
     expect(got).toEqual(sent);
+  });
+
+  it("lends each message's buffer to the bus and writes it again only once given back: a tick sent in parts arrives as written", async () => {
+    const max = 400;
+    const bus = new InProcessBus();
+    const link = new GatewayLink('g1', bus, 'zh', max);
+    const seen: { buffer: ArrayBufferLike; bytes: number[] }[] = [];
+    bus.subscribe(Subjects.gatewayTick('g1'), (m) =>
+      seen.push({ buffer: m.data.buffer, bytes: [...m.data] }),
+    );
+    // What each message must be: read back from a copy taken as it is published.
+    const published: number[][] = [];
+    const publish = bus.publish.bind(bus);
+    bus.publish = (subject, data, release) => {
+      published.push([...data]);
+      publish(subject, data, release);
+    };
+    const tick = async (fill: number) => {
+      for (let s = 1; s <= 10; s++) {
+        const o = link.output(s);
+        o.out.raw(frame(100, fill + s));
+        o.commit();
+      }
+      link.publish();
+      await bus.flush();
+    };
+    await tick(0);
+    // Several messages in one tick, each written while the ones before it waited for delivery.
+    const first = seen.length;
+    expect(first).toBeGreaterThan(2);
+    await tick(16);
+    await tick(32);
+    expect(seen.map((m) => m.bytes)).toEqual(published);
+    // The buffers went round: a later tick's messages were written into the first tick's.
+    const firstBuffers = new Set(seen.slice(0, first).map((m) => m.buffer));
+    expect(seen.slice(first).some((m) => firstBuffers.has(m.buffer))).toBe(true);
+  });
+
+  it('gives every message a buffer of its own on a bus that keeps what it is given', () => {
+    const kept: Uint8Array[] = [];
+    const copies: number[][] = [];
+    const keeper = {
+      publish: (_subject: string, data: Uint8Array) => {
+        kept.push(data);
+        copies.push([...data]);
+      },
+    } as unknown as Bus;
+    const link = new GatewayLink('g1', keeper, 'zh', 400);
+    for (let t = 0; t < 3; t++) {
+      for (let s = 1; s <= 6; s++) {
+        const o = link.output(s);
+        o.out.raw(frame(100, t * 16 + s));
+        o.commit();
+      }
+      link.publish();
+    }
+    expect(kept.length).toBeGreaterThan(3);
+    expect(new Set(kept.map((d) => d.buffer)).size).toBe(kept.length);
+    expect(kept.map((d) => [...d])).toEqual(copies);
   });
 });

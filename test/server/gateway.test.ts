@@ -2,13 +2,15 @@
  * The gateway role without sockets or a zone host: a session enters, the "host" answers with
  * batches published by hand, and what the gateway sends back on the zone's inputs is read.
  */
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { Frame, HEADER_SIZE } from '../../shared/codec/frame.js';
 import { Writer } from '../../shared/codec/writer.js';
 import {
   ChatMessage,
   ChatSend,
   EnterWorldRequest,
   MoveAck,
+  MoveInput,
   Whisper,
   Who,
   WhoList,
@@ -16,7 +18,15 @@ import {
 import { ErrorPacket } from '../../shared/protocol/session.js';
 import { InProcessBus, Subjects } from '../../server/cluster/index.js';
 import { readTagged, type Tagged } from '../../server/cluster/inner/define.js';
-import { Bytes, GatewayBatch, Joined, Left, LeftReason, ZoneInputs } from '../../server/cluster/wire.js';
+import {
+  Bytes,
+  GatewayBatch,
+  Joined,
+  Left,
+  LeftReason,
+  Refused,
+  ZoneInputs,
+} from '../../server/cluster/wire.js';
 import { loadConfig } from '../../server/config.js';
 import { Gateway, type GatewayLookups } from '../../server/gateway/gateway.js';
 import { silentLogger } from '../../server/log.js';
@@ -26,6 +36,11 @@ import { FlushScheduler } from '../../server/transport/flush.js';
 import { MemoryConnection } from '../../server/transport/memory.js';
 
 const CHARACTER = { id: 7, accountId: 1, name: 'Ana', zone: 'Greenvale' } as CharacterRecord;
+
+/** A client's frame as the dispatch core hands it to the router: header read, payload not. */
+function frameOf(bytes: Uint8Array): Frame {
+  return new Frame(bytes[2]! | (bytes[3]! << 8), bytes, HEADER_SIZE, bytes.length);
+}
 
 describe('the gateway', () => {
   let bus: InProcessBus;
@@ -126,6 +141,56 @@ describe('the gateway', () => {
     expect(inputs.at(-1)).toEqual({ kind: 'Behind', session: session.id, behind: false });
   });
 
+  it("passes a zone packet's payload on as the frame carried it, without decoding it", async () => {
+    batch('zh', 1, (w) => Joined.write(w, { session: session.id, entity: 40, character: 7 }));
+    await settle();
+    const move = { seq: 9, x: 10, y: 20, facing: 0, moving: true, speed: 120, clientTime: 5, epoch: 0 };
+    const frame = MoveInput.encode(move);
+    // Bytes the gateway has no business reading: a payload cut short is passed on all the same.
+    const cut = frame.slice(0, frame.length - 3);
+    // Every decode of a MoveInput (decode, decodeFrame, decodeInto) reads through its payload's codec.
+    const reads = vi.spyOn(MoveInput.payload, 'read');
+    const readsInto = vi.spyOn(MoveInput.payload, 'readInto');
+    try {
+      gateway.zone(session, MoveInput, frameOf(frame));
+      gateway.zone(session, MoveInput, frameOf(cut));
+      await settle();
+      expect(reads).not.toHaveBeenCalled();
+      expect(readsInto).not.toHaveBeenCalled();
+    } finally {
+      reads.mockRestore();
+      readsInto.mockRestore();
+    }
+    expect(inputs).toEqual([
+      expect.objectContaining({ kind: 'Packet', opcode: MoveInput.opcode, payload: frame.subarray(6) }),
+      expect.objectContaining({ kind: 'Packet', opcode: MoveInput.opcode, payload: cut.subarray(6) }),
+    ]);
+    const first = inputs[0]!;
+    expect(first.kind === 'Packet' && MoveInput.decode(first.payload)).toEqual(move);
+  });
+
+  it("answers a REFUSED zone packet as bad input: a fatal Error with the host's code and reason, and a close", async () => {
+    batch('zh', 1, (w) => Joined.write(w, { session: session.id, entity: 40, character: 7 }));
+    await settle();
+    conn.writes.length = 0;
+    const w = new Writer(64);
+    GatewayBatch.begin(w, { host: 'zh', seq: 0 });
+    Refused.write(w, {
+      session: session.id,
+      opcode: MoveInput.opcode,
+      code: 'ERR_SHORT',
+      reason: 'MoveInput: short payload',
+    });
+    bus.publish(Subjects.gatewayDirect('g'), w.finish());
+    await settle();
+    scheduler.flushAll();
+    const sent = conn.writes.map((b) => ErrorPacket.decode(b.subarray(6)));
+    expect(sent).toEqual([
+      { code: 'ERR_SHORT', reason: 'MoveInput: short payload', opcode: MoveInput.opcode, fatal: true },
+    ]);
+    expect(session.closing).toBe(true);
+  });
+
   describe("when the zone's host is gone", () => {
     const zh = { id: 'zh', instance: 'one' };
     const text = () => {
@@ -145,7 +210,7 @@ describe('the gateway', () => {
     it('tells the session ERR_ZONE_DOWN once, keeps it in the world, and drops its zone packets', async () => {
       expect(text()).toContain('ERR_ZONE_DOWN');
       expect(session).toMatchObject({ state: 'inWorld', closing: false });
-      gateway.zone(session, ChatSend, { channel: 'say', text: 'anyone?' });
+      gateway.zone(session, ChatSend, frameOf(ChatSend.encode({ channel: 'say', text: 'anyone?' })));
       gateway.zoneClaim('greenvale', undefined);
       await settle();
       expect(inputs).toEqual([]);
@@ -167,7 +232,7 @@ describe('the gateway', () => {
       await new Promise((resolve) => setTimeout(resolve, 300));
       await settle();
       expect(inputs).toEqual([]);
-      gateway.zone(session, ChatSend, { channel: 'say', text: 'back' });
+      gateway.zone(session, ChatSend, frameOf(ChatSend.encode({ channel: 'say', text: 'back' })));
       await settle();
       expect(inputs.map((r) => r.kind)).toEqual(['Packet']);
     });

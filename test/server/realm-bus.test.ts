@@ -193,6 +193,74 @@ describe('the zone host over the bus', () => {
     expect(ticks.b.flatMap((t) => bytesFor(t, 1))).toContain(WorldUpdate.opcode);
   });
 
+  it("refuses a zone packet whose payload does not decode to its gateway at once, applies nothing of that session's after it, and serves the others", async () => {
+    const [c1, c2, c3] = [await newCharacter('Kit'), await newCharacter('Lou'), await newCharacter('Max')];
+    send('a', (w) => {
+      Join.write(w, { session: 1, account: 1, character: c1 });
+      Join.write(w, { session: 2, account: 2, character: c2 });
+    });
+    send('b', (w) => Join.write(w, { session: 1, account: 3, character: c3 }));
+    const joinedCount = () =>
+      [...ticks.a, ...ticks.b].flatMap((t) => t.records).filter((r) => r.kind === 'Joined').length;
+    await tickUntil(() => joinedCount() === 3);
+    await tick();
+    const direct: Tagged<typeof GatewayBatch>[] = [];
+    bus.subscribe(Subjects.gatewayDirect('a'), (m) =>
+      readTagged(GatewayBatch, m.data, (r) => direct.push(r)),
+    );
+    const spawn = data.zones[0]!.playerSpawn;
+    const move = (seq: number) => ({
+      seq,
+      x: spawn.x,
+      y: spawn.y,
+      facing: 0,
+      moving: true,
+      speed: 4,
+      clientTime: 1000 + seq,
+      epoch: 0,
+    });
+    const payload = (seq: number) => MoveInput.encode(move(seq)).subarray(6);
+    ticks.a.length = ticks.b.length = 0;
+    send('a', (w) => {
+      // Cut short, then one byte too many, then a good one: only the first is answered.
+      Packet.write(w, {
+        session: 1,
+        receivedAt: now,
+        opcode: MoveInput.opcode,
+        payload: payload(1).subarray(0, 5),
+      });
+      Packet.write(w, {
+        session: 1,
+        receivedAt: now,
+        opcode: MoveInput.opcode,
+        payload: Uint8Array.of(...payload(2), 0),
+      });
+      Packet.write(w, { session: 1, receivedAt: now, opcode: MoveInput.opcode, payload: payload(3) });
+      Packet.write(w, { session: 2, receivedAt: now, opcode: MoveInput.opcode, payload: payload(4) });
+    });
+    send('b', (w) =>
+      Packet.write(w, { session: 1, receivedAt: now, opcode: MoveInput.opcode, payload: payload(5) }),
+    );
+    await bus.flush();
+    expect(direct).toEqual([
+      {
+        kind: 'Refused',
+        session: 1,
+        opcode: MoveInput.opcode,
+        code: 'ERR_SHORT',
+        reason: expect.stringMatching(/./) as string,
+      },
+    ]);
+    await tick();
+    expect(ticks.a.flatMap((t) => bytesFor(t, 1))).not.toContain(MoveAck.opcode);
+    expect(ticks.a.flatMap((t) => bytesFor(t, 2))).toContain(MoveAck.opcode);
+    expect(ticks.b.flatMap((t) => bytesFor(t, 1))).toContain(MoveAck.opcode);
+    // The same answer as the dispatch core's for those bytes.
+    expect(() => MoveInput.decode(payload(1).subarray(0, 5))).toThrow(
+      (direct[0] as { reason: string }).reason,
+    );
+  });
+
   it('skips motion for a session its gateway reports behind', async () => {
     const [c1, c2] = [await newCharacter('Fay'), await newCharacter('Gus')];
     send('a', (w) => Join.write(w, { session: 1, account: 1, character: c1 }));
@@ -252,6 +320,7 @@ describe('the zone host over the bus', () => {
         Bytes() {},
         Left() {},
         Moved() {},
+        Refused() {},
       }),
     );
     // A quiet tick sends nothing: each join here makes one that does.

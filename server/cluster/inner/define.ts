@@ -15,7 +15,15 @@ import { varint } from '../../../shared/codec/fields.js';
 import { Reader } from '../../../shared/codec/reader.js';
 import { Writer } from '../../../shared/codec/writer.js';
 import type { Route } from '../subjects.js';
-import { group, type GroupIn, type GroupOut, type WireField, type WireFields } from './fields.js';
+import {
+  group,
+  type GroupField,
+  type GroupIn,
+  type GroupInPlace,
+  type GroupOut,
+  type WireField,
+  type WireFields,
+} from './fields.js';
 
 /** Who sends it to whom. */
 export const Dir = {
@@ -45,7 +53,7 @@ export interface InnerRecord<N extends string = string, F extends WireFields = W
   F
 > {
   /** session then the declared fields. */
-  readonly body: WireField<GroupOut<WithSession<F>>, GroupIn<WithSession<F>>>;
+  readonly body: GroupField<WithSession<F>>;
   /**
    * Appends the record (kind · session · fields) to a message its stream began. A value the
    * wire refuses leaves the writer as it was, so the records before it still go.
@@ -55,6 +63,8 @@ export interface InnerRecord<N extends string = string, F extends WireFields = W
 
 /** A record as its handler gets it: `session` and the declared fields (bytes are views into the message). */
 export type RecordOut<R> = R extends InnerRecord<string, infer F> ? GroupOut<WithSession<F>> : never;
+/** A record as a visitor gets it: one object per record kind, refilled for each record; bytes as ranges of the message. */
+export type RecordInPlace<R> = R extends InnerRecord<string, infer F> ? GroupInPlace<WithSession<F>> : never;
 /** A record as a writer gives it. */
 export type RecordIn<R> = R extends InnerRecord<string, infer F> ? GroupIn<WithSession<F>> : never;
 
@@ -107,6 +117,12 @@ export interface InnerStream<
    * that are not such a message (an unknown kind among them): the records before it were handled.
    */
   read(bytes: Uint8Array, handlers: StreamHandlers<InnerStream<N, H, R>>): void;
+  /**
+   * Reads as `read` does, for a hot path: no object is made per record. Each visitor gets its
+   * record kind's one object, filled anew for every record of that kind (bytes fields as
+   * ranges of the message, not views): it is valid only during the call; copy what you keep.
+   */
+  visit(bytes: Uint8Array, visitors: StreamVisitors<InnerStream<N, H, R>>): void;
 }
 
 /** What a reader does with each record kind of a message: every kind needs its handler. */
@@ -116,6 +132,17 @@ export type RecordHandlers<R extends readonly InnerRecord[], H extends WireField
 export type StreamHandlers<S> =
   S extends InnerStream<string, infer H, infer R>
     ? RecordHandlers<R, H> & {
+        /** The message's head, before its records. */
+        readonly begin?: (head: GroupOut<H>) => void;
+      }
+    : never;
+/** What a hot reader does with each record kind (see InnerStream.visit): every kind needs its visitor. */
+export type RecordVisitors<R extends readonly InnerRecord[], H extends WireFields> = {
+  readonly [X in R[number] as X['name']]: (record: RecordInPlace<X>, head: GroupOut<H>) => void;
+};
+export type StreamVisitors<S> =
+  S extends InnerStream<string, infer H, infer R>
+    ? RecordVisitors<R, H> & {
         /** The message's head, before its records. */
         readonly begin?: (head: GroupOut<H>) => void;
       }
@@ -136,6 +163,8 @@ export function defineStream<
   }
   const headField = group(def.head);
   const name = def.name;
+  /** Each record kind's one object for visit. */
+  const inPlace: GroupInPlace<WithSession<WireFields>>[] = [];
   return Object.freeze({
     ...def,
     headField,
@@ -155,6 +184,22 @@ export function defineStream<
         const rec = byKind[kind];
         if (!rec) throw new DecodeError(DecodeErrorCode.BadEnum, `${name}: record kind ${kind} unknown`);
         table[rec.name]!(rec.body.read(r), head);
+      }
+    },
+    visit(bytes: Uint8Array, visitors: StreamVisitors<InnerStream<N, H, R>>) {
+      const r = new Reader(bytes);
+      const head = headField.read(r);
+      const table = visitors as unknown as Record<string, (record: unknown, head: unknown) => void> & {
+        begin?: (head: unknown) => void;
+      };
+      table.begin?.(head);
+      while (r.remaining > 0) {
+        const kind = r.u8();
+        const rec = byKind[kind];
+        if (!rec) throw new DecodeError(DecodeErrorCode.BadEnum, `${name}: record kind ${kind} unknown`);
+        const o = (inPlace[kind] ??= rec.body.blank());
+        rec.body.readInto(r, o);
+        table[rec.name]!(o, head);
       }
     },
   });

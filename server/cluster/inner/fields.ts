@@ -15,6 +15,9 @@
  *                        follows, 1 +Infinity, 2 -Infinity, 3 none)
  *   when(doc, cond, of)  `of`, present only when `cond` holds of the group's fields before it
  *   group(fields)        the fields in declaration order, no header
+ *
+ * A group read in place (readInto, for InnerStream.visit) fills one object again and again,
+ * and its bytes fields (blob, blob16, rest) as ranges of the message: no allocation per value.
  */
 import { DecodeError, DecodeErrorCode, EncodeError } from '../../../shared/codec/errors.js';
 import type { FieldSpec } from '../../../shared/codec/fields.js';
@@ -48,6 +51,11 @@ export interface WireField<Out, In = Out> {
   readonly spec: WireSpec;
   write(w: Writer, v: In): void;
   read(r: Reader): Out;
+  /**
+   * Bytes fields (blob, blob16, rest): reads the bytes as a range of the message into `into`,
+   * making no view (a group's readInto uses it).
+   */
+  readSpan?(r: Reader, into: MutableSpan): void;
 }
 export type AnyWireField = WireField<any, any>;
 export type WireFields = { readonly [name: string]: AnyWireField };
@@ -55,6 +63,24 @@ export type OutOf<F> = F extends WireField<infer O, any> ? O : never;
 export type InOf<F> = F extends WireField<any, infer I> ? I : never;
 export type GroupOut<F extends WireFields> = { -readonly [K in keyof F]: OutOf<F[K]> };
 export type GroupIn<F extends WireFields> = { -readonly [K in keyof F]: InOf<F[K]> };
+/** A group as readInto leaves it: its bytes fields as ranges of the message, not views. */
+export type GroupInPlace<F extends WireFields> = {
+  -readonly [K in keyof F]: F[K] extends { readSpan(r: Reader, into: MutableSpan): void }
+    ? MutableSpan
+    : OutOf<F[K]>;
+};
+
+/** A group's field, with the in-place read of its fields. */
+export interface GroupField<F extends WireFields> extends WireField<GroupOut<F>, GroupIn<F>> {
+  /**
+   * Reads the group into `o`, an object this reader keeps and fills again for the next value
+   * (make it with `blank`): no object is made per value, and bytes fields are filled in as
+   * ranges of the message instead of views.
+   */
+  readInto(r: Reader, o: GroupInPlace<F>): void;
+  /** An object for readInto, its ranges made. */
+  blank(): GroupInPlace<F>;
+}
 
 /** Bytes `buf[start, end)`, handed to a blob without making a view of them. */
 export interface Span {
@@ -62,6 +88,33 @@ export interface Span {
   readonly start: number;
   readonly end: number;
 }
+/** A bytes field: read as a view, or (readSpan) as a range into a Span. */
+export type BytesField<In> = WireField<Uint8Array, In> & {
+  readSpan(r: Reader, into: MutableSpan): void;
+};
+
+/** A Span a reader fills in place. */
+export interface MutableSpan {
+  buf: Uint8Array;
+  start: number;
+  end: number;
+}
+
+/** The next `n` bytes of `r` as a range of its bytes, into `s`; a short message is ERR_SHORT, as Reader.raw says it. */
+function spanInto(r: Reader, n: number, s: MutableSpan): void {
+  const at = r.pos;
+  if (at + n > r.end) {
+    throw new DecodeError(
+      DecodeErrorCode.Short,
+      `need ${n} byte(s) at offset ${at}, payload has ${r.end - at} left`,
+    );
+  }
+  s.buf = r.bytes;
+  s.start = at;
+  s.end = at + n;
+  r.pos = at + n;
+}
+
 /** Writes a blob16's bytes straight into the message (a packet's payload by its own codec). */
 export type Fill = (w: Writer) => void;
 
@@ -70,7 +123,7 @@ function tooLong(what: string, n: number, max: number): never {
 }
 
 /** length varint + bytes, read as a view into the message. */
-export function blob(max = 0xffffffff): WireField<Uint8Array, Uint8Array | Span> {
+export function blob(max = 0xffffffff): BytesField<Uint8Array | Span> {
   return {
     spec: { type: 'blob', prefix: 'varint', max },
     write(w, v) {
@@ -90,11 +143,16 @@ export function blob(max = 0xffffffff): WireField<Uint8Array, Uint8Array | Span>
       if (n > max) tooLong('bytes', n, max);
       return r.raw(n);
     },
+    readSpan(r, into) {
+      const n = r.varint();
+      if (n > max) tooLong('bytes', n, max);
+      spanInto(r, n, into);
+    },
   };
 }
 
 /** length u16 + bytes, read as a view into the message. */
-export function blob16(max = 0xffff): WireField<Uint8Array, Uint8Array | Span | Fill> {
+export function blob16(max = 0xffff): BytesField<Uint8Array | Span | Fill> {
   if (max > 0xffff) throw new Error('a blob16 holds at most 65535 bytes');
   return {
     spec: { type: 'blob', prefix: 'u16', max },
@@ -119,14 +177,20 @@ export function blob16(max = 0xffff): WireField<Uint8Array, Uint8Array | Span | 
       if (n > max) tooLong('bytes', n, max);
       return r.raw(n);
     },
+    readSpan(r, into) {
+      const n = r.u16();
+      if (n > max) tooLong('bytes', n, max);
+      spanInto(r, n, into);
+    },
   };
 }
 
 /** The bytes to the end of the message, as a view. Only a message's last field. */
-export const rest: WireField<Uint8Array> = {
+export const rest: BytesField<Uint8Array> = {
   spec: { type: 'rest' },
   write: (w, v) => w.raw(v),
   read: (r) => r.raw(r.remaining),
+  readSpan: (r, into) => spanInto(r, r.remaining, into),
 };
 
 /** count (varint, or u8) + items. */
@@ -265,7 +329,7 @@ export function when<F extends AnyWireField>(
  * The fields in order. Its code is generated once per group (as `struct` does), so each
  * field's call site sees one field type and stays monomorphic.
  */
-export function group<const F extends WireFields>(fields: F): WireField<GroupOut<F>, GroupIn<F>> {
+export function group<const F extends WireFields>(fields: F): GroupField<F> {
   const names = Object.keys(fields);
   const types = names.map((n) => fields[n]!);
   const key = (i: number) => JSON.stringify(names[i]);
@@ -283,6 +347,9 @@ export function group<const F extends WireFields>(fields: F): WireField<GroupOut
         : `o[${key(i)}] = types[${i}].read(r);`,
     )
     .join('\n');
+  const readIntoBody = types
+    .map((t, i) => (t.readSpan ? `types[${i}].readSpan(r, o[${key(i)}]);` : readBody.split('\n')[i]))
+    .join('\n');
   const absent = (name: string): never => {
     throw new EncodeError(`${name} is required here and absent`);
   };
@@ -292,10 +359,25 @@ export function group<const F extends WireFields>(fields: F): WireField<GroupOut
     `return {
       write(w, v) { ${writeBody} },
       read(r) { const o = {}; ${readBody} return o; },
+      readInto(r, o) { ${readIntoBody} },
     };`,
-  )(types, absent) as Pick<WireField<GroupOut<F>, GroupIn<F>>, 'write' | 'read'>;
-  return { spec: { type: 'group', fields }, write: code.write, read: code.read };
+  )(types, absent) as Pick<GroupField<F>, 'write' | 'read' | 'readInto'>;
+  const blank = (): GroupInPlace<F> => {
+    const o: Record<string, unknown> = {};
+    for (const [i, name] of names.entries())
+      o[name] = types[i]!.readSpan ? { buf: EMPTY, start: 0, end: 0 } : undefined;
+    return o as GroupInPlace<F>;
+  };
+  return {
+    spec: { type: 'group', fields },
+    write: code.write,
+    read: code.read,
+    readInto: code.readInto,
+    blank,
+  };
 }
+
+const EMPTY = new Uint8Array(0);
 
 /**
  * One field's layout in the words of docs/CLUSTER.md: integers without a width are varints,
