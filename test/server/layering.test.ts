@@ -37,7 +37,33 @@ function importers(of: (path: string) => boolean): string[] {
   return [...graph].filter(([, deps]) => deps.some(of)).map(([from]) => from);
 }
 
+/**
+ * The server's layers, lowest first: a module imports only from its own folder and from
+ * layers below it. Folders on one layer know nothing of each other.
+ */
+const LAYERS: readonly (readonly string[])[] = [
+  ['config.ts', 'secret.ts', 'log.ts'],
+  ['world', 'store', 'transport', 'cluster'],
+  ['outbox', 'lab', 'metrics'],
+  ['zone', 'session'],
+  ['dispatch', 'gateway'],
+  ['roles'],
+  ['main.ts'],
+];
+
 describe('server layering', () => {
+  it('imports only from layers below (world and store at the bottom, main.ts at the top)', () => {
+    const rank = new Map(LAYERS.flatMap((names, i) => names.map((n) => [n, i] as const)));
+    const unplaced = [...new Set([...graph.keys()].map(layer))].filter((l) => !rank.has(l));
+    expect(unplaced, 'every folder and top file has a layer').toEqual([]);
+    const upward = [...graph].flatMap(([from, deps]) =>
+      deps
+        .filter((d) => layer(d) !== layer(from) && rank.get(layer(d))! >= rank.get(layer(from))!)
+        .map((d) => `${from} -> ${d}`),
+    );
+    expect(upward).toEqual([]);
+  });
+
   it('has no import cycle', () => {
     const state = new Map<string, 'open' | 'done'>();
     const cycles: string[] = [];
