@@ -132,7 +132,8 @@ function updateGhost(w: World, e: Entity, s: GhostState): void {
   }
 }
 
-function sameMotion(a: Player['sent'], b: Player['sent']): boolean {
+/** Whether two motion states are the same (observers reckon the same from either). */
+export function sameMotion(a: Player['sent'], b: Player['sent']): boolean {
   return (
     a.t === b.t &&
     a.x === b.x &&

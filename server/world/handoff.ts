@@ -11,7 +11,7 @@
 import { blocked, clampToZone, insideZone, type Vec2 } from '../../shared/game/movement.js';
 import { CellSet } from './cell-set.js';
 import { grown, pointInArea, stripDepth } from './border.js';
-import { ghostState } from './ghosts.js';
+import { ghostState, sameMotion } from './ghosts.js';
 import { relocate } from './move-epoch.js';
 import { IdMap, IdSet } from './id-table.js';
 import { newTimeline } from './timeline.js';
@@ -203,6 +203,15 @@ export function arrivePlayer(w: World, sessionId: number, s: HandoffState): Play
     w.ghostGrid.remove(ghost.entity);
     p.observers = ghost.entity.observers;
     for (const oid of p.observers) w.players.get(oid)?.visible.set(p.id, p);
+    // They reckon it from what its old zone's strip last showed, which is a tick behind: a
+    // stop (or turn) made in the input that carried it over the line never reached them, and
+    // they would draw it walking on. Its motion goes out to them anew when the two differ.
+    const told = ghost.entity.kind === 'player' ? ghost.entity.sent : undefined;
+    if (told && !sameMotion(told, p.sent)) {
+      p.sent = { ...told };
+      p.sentInputAt = p.sent.t;
+      w.moved.add(p);
+    }
   }
   p.timeline.lateness.restore(s.lateness);
   p.timeline.held = s.held;

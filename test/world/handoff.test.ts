@@ -157,6 +157,35 @@ describe('hand-off at the border', () => {
     expect(p.timeline.lateness.most() - p.timeline.lateness.least()).toBe(280);
   });
 
+  it('tells the next zone’s watchers a stop made in the very input that carries the walker across: they see it stand where it stands', () => {
+    const zones = new TwoZones();
+    const y = clearRowHere();
+    const w = join(zones.gv, player({ zone: 'Greenvale', x: 1940, y }));
+    const east = join(zones.am, player({ zone: 'Ashmoor', x: 2140, y: y + 30 }));
+    zones.tick(50, {});
+    const walk = walker(w, 0, 100);
+    // Heartbeats up to x 1990, then the next input is the stop, 30 units on, past the margin
+    // (a client sends its stop when it stops, not at the line).
+    const inputs = new Map<number, WorldInput>();
+    for (let t = 100; t <= 500; t += 100) inputs.set(t + 50, walk.at(t));
+    const stop = walk.at(800, false) as Extract<WorldInput, { type: 'move' }>;
+    inputs.set(850, stop);
+    /** What Ashmoor last told of the walker: its motion state (a ghost's, then its own). */
+    let told: { x: number; y: number; moving: boolean } | undefined;
+    for (let t = 100; t <= 2500; t += 50) {
+      const here = zones.gv.players.has(w.id) ? 'gv' : 'am';
+      const input = inputs.get(t);
+      const ev = zones.tick(t, input ? { [here]: [input] } : {});
+      for (const e of ev.am) {
+        if (e.type === 'motion' && e.entity.id === w.id) told = { ...e.entity.sent };
+      }
+    }
+    const p = zones.am.players.get(w.id)!;
+    expect([p.x, p.y, p.moving]).toEqual([stop.x, stop.y, false]);
+    expect(east.visible.has(w.id)).toBe(true);
+    expect(told).toMatchObject({ x: stop.x, y: stop.y, moving: false });
+  });
+
   it('does not hand back a player standing on the line: it must walk the margin past it the other way', () => {
     const zones = new TwoZones();
     const y = clearRowHere();
