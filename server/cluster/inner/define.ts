@@ -165,6 +165,28 @@ export function defineStream<
   const name = def.name;
   /** Each record kind's one object for visit. */
   const inPlace: GroupInPlace<WithSession<WireFields>>[] = [];
+  type Decode = (rec: R[number], r: Reader, kind: number) => unknown;
+  const readNew: Decode = (rec, r) => rec.body.read(r);
+  const readInPlace: Decode = (rec, r, kind) => {
+    const o = (inPlace[kind] ??= rec.body.blank());
+    rec.body.readInto(r, o);
+    return o;
+  };
+  /** The head to `begin`, then each record, decoded by `decode`, to its kind's handler. */
+  const each = (bytes: Uint8Array, handlers: object, decode: Decode): void => {
+    const r = new Reader(bytes);
+    const head = headField.read(r);
+    const table = handlers as Record<string, (record: unknown, head: unknown) => void> & {
+      begin?: (head: unknown) => void;
+    };
+    table.begin?.(head);
+    while (r.remaining > 0) {
+      const kind = r.u8();
+      const rec = byKind[kind];
+      if (!rec) throw new DecodeError(DecodeErrorCode.BadEnum, `${name}: record kind ${kind} unknown`);
+      table[rec.name]!(decode(rec, r, kind), head);
+    }
+  };
   return Object.freeze({
     ...def,
     headField,
@@ -173,34 +195,10 @@ export function defineStream<
       headField.write(w, head);
     },
     read(bytes: Uint8Array, handlers: StreamHandlers<InnerStream<N, H, R>>) {
-      const r = new Reader(bytes);
-      const head = headField.read(r);
-      const table = handlers as unknown as Record<string, (record: unknown, head: unknown) => void> & {
-        begin?: (head: unknown) => void;
-      };
-      table.begin?.(head);
-      while (r.remaining > 0) {
-        const kind = r.u8();
-        const rec = byKind[kind];
-        if (!rec) throw new DecodeError(DecodeErrorCode.BadEnum, `${name}: record kind ${kind} unknown`);
-        table[rec.name]!(rec.body.read(r), head);
-      }
+      each(bytes, handlers, readNew);
     },
     visit(bytes: Uint8Array, visitors: StreamVisitors<InnerStream<N, H, R>>) {
-      const r = new Reader(bytes);
-      const head = headField.read(r);
-      const table = visitors as unknown as Record<string, (record: unknown, head: unknown) => void> & {
-        begin?: (head: unknown) => void;
-      };
-      table.begin?.(head);
-      while (r.remaining > 0) {
-        const kind = r.u8();
-        const rec = byKind[kind];
-        if (!rec) throw new DecodeError(DecodeErrorCode.BadEnum, `${name}: record kind ${kind} unknown`);
-        const o = (inPlace[kind] ??= rec.body.blank());
-        rec.body.readInto(r, o);
-        table[rec.name]!(o, head);
-      }
+      each(bytes, visitors, readInPlace);
     },
   });
 }
