@@ -184,51 +184,59 @@ describe.skipIf(skip)('two players in the browser against the live server', () =
     const inSight = (from: { x: number; y: number }, to: { x: number; y: number }) =>
       !segmentBlocked(from, to, obstacles, 0);
     const held = new Set<string>();
-    const mobId = await until(
-      'A stands within casting distance of a mob in sight',
+    /** Walks A into casting distance and sight of the mob (or the nearest one) and stops. */
+    const approach = (wanted?: number) =>
+      until(
+        'A stands within casting distance of a mob in sight',
+        async () => {
+          const v = await view(a.page);
+          const mobs = v.entities.filter((e) => e.kind === 'mob' && e.alive);
+          mobs.sort((m, n) => distance(m, v.self!) - distance(n, v.self!));
+          const mob = mobs.find((m) => m.id === wanted) ?? mobs.find((m) => inSight(v.self!, m)) ?? mobs[0];
+          if (mob && distance(mob, v.self!) < CAST_DISTANCE && inSight(v.self!, mob)) {
+            await steer(a.page, held, undefined, v.self!);
+            return mob.id;
+          }
+          if (mob) await steer(a.page, held, v.self, mob);
+          return undefined;
+        },
+        45_000,
+      );
+
+    // Fireball (key 1): a cast time, then a projectile. A wandering mob may leave range or
+    // step behind a wall before the cast ends: then walk up to it again and cast again.
+    let mobId = 0;
+    const cast = await until(
+      'B shows A casting and the mob taking damage',
       async () => {
-        const v = await view(a.page);
-        const mobs = v.entities.filter((e) => e.kind === 'mob' && e.alive);
-        mobs.sort((m, n) => distance(m, v.self!) - distance(n, v.self!));
-        const mob = mobs.find((m) => inSight(v.self!, m)) ?? mobs[0];
-        if (mob && distance(mob, v.self!) < CAST_DISTANCE && inSight(v.self!, mob)) {
-          await steer(a.page, held, v.self, v.self!);
-          return mob.id;
+        const before = await view(b.page);
+        if (!before.castBars.some((c) => c.casterId === aId)) {
+          mobId = await approach(mobId || undefined);
+          // Tab cycles the mobs in view, nearest first (B, a player, only when no mob is in view).
+          await until('A targets the mob', async () => {
+            if ((await view(a.page)).targetId === mobId) return true;
+            await a.page.keyboard.press('Tab');
+            return undefined;
+          });
+          await a.page.keyboard.press('Digit1');
         }
-        if (mob) await steer(a.page, held, v.self, mob);
-        return undefined;
+        const bar = await until(
+          "B shows A's cast bar",
+          async () => (await view(b.page)).castBars.find((c) => c.casterId === aId),
+          5_000,
+        ).catch(() => undefined);
+        if (!bar) return undefined;
+        const hit = await until(
+          'B shows damage on the mob',
+          async () =>
+            (await view(b.page)).combatTexts.find((c) => c.targetId === bar.targetId && c.kind === 'damage'),
+          6_000,
+        ).catch(() => undefined);
+        return hit ? { bar, hit } : undefined;
       },
-      45_000,
-    );
-    await steer(a.page, held, undefined, { x: 0, y: 0 });
-
-    // Tab cycles the mobs in view, nearest first (B, a player, only when no mob is in view).
-    await until('A targets the mob', async () => {
-      if ((await view(a.page)).targetId === mobId) return true;
-      await a.page.keyboard.press('Tab');
-      return undefined;
-    });
-
-    // Fireball (key 1): a cast time, then a projectile. A wandering mob may leave range
-    // before the cast ends: then cast again.
-    const cast = await until('B shows A casting and the mob taking damage', async () => {
-      const before = await view(b.page);
-      if (!before.castBars.some((c) => c.casterId === aId)) {
-        await a.page.keyboard.press('Digit1');
-      }
-      const bar = await until(
-        "B shows A's cast bar",
-        async () => (await view(b.page)).castBars.find((c) => c.casterId === aId),
-        5_000,
-      ).catch(() => undefined);
-      if (!bar) return undefined;
-      const hit = await until(
-        'B shows damage on the mob',
-        async () =>
-          (await view(b.page)).combatTexts.find((c) => c.targetId === bar.targetId && c.kind === 'damage'),
-        6_000,
-      ).catch(() => undefined);
-      return hit ? { bar, hit } : undefined;
+      60_000,
+    ).catch(async (e: Error) => {
+      throw new Error(`${e.message}; A's notices: ${JSON.stringify((await view(a.page)).notices.slice(-8))}`);
     });
     expect(cast.bar.spellId).toBe(1);
     expect(cast.bar.targetId).toBe(mobId);
@@ -240,7 +248,7 @@ describe.skipIf(skip)('two players in the browser against the live server', () =
     await until('B keeps drawing frames', async () =>
       (await view(b.page)).framesRendered > frames + 5 ? true : undefined,
     );
-  }, 120_000);
+  }, 180_000);
 
   it('logs no errors in either page', () => {
     expect(a.errors).toEqual([]);
