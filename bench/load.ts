@@ -325,6 +325,10 @@ function measureStep(
     histogram(before.samples, 'wyvern_move_input_delay_seconds'),
     histogram(after.samples, 'wyvern_move_input_delay_seconds'),
   );
+  const hold = delta(
+    histogram(before.samples, 'wyvern_input_hold_seconds'),
+    histogram(after.samples, 'wyvern_input_hold_seconds'),
+  );
   const d = (name: string) => total(after.samples, name) - total(before.samples, name);
   const per = Math.max(1, play.bots.inWorld);
   const processes = [...after.cpu.keys()].map((id) => ({
@@ -393,6 +397,10 @@ function measureStep(
       p50Ms: round(quantile(moveDelay, 0.5) * 1000),
       p99Ms: round(quantile(moveDelay, 0.99) * 1000),
     },
+    inputHold:
+      hold.count > 0
+        ? { p50Ms: round(quantile(hold, 0.5) * 1000), p99Ms: round(quantile(hold, 0.99) * 1000) }
+        : undefined,
     latency: play.latency,
     rttP50: play.rtt.p50,
     rttP99: play.rtt.p99,
@@ -501,6 +509,7 @@ async function runTransport(
           `   cpu by process: ${step.processes.map((p) => `${p.id} ${p.cpuPercent}%`).join(', ')} | ` +
             `move input delay p50 ${step.moveInputDelay?.p50Ms} p99 ${step.moveInputDelay?.p99Ms} ms`,
         );
+      log(`   input hold p50 ${step.inputHold?.p50Ms} p99 ${step.inputHold?.p99Ms} ms (over player-seconds)`);
       if (step.invalid.length > 0 || step.over.length > 0) break;
     }
   } finally {

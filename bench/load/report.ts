@@ -84,6 +84,11 @@ export interface StepResult {
   processes?: { id: string; cpuPercent: number; rssMb: number }[];
   /** A MoveInput from its gateway's read to the zone host applying it (wyvern_move_input_delay_seconds). */
   moveInputDelay?: { p50Ms: number; p99Ms: number };
+  /**
+   * How long the players' inputs waited for their time beyond their least delayed one's
+   * (wyvern_input_hold_seconds, over player-seconds): what watchers pay for movers' jitter.
+   */
+  inputHold?: { p50Ms: number; p99Ms: number };
   /** Why this step says nothing about the server: the bots were the bottleneck (empty: valid). */
   invalid: string[];
   /** Why this step is over the limits (empty: within them). */
@@ -162,10 +167,10 @@ export function markdown(meta: Record<string, string>, runs: RunResult[]): strin
     if (ids) {
       lines.push(
         '',
-        'CPU % of the server core (RSS MB) by process, and a MoveInput from its gateway to the zone host applying it (the next tick, the bus included):',
+        "CPU % of the server core (RSS MB) by process, a MoveInput from its gateway to the zone host applying it (the next tick, the bus included), and the input hold (how much later than its least delayed input each player's inputs take effect, over player-seconds):",
         '',
-        `| N | ${ids.join(' | ')} | move input delay p50 / p99 ms |`,
-        `|---:|${ids.map(() => '---:|').join('')}---|`,
+        `| N | ${ids.join(' | ')} | move input delay p50 / p99 ms | input hold p50 / p99 ms |`,
+        `|---:|${ids.map(() => '---:|').join('')}---|---|`,
       );
       for (const s of run.steps) {
         const cells = ids.map((id) => {
@@ -173,7 +178,7 @@ export function markdown(meta: Record<string, string>, runs: RunResult[]): strin
           return p ? `${f(p.cpuPercent)} (${f(p.rssMb, 0)})` : '-';
         });
         lines.push(
-          `| ${s.n} | ${cells.join(' | ')} | ${f(s.moveInputDelay?.p50Ms)} / ${f(s.moveInputDelay?.p99Ms)} |`,
+          `| ${s.n} | ${cells.join(' | ')} | ${f(s.moveInputDelay?.p50Ms)} / ${f(s.moveInputDelay?.p99Ms)} | ${f(s.inputHold?.p50Ms)} / ${f(s.inputHold?.p99Ms)} |`,
         );
       }
     }

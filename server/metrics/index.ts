@@ -125,6 +125,18 @@ export const moveInputDelaySeconds = new Histogram({
   registers: [registry],
 });
 
+/**
+ * How long each player's MoveInputs wait on the server beyond its least delayed input's
+ * time (server/world/timeline.ts): sampled once a second per player in the world, so the
+ * quantiles are over player-seconds. What a jittery mover's watchers pay in extra delay.
+ */
+export const inputHoldSeconds = new Histogram({
+  name: 'wyvern_input_hold_seconds',
+  help: "Each player's input hold (its inputs' wait for their time beyond the least delayed one's), sampled once a second per player.",
+  buckets: [0.005, 0.01, 0.02, 0.03, 0.05, 0.075, 0.1, 0.15, 0.2, 0.3, 0.5, 1],
+  registers: [registry],
+});
+
 export const zoneClaimEvents = new Counter({
   name: 'wyvern_zone_claim_events_total',
   help:

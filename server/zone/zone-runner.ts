@@ -6,7 +6,12 @@
  * a leaving player still gets its last packets). The world itself stays a pure function of
  * (state, inputs, now, rng); the clock and the outbox are here, the sockets at the gateway.
  */
-import { moveInputDelaySeconds, replicationBytes, replicationRecords } from '../metrics/index.js';
+import {
+  inputHoldSeconds,
+  moveInputDelaySeconds,
+  replicationBytes,
+  replicationRecords,
+} from '../metrics/index.js';
 import { countWorldEvents } from '../metrics/world-events.js';
 import { Outbox, type OutboxSink } from '../outbox/outbox.js';
 import { step, type Rng, type World, type WorldEvent, type WorldInput } from '../world/index.js';
@@ -28,6 +33,8 @@ const DELAY_SAMPLE = 16;
 export class ZoneRunner {
   private inputs: WorldInput[] = [];
   private moves = 0;
+  /** When the players' input holds were last sampled. */
+  private holdsAt = -Infinity;
   /** Player entity id -> where its bytes go. */
   private readonly sinks = new Map<number, OutboxSink>();
   readonly outbox: Outbox;
@@ -104,6 +111,10 @@ export class ZoneRunner {
       if (e.type === 'save') this.hooks.save(this, e);
       else if (e.type === 'leftWorld') this.hooks.leftWorld(this, e);
       else if (e.type === 'handedOff') this.hooks.handedOff(this, e);
+    }
+    if (now - this.holdsAt >= 1000) {
+      this.holdsAt = now;
+      for (const p of this.world.players.values()) inputHoldSeconds.observe(p.timeline.held / 1000);
     }
     this.timing.stepMs = stepped - started;
     this.timing.deliverMs = performance.now() - stepped;
