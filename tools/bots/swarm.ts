@@ -370,7 +370,11 @@ export class Swarm {
     if (now - this.nextSlotAt > 200) this.nextSlotAt = Math.floor(now);
     while (now >= this.nextSlotAt) {
       const list = this.slots[this.slot]!;
-      const t = this.nextSlotAt;
+      // At the time it runs, not the slot's: a state is stamped with when it was made, as a
+      // real client's frame is, so a late slot (this process busy) is not sent as a state
+      // made earlier and delivered late. The server would take that for the link's lateness
+      // and hold every bot's inputs by it (server/world/timeline.ts).
+      const t = performance.now();
       let w = 0;
       for (let i = 0; i < list.length; i++) {
         const b = list[i]!;
