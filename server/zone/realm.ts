@@ -118,7 +118,7 @@ export class Realm {
     );
     this.intake = new InputIntake({ log: opts.log, clock }, this.hosted, this.seats, forwards);
     // Through the instance's runTick, so that whoever wraps it (a bench) sees every tick.
-    this.loop = new TickLoop(opts.tickRate, () => this.runTick());
+    this.loop = new TickLoop(opts.tickRate, (lateMs) => this.runTick(lateMs));
     this.border = new BorderLink(opts.bus, this.zones, (zone) => this.running(zone), opts.log, clock);
     this.listen(hostId);
   }
@@ -161,8 +161,11 @@ export class Realm {
     this.saving.start();
   }
 
-  /** Runs every zone's tick once (the timer calls this; tests may call it directly). */
-  runTick(): void {
+  /**
+   * Runs every zone's tick once (the timer calls this; tests may call it directly). `lateMs`:
+   * how long after it was due the tick started.
+   */
+  runTick(lateMs = 0): void {
     const started = performance.now();
     const now = this.clock();
     // Before the step: a leave queued here is applied in this very tick, so no resume can
@@ -170,7 +173,8 @@ export class Realm {
     this.seats.expireLingering(now);
     this.hosted.runAll();
     this.border.open(now);
-    for (const host of this.zones.values()) if (!this.hosted.isFenced(host.name)) host.tick(now);
+    for (const host of this.zones.values())
+      if (!this.hosted.isFenced(host.name)) host.tick(now, now - lateMs, 1000 / this.opts.tickRate);
     this.border.publish();
     this.saving.flushRequested();
     this.seats.publish();

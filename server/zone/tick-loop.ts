@@ -10,7 +10,8 @@ export class TickLoop {
 
   constructor(
     private readonly tickRate: number,
-    private readonly tick: () => void,
+    /** One tick; `lateMs`: how long after it was due it started (the loop was busy). */
+    private readonly tick: (lateMs: number) => void,
     /** The monotonic clock, in ms. */
     private readonly now: () => number = () => performance.now(),
   ) {}
@@ -19,7 +20,7 @@ export class TickLoop {
     const interval = 1000 / this.tickRate;
     this.nextTickAt = this.now() + interval;
     const loop = () => {
-      this.tick();
+      this.tick(Math.max(0, this.now() - this.nextTickAt));
       this.nextTickAt += interval;
       const now = this.now();
       if (now - this.nextTickAt > interval) {

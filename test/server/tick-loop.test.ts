@@ -56,6 +56,24 @@ describe('the tick loop', () => {
     expect(loop.lateTicks).toBe(1);
   });
 
+  it('tells each tick how long after it was due it started', () => {
+    const late: number[] = [];
+    const loop = new TickLoop(
+      20,
+      (lateMs) => {
+        late.push(lateMs);
+        if (late.length === 2) spent += 80;
+      },
+      now,
+    );
+    loop.start();
+    for (let i = 0; i < 4; i++) vi.advanceTimersToNextTimer();
+    loop.stop();
+    // The second tick took 80 ms: the third, due 50 ms after the second was, started 30 ms
+    // late, and the 1 ms a timer set for now waits.
+    expect(late).toEqual([0, 0, 31, 0]);
+  });
+
   it('runs no tick once stopped', () => {
     const tick = vi.fn();
     const loop = new TickLoop(20, tick, now);
