@@ -4,12 +4,15 @@
  * than running the missed ticks back to back.
  */
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { createServer, connect, type AddressInfo, type Socket } from 'node:net';
 import { TickLoop } from '../../server/zone/tick-loop.js';
 
 describe('the tick loop', () => {
   /** Time the ticks themselves spend, on top of the fake timers' clock. */
   let spent: number;
   const now = (): number => Date.now() + spent;
+  /** Ticks at once when their timer fires (the fake timers have no I/O to wait for). */
+  const run = (fn: () => void): void => fn();
 
   beforeEach(() => {
     vi.useFakeTimers({ now: 0, toFake: ['setTimeout', 'clearTimeout', 'Date'] });
@@ -29,6 +32,7 @@ describe('the tick loop', () => {
         spent += 30;
       },
       now,
+      run,
     );
     loop.start();
     for (let i = 0; i < 20; i++) vi.advanceTimersToNextTimer();
@@ -47,6 +51,7 @@ describe('the tick loop', () => {
         if (at.length === 3) spent += 500;
       },
       now,
+      run,
     );
     loop.start();
     for (let i = 0; i < 6; i++) vi.advanceTimersToNextTimer();
@@ -65,6 +70,7 @@ describe('the tick loop', () => {
         if (late.length === 2) spent += 80;
       },
       now,
+      run,
     );
     loop.start();
     for (let i = 0; i < 4; i++) vi.advanceTimersToNextTimer();
@@ -74,9 +80,51 @@ describe('the tick loop', () => {
     expect(late).toEqual([0, 0, 31, 0]);
   });
 
+  it('runs a tick after the socket reads of the turn its timer fired in', async () => {
+    vi.useRealTimers();
+    const server = createServer();
+    await new Promise<void>((ok) => server.listen(0, '127.0.0.1', ok));
+    const accepted = new Promise<Socket>((ok) => server.once('connection', ok));
+    const client = connect((server.address() as AddressInfo).port, '127.0.0.1');
+    await new Promise((ok) => client.once('connect', ok));
+    const socket = await accepted;
+    const order: string[] = [];
+    socket.on('data', () => {
+      order.push('read');
+      // What a read queues for the turn's end (the gateway's input outbox).
+      setImmediate(() => order.push('flush'));
+    });
+    const ticked = new Promise<void>((ok) => {
+      const loop = new TickLoop(100, () => {
+        order.push('tick');
+        loop.stop();
+        ok();
+      });
+      loop.start();
+      // An input reaches the socket while the loop is busy past the tick's time: the tick's
+      // timer and the read are due in the same turn.
+      // (At the end of a turn, as the gateway's socket writes after a tick are: the next turn
+      // starts with its timers.)
+      setTimeout(
+        () =>
+          setImmediate(() => {
+            client.write('input');
+            const until = performance.now() + 25;
+            while (performance.now() < until);
+          }),
+        2,
+      );
+    });
+    await ticked;
+    client.destroy();
+    socket.destroy();
+    await new Promise((ok) => server.close(ok));
+    expect(order).toEqual(['read', 'flush', 'tick']);
+  });
+
   it('runs no tick once stopped', () => {
     const tick = vi.fn();
-    const loop = new TickLoop(20, tick, now);
+    const loop = new TickLoop(20, tick, now, run);
     loop.start();
     vi.advanceTimersByTime(120);
     loop.stop();
