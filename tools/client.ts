@@ -206,7 +206,14 @@ class Session {
         out(`${this.spell(s.spellId)} is not ready yet${when}`);
         return;
       }
-      out(`${this.possessive(s.casterId)} ${this.spell(s.spellId)} failed: ${SPELL_FAIL_WORDS[s.reason]}`);
+      // A mob wanders: what was in reach when the walk ended may not be by the cast's end.
+      const hint =
+        this.isSelf(s.casterId) && (s.reason === 'outOfRange' || s.reason === 'lineOfSight')
+          ? ' (`move target` walks to where it reaches)'
+          : '';
+      out(
+        `${this.possessive(s.casterId)} ${this.spell(s.spellId)} failed: ${SPELL_FAIL_WORDS[s.reason]}${hint}`,
+      );
     });
     client.on(CombatEvent, (c) => {
       const crit = c.crit ? ' (critical)' : '';
