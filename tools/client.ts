@@ -236,7 +236,7 @@ class Session {
     client.on(Cooldown, (c) => this.readyAt.set(c.spellId, performance.now() + c.remaining));
     // The stats that come with it say where it leaves the character: told together.
     client.on(ExperienceGain, (x) => (this.gained = { amount: x.amount, victim: this.name(x.victimId) }));
-    client.on(LogoutCancelled, () => out('Logout cancelled.'));
+    client.on(LogoutCancelled, () => out('Logout cancelled (you moved or are in a fight).'));
     // Walked across a border (or given back to its own zone when the next did not take it).
     client.on(ZoneChanged, (z) => out(`You are in ${z.zone} now.`));
     client.on(Bye, (b) => {

@@ -724,12 +724,12 @@ typedef struct {
     char unused; /* no fields: C has no empty structs */
 } wy_logout_cancel;
 
-/* LogoutStarted (0x0703, server -> client, reliable): The character leaves the world in delay ms unless it moves or cancels. */
+/* LogoutStarted (0x0703, server -> client, reliable): The character leaves the world in delay ms unless it moves, fights (deals or takes a blow, casts) or cancels. */
 typedef struct {
     uint32_t delay;
 } wy_logout_started;
 
-/* LogoutCancelled (0x0704, server -> client, reliable): The logout timer stopped. */
+/* LogoutCancelled (0x0704, server -> client, reliable): The logout timer stopped (the character moved, fought or cancelled). */
 typedef struct {
     char unused; /* no fields: C has no empty structs */
 } wy_logout_cancelled;

@@ -351,9 +351,16 @@ function cancelLogout(w: World, p: Player): void {
   emit(w, { type: 'logoutCancelled', player: p });
 }
 
+/**
+ * A logout runs out unless its player fights meanwhile: a blow dealt or taken, or a cast,
+ * stops the countdown as a step does. A logout is no more a way out of a fight than closing
+ * the socket is (that lingers COMBAT_LINGER_MS after the last blow).
+ */
 function expireLogouts(w: World): void {
   for (const p of w.loggingOut) {
-    if (p.logoutAt !== null && w.now >= p.logoutAt) removePlayer(w, p, 'logout');
+    if (p.logoutAt === null) continue;
+    if (p.lastCombatAt > p.logoutAt - w.rules.logoutDelay) cancelLogout(w, p);
+    else if (w.now >= p.logoutAt) removePlayer(w, p, 'logout');
   }
 }
 

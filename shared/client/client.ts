@@ -473,7 +473,7 @@ export class WyvernClient {
 
   /**
    * LogoutRequest -> LogoutStarted -> LogoutComplete: back at the character screen.
-   * Rejects with ERR_LOGOUT_CANCELLED if the server cancels it (the character moved).
+   * Rejects with ERR_LOGOUT_CANCELLED if the server cancels it (the character moved or fought).
    */
   logout(options: { onStarted?: (delayMs: number) => void } = {}): Promise<void> {
     const frame = LogoutRequest.encode({});
@@ -491,7 +491,7 @@ export class WyvernClient {
             fail(
               new WyvernError(
                 'ERR_LOGOUT_CANCELLED',
-                'the server cancelled the logout',
+                'the server cancelled the logout (the character moved or fought)',
                 false,
                 LogoutRequest.opcode,
               ),

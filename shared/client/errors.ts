@@ -17,7 +17,7 @@ export const ClientErrorCode = {
   Protocol: 'ERR_PROTOCOL',
   /** The SRP computation failed (for example a malformed challenge). */
   Srp: 'ERR_SRP',
-  /** The server stopped a logout (the character moved or cancelled). */
+  /** The server stopped a logout (the character moved, fought or cancelled). */
   LogoutCancelled: 'ERR_LOGOUT_CANCELLED',
 } as const;
 export type ClientErrorCode = (typeof ClientErrorCode)[keyof typeof ClientErrorCode];
@@ -28,7 +28,7 @@ const clientMessages: Record<ClientErrorCode, string> = {
   ERR_BAD_SERVER_PROOF: 'The server could not prove it knows this account: it may be an impostor.',
   ERR_PROTOCOL: 'The server sent something this client could not understand.',
   ERR_SRP: 'The login handshake failed.',
-  ERR_LOGOUT_CANCELLED: 'The logout was cancelled.',
+  ERR_LOGOUT_CANCELLED: 'The logout was cancelled: the character moved or is in a fight.',
 };
 
 function isClientCode(code: string): code is ClientErrorCode {

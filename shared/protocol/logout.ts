@@ -27,7 +27,7 @@ export const LogoutStarted = definePacket({
   name: 'LogoutStarted',
   dir: 's2c',
   delivery: 'reliable',
-  doc: 'The character leaves the world in delay ms unless it moves or cancels.',
+  doc: 'The character leaves the world in delay ms unless it moves, fights (deals or takes a blow, casts) or cancels.',
   fields: { delay: t.u32 },
 });
 
@@ -36,7 +36,7 @@ export const LogoutCancelled = definePacket({
   name: 'LogoutCancelled',
   dir: 's2c',
   delivery: 'reliable',
-  doc: 'The logout timer stopped.',
+  doc: 'The logout timer stopped (the character moved, fought or cancelled).',
   fields: {},
 });
 

@@ -1,6 +1,20 @@
 import { describe, expect, it } from 'vitest';
 import { findPlayerByName } from '../../server/world/index.js';
-import { deliveries, join, move, ofType, player, received, runUntil, tick, world } from './builders.js';
+import {
+  cast,
+  deliveries,
+  INSTANT,
+  join,
+  mobAt,
+  mobId,
+  move,
+  ofType,
+  player,
+  received,
+  runUntil,
+  tick,
+  world,
+} from './builders.js';
 
 describe('chat', () => {
   it('say reaches the speaker and observers within say range; zone reaches everyone', () => {
@@ -80,6 +94,21 @@ describe('logout', () => {
     expect(received(ev, a.id, 'LogoutCancelled')).toEqual([{}]);
     expect(runUntil(w, 3000).some((e) => e.type === 'save')).toBe(false);
     expect(w.players.has(a.id)).toBe(true);
+  });
+
+  it('a blow taken or dealt during the countdown stops it: a logout is no way out of a fight', () => {
+    const w = world({ zone: { obstacles: [] }, mobs: [mobAt(160, 500)], rules: { logoutDelay: 1000 } });
+    const a = join(w, player({ x: 100, y: 500 }));
+    tick(w, [{ type: 'logout', entityId: a.id }], 100);
+    // An instant spell at the mob beside: the player fights on.
+    const ev = tick(w, [cast(a.id, INSTANT, mobId())], 300);
+    expect(received(ev, a.id, 'LogoutCancelled')).toEqual([{}]);
+    expect(runUntil(w, 3000).some((e) => e.type === 'save')).toBe(false);
+    expect(w.players.has(a.id)).toBe(true);
+    // A logout begun after the fight runs out as ever, unless the mob hits back meanwhile.
+    const b = join(w, player({ x: 900, y: 900 }));
+    tick(w, [{ type: 'logout', entityId: b.id }], 3050);
+    expect(runUntil(w, 4100).some((e) => e.type === 'leftWorld' && e.playerId === b.id)).toBe(true);
   });
 
   it('LogoutCancel stops the timer', () => {

@@ -59,6 +59,8 @@ export interface SoakCounts {
   entered: number;
   drops: number;
   logouts: number;
+  /** Logouts the server stopped because the character fought meanwhile (it then closes and lingers). */
+  logoutsInFight: number;
   retired: number;
   moves: number;
   chats: number;
@@ -212,22 +214,35 @@ class SoakBot {
       drop();
       counts.drops++;
     } else if (way < 0.7) {
-      await client.logout();
-      counts.logouts++;
+      await this.logout(client);
       client.close();
       this.token = undefined;
     } else if (way < 0.85) {
       client.close();
       this.token = undefined;
     } else {
-      await client.logout();
-      counts.logouts++;
+      await this.logout(client);
       counts.retired++;
       client.close();
       this.newAccount();
     }
     this.client = undefined;
     await sleep(randomInt(this.rng, 50, 500));
+  }
+
+  /**
+   * Logs out; a logout the server stopped because a mob hit the character meanwhile (a logout
+   * is no way out of a fight) ends as a player's would: the socket is closed, the character
+   * lingers out its fight.
+   */
+  private async logout(client: WyvernClient): Promise<void> {
+    try {
+      await client.logout();
+      this.run.counts.logouts++;
+    } catch (e) {
+      if ((e as { code?: string }).code !== 'ERR_LOGOUT_CANCELLED') throw e;
+      this.run.counts.logoutsInFight++;
+    }
   }
 
   private async play(client: WyvernClient, end: number): Promise<void> {
@@ -290,6 +305,7 @@ class SoakRun {
     entered: 0,
     drops: 0,
     logouts: 0,
+    logoutsInFight: 0,
     retired: 0,
     moves: 0,
     chats: 0,

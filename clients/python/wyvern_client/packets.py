@@ -1557,7 +1557,9 @@ def _write_logout_cancel(w: Writer, v: LogoutCancel) -> None:
 
 @dataclass
 class LogoutStarted:
-    """The character leaves the world in delay ms unless it moves or cancels."""
+    """The character leaves the world in delay ms unless it moves, fights (deals or takes a blow,
+    casts) or cancels.
+    """
     OPCODE: ClassVar[int] = 0x0703
     DIRECTION: ClassVar[str] = "s2c"
     DELIVERY: ClassVar[str] = "reliable"
@@ -1579,7 +1581,7 @@ def _write_logout_started(w: Writer, v: LogoutStarted) -> None:
 
 @dataclass
 class LogoutCancelled:
-    """The logout timer stopped."""
+    """The logout timer stopped (the character moved, fought or cancelled)."""
     OPCODE: ClassVar[int] = 0x0704
     DIRECTION: ClassVar[str] = "s2c"
     DELIVERY: ClassVar[str] = "reliable"

@@ -324,11 +324,14 @@ export class ClientWorld {
         break;
       case 'LogoutStarted':
         this.logoutAt = localNow + p.value.delay;
-        this.notice(`Logging out in ${Math.ceil(p.value.delay / 1000)} s (move to cancel).`, localNow);
+        this.notice(
+          `Logging out in ${Math.ceil(p.value.delay / 1000)} s (moving or fighting cancels it).`,
+          localNow,
+        );
         break;
       case 'LogoutCancelled':
         this.logoutAt = undefined;
-        this.notice('Logout cancelled.', localNow);
+        this.notice('Logout cancelled (you moved or are in a fight).', localNow);
         break;
       case 'LogoutComplete':
         this.leave();
