@@ -93,13 +93,26 @@ export function messages(w: World, clock: StepClock, e: WorldEvent, sink: Messag
       entered(w, clock, e.player, sink);
       return;
     case 'arrived':
-      // Handed over from the zone beside: the client keeps what it has and counts on from here.
-      sink.to(e.player.id, zoneInfo(w));
-      sink.to(e.player.id, {
-        packet: 'ZoneChanged',
-        data: { zone: w.zone.name, tick: clock.tick, serverTime: clock.time },
-      });
+      arrived(w, clock, e.player, sink);
       return;
+    default:
+      ownAffairs(e, sink);
+      seenAndHeard(e, sink);
+  }
+}
+
+/** Handed over from the zone beside: the client keeps what it has and counts on from here. */
+function arrived(w: World, clock: StepClock, p: Player, sink: MessageSink): void {
+  sink.to(p.id, zoneInfo(w));
+  sink.to(p.id, {
+    packet: 'ZoneChanged',
+    data: { zone: w.zone.name, tick: clock.tick, serverTime: clock.time },
+  });
+}
+
+/** What a player is told of its own affairs: acks, corrections, stats, cooldowns, refusals, logout. */
+function ownAffairs(e: WorldEvent, sink: MessageSink): void {
+  switch (e.type) {
     case 'moveAccepted':
       sink.to(e.player.id, { packet: 'MoveAck', data: { seq: e.seq } });
       return;
@@ -115,23 +128,6 @@ export function messages(w: World, clock: StepClock, e: WorldEvent, sink: Messag
       return;
     case 'experienceGained':
       sink.to(e.player.id, { packet: 'ExperienceGain', data: { victimId: e.victimId, amount: e.amount } });
-      return;
-    case 'leveledUp':
-      // The effect on the entity, and a line in the chat of everyone who sees it.
-      sink.toEach(e.witnesses, e.player.id, {
-        packet: 'LevelUp',
-        data: { entityId: e.player.id, level: e.level },
-      });
-      sink.toEach(e.witnesses, e.player.id, {
-        packet: 'ChatMessage',
-        data: {
-          channel: 'system',
-          fromId: 0,
-          from: '',
-          to: '',
-          text: `${e.player.name} reached level ${e.level}`,
-        },
-      });
       return;
     case 'cooldownStarted':
       sink.to(e.player.id, { packet: 'Cooldown', data: { spellId: e.spellId, remaining: e.remaining } });
@@ -158,6 +154,31 @@ export function messages(w: World, clock: StepClock, e: WorldEvent, sink: Messag
       return;
     case 'leftWorld':
       if (e.reason === 'logout') sink.to(e.playerId, { packet: 'LogoutComplete', data: {} });
+      return;
+    default:
+      return;
+  }
+}
+
+/** What those who see or hear it are told: level-ups, casts, hits, chat. */
+function seenAndHeard(e: WorldEvent, sink: MessageSink): void {
+  switch (e.type) {
+    case 'leveledUp':
+      // The effect on the entity, and a line in the chat of everyone who sees it.
+      sink.toEach(e.witnesses, e.player.id, {
+        packet: 'LevelUp',
+        data: { entityId: e.player.id, level: e.level },
+      });
+      sink.toEach(e.witnesses, e.player.id, {
+        packet: 'ChatMessage',
+        data: {
+          channel: 'system',
+          fromId: 0,
+          from: '',
+          to: '',
+          text: `${e.player.name} reached level ${e.level}`,
+        },
+      });
       return;
     case 'castStarted':
       sink.toEach(e.witnesses, e.caster.id, {
