@@ -459,6 +459,13 @@ export function loadConfig(
   env: Readonly<Record<string, string | undefined>> = process.env,
   argv: readonly string[] = process.argv.slice(2),
 ): Config {
+  const config = assemble(readValues(readFlags(argv), env));
+  checkTogether(config);
+  return Object.freeze(config);
+}
+
+/** Each option given on the command line, by its spec (`--flag value` or `--flag=value`). */
+function readFlags(argv: readonly string[]): Map<OptionSpec, string> {
   const byFlag = new Map([...specs.values()].map((s) => [s.flag, s]));
   const fromFlags = new Map<OptionSpec, string>();
   for (let i = 0; i < argv.length; i++) {
@@ -473,7 +480,14 @@ export function loadConfig(
     if (value === undefined) throw new ConfigError(`${spec.flag}: expected a value`);
     fromFlags.set(spec, value);
   }
+  return fromFlags;
+}
 
+/** Every option parsed from its flag, else its variable, else its default; a bad value names where it came from. */
+function readValues(
+  fromFlags: ReadonlyMap<OptionSpec, string>,
+  env: Readonly<Record<string, string | undefined>>,
+): Record<string, unknown> {
   const values: Record<string, unknown> = {};
   for (const [key, spec] of specs) {
     const flagValue = fromFlags.get(spec);
@@ -494,9 +508,13 @@ export function loadConfig(
       throw new ConfigError(`${source}=${raw}: ${(e as Error).message}`);
     }
   }
+  return values;
+}
 
+/** The parsed values as a Config. */
+function assemble(values: Record<string, unknown>): Config {
   const v = values as Record<string, any>;
-  const config: Config = {
+  return {
     host: v.host,
     httpPort: v.httpPort,
     tcpPort: v.tcpPort,
@@ -544,7 +562,10 @@ export function loadConfig(
     leaseTtlMs: v.leaseTtlMs,
     zoneStandby: v.zoneStandby,
   };
+}
 
+/** Settings that must agree with each other. */
+function checkTogether(config: Config): void {
   if ((config.tlsCertFile === undefined) !== (config.tlsKeyFile === undefined)) {
     throw new ConfigError('TLS_CERT_FILE and TLS_KEY_FILE: set both or neither');
   }
@@ -561,7 +582,6 @@ export function loadConfig(
   if (config.role !== 'both' && config.natsUrl === undefined) {
     throw new ConfigError(`ROLE=${config.role}: expected NATS_URL (the roles of a cluster talk over NATS)`);
   }
-  return Object.freeze(config);
 }
 
 /** The settings as a table, for `--help`. */
