@@ -174,7 +174,7 @@ export const HandoffState = defineBody({
     /** Its MoveInputs still waiting for their time (timeline.ts), each as its client sent it. */
     queued: array(group({ move: MoveInput.payload, due: num }), ITEMS_MAX),
     /** Its input timeline's lateness window. */
-    lateness: array(group({ arrived: num, offset: num, tickOffset: num }), ITEMS_MAX),
+    lateness: array(group({ arrived: num, offset: num }), ITEMS_MAX),
     held: num,
     late: varint,
   },
@@ -239,7 +239,7 @@ export function encodeHandoff(s: PlayerHandoff): Uint8Array {
     cast: s.cast ?? undefined,
     cooldowns: s.cooldowns.map(([spellId, readyAt]) => ({ spellId, readyAt })),
     queued: s.queued,
-    lateness: s.lateness.map(([arrived, offset, tickOffset]) => ({ arrived, offset, tickOffset })),
+    lateness: s.lateness.map(([arrived, offset]) => ({ arrived, offset })),
   };
   return HandoffState.encode(state);
 }
@@ -274,11 +274,7 @@ export function decodeHandoff(bytes: Uint8Array): PlayerHandoff {
     chatTokens: s.chatTokens ?? 0,
     chatRefilledAt: s.chatRefilledAt ?? 0,
     queued: s.queued.map(({ move, due }) => ({ move, due: due ?? 0 })),
-    lateness: s.lateness.map(({ arrived, offset, tickOffset }) => [
-      arrived ?? 0,
-      offset ?? 0,
-      tickOffset ?? offset ?? 0,
-    ]),
+    lateness: s.lateness.map(({ arrived, offset }) => [arrived ?? 0, offset ?? 0]),
     held: s.held ?? 0,
     late: s.late,
   };

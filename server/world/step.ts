@@ -184,7 +184,7 @@ function queueMove(w: World, p: Player, m: MoveInput): void {
   const tl = p.timeline;
   const arrived = Math.min(w.now, m.receivedAt ?? w.now);
   const standing = !p.moving && tl.queue.length === 0;
-  const placed = place(tl, p.clockOffset, m.clientTime, arrived, standing, m.tickBefore ?? arrived);
+  const placed = place(tl, p.clockOffset, m.clientTime, arrived, standing);
   p.clockOffset = placed.offset;
   tl.queue.push({ input: m, due: placed.due });
   w.queuedMoves.add(p);

@@ -24,18 +24,16 @@
  * effect later by `held`, how much later its most delayed recent input came than its least
  * (a clean link holds a few ms). Others' entities are drawn as before.
  *
- * What the hold must cover is judged by ticks, not by the read (server/zone/zone-runner.ts
- * says when each was read and which tick was due before). A state dated at or after the last
- * tick due before its input arrived is, at the tick that sends it, no older than a state
- * whose input came on time: watchers keep that tick's wait in their margin. So the most
- * delayed offset is taken from that tick, not the read: however late within a tick's
- * interval an input was read (this host busy sending the last tick, a collection), it asks
- * no more hold. The least delayed offset is the read's, which only this host's own delays
- * could raise. And an input read after the tick that takes it was due is counted read when
- * that tick was due: a server busy past a tick's time reads every input late and sends the
- * tick late alike, and watchers already wait for late ticks (their delay follows their own
- * arrival jitter). Counted as the mover's lateness, one such stall held every player's
- * inputs that long for the whole window.
+ * An input "arrives" when the server read it, but never later than the tick that takes it
+ * was due (server/zone/zone-runner.ts), and that tick runs after the socket reads of the turn
+ * its timer fired in (tick-loop.ts). A server busy past a tick's time (a long tick, a
+ * collection, a burst of logins) reads every input late and sends that tick late alike;
+ * watchers already wait for late ticks (their delay follows their own arrival jitter), and
+ * the input made the tick it would have made on time. Counted as the mover's lateness, one
+ * such stall held every player's inputs that long for the whole window. An input read late
+ * within a tick's interval (the server busy with the tick before) is still counted by its
+ * read: its true arrival lies somewhere in the busy stretch, and the hold must not guess it
+ * earlier than it was, or the state would reach watchers later than their margin allows.
  */
 
 /**
@@ -51,80 +49,61 @@ export const LATE_MS = 50;
 /** The most an input is held beyond the least delayed input's offset. */
 export const MAX_HOLD_MS = 1000;
 
-/**
- * One input's lateness: when it arrived, its arrival less its clientTime (`offset`), and the
- * last tick due before it arrived less its clientTime (`tickOffset`, at most `offset`): any
- * offset from there up dates its state no earlier than that tick.
- */
-export type LatenessSample = [arrived: number, offset: number, tickOffset: number];
-
-/** Recent inputs' lateness: the most and least delayed over a window. */
+/** Arrival less clientTime of recent inputs: the most and least delayed over a window. */
 export class LatenessWindow {
   private readonly at: number[] = [];
   private readonly value: number[] = [];
-  private readonly tickValue: number[] = [];
   private head = 0;
 
   constructor(private readonly windowMs = LATENESS_WINDOW_MS) {}
 
-  /**
-   * An input made at client time `clientTime` arrived at server time `arrived`, after the
-   * tick due at `tickBefore` (the arrival itself when ticks are not known).
-   */
-  add(arrived: number, clientTime: number, tickBefore = arrived): void {
+  /** An input made at client time `clientTime` arrived at server time `arrived`. */
+  add(arrived: number, clientTime: number): void {
     const from = arrived - this.windowMs;
     while (this.head < this.at.length && this.at[this.head]! < from) this.head++;
     // Compact now and then instead of shifting on every input.
     if (this.head > 64 && this.head * 2 > this.at.length) {
       this.at.splice(0, this.head);
       this.value.splice(0, this.head);
-      this.tickValue.splice(0, this.head);
       this.head = 0;
     }
     this.at.push(arrived);
     this.value.push(arrived - clientTime);
-    this.tickValue.push(Math.min(tickBefore, arrived) - clientTime);
   }
 
-  /** The least delayed input's offset, by its arrival (Infinity when empty). */
+  /** The least delayed input's offset (Infinity when empty). */
   least(): number {
     let m = Infinity;
     for (let i = this.head; i < this.value.length; i++) m = Math.min(m, this.value[i]!);
     return m;
   }
 
-  /**
-   * The offset that dates every input of the window no earlier than the last tick due before
-   * it arrived, at most MAX_HOLD_MS above the least (-Infinity when empty).
-   */
+  /** The most delayed input's offset, at most MAX_HOLD_MS above the least (-Infinity when empty). */
   most(): number {
     let m = -Infinity;
-    for (let i = this.head; i < this.tickValue.length; i++) m = Math.max(m, this.tickValue[i]!);
+    for (let i = this.head; i < this.value.length; i++) m = Math.max(m, this.value[i]!);
     return Math.min(m, this.least() + MAX_HOLD_MS);
   }
 
   clear(): void {
     this.at.length = 0;
     this.value.length = 0;
-    this.tickValue.length = 0;
     this.head = 0;
   }
 
-  /** The samples in the window, oldest first. */
-  samples(): LatenessSample[] {
-    const out: LatenessSample[] = [];
-    for (let i = this.head; i < this.at.length; i++)
-      out.push([this.at[i]!, this.value[i]!, this.tickValue[i]!]);
+  /** The samples in the window, oldest first: [arrived, arrived less clientTime]. */
+  samples(): [number, number][] {
+    const out: [number, number][] = [];
+    for (let i = this.head; i < this.at.length; i++) out.push([this.at[i]!, this.value[i]!]);
     return out;
   }
 
   /** Takes samples another zone's window held (a hand-off), oldest first. */
-  restore(samples: readonly (readonly [number, number, number])[]): void {
+  restore(samples: readonly (readonly [number, number])[]): void {
     this.clear();
-    for (const [at, value, tickValue] of samples) {
+    for (const [at, value] of samples) {
       this.at.push(at);
       this.value.push(value);
-      this.tickValue.push(Math.min(tickValue, value));
     }
   }
 }
@@ -160,8 +139,7 @@ export function newTimeline<M>(now: number): InputTimeline<M> {
 /**
  * Places an input on the timeline: returns the server time it takes effect at, and the
  * offset in force from now on. `offset` is the offset in use (Infinity before the first
- * input); `standing`: the player stands with nothing queued, so the offset may change;
- * `tickBefore`: when the last tick before it arrived was due.
+ * input); `standing`: the player stands with nothing queued, so the offset may change.
  */
 export function place<M>(
   tl: InputTimeline<M>,
@@ -169,7 +147,6 @@ export function place<M>(
   clientTime: number,
   arrived: number,
   standing: boolean,
-  tickBefore = arrived,
 ): { due: number; offset: number } {
   tl.heardAt = Math.max(tl.heardAt, arrived);
   if (!Number.isFinite(clientTime)) {
@@ -177,7 +154,7 @@ export function place<M>(
     tl.lastDue = due;
     return { due, offset };
   }
-  tl.lateness.add(arrived, clientTime, tickBefore);
+  tl.lateness.add(arrived, clientTime);
   if (standing || !Number.isFinite(offset)) {
     // Never before what was placed already: the new offset may be smaller than the old.
     offset = Math.max(tl.lateness.most(), tl.lastDue - clientTime);

@@ -5,7 +5,7 @@
 import type { MotionState } from '../../shared/game/motion.js';
 import type { CellSet } from './cell-set.js';
 import type { IdMap, IdSet } from './id-table.js';
-import type { InputTimeline, LatenessSample } from './timeline.js';
+import type { InputTimeline } from './timeline.js';
 import type { Rect, Vec2 } from '../../shared/game/movement.js';
 import type {
   MoveInput as MoveInputPacket,
@@ -374,7 +374,7 @@ export interface HandoffState extends Pick<
    */
   queued: { move: MovePayload; due: number }[];
   /** Its input timeline's lateness window, hold and late count: a crossing keeps its offset's grounds. */
-  lateness: LatenessSample[];
+  lateness: [arrived: number, offset: number][];
   held: number;
   late: number;
 }
@@ -451,8 +451,6 @@ export type MoveInput = Omit<MovePayload, 'epoch'> &
     entityId: number;
     /** Server ms when the input arrived (before it waited for the tick); the tick's time when unknown. */
     receivedAt?: number;
-    /** Server ms the last tick before it arrived was due (timeline.ts); its arrival when unknown. */
-    tickBefore?: number;
   };
 
 /** A player's own inputs that act where it stands: they take effect in order on its timeline. */

@@ -174,7 +174,7 @@ export class Realm {
     this.hosted.runAll();
     this.border.open(now);
     for (const host of this.zones.values())
-      if (!this.hosted.isFenced(host.name)) host.tick(now, now - lateMs, 1000 / this.opts.tickRate);
+      if (!this.hosted.isFenced(host.name)) host.tick(now, now - lateMs);
     this.border.publish();
     this.saving.flushRequested();
     this.seats.publish();

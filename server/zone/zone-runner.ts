@@ -30,21 +30,6 @@ export interface ZoneRunnerHooks {
 /** Every how many MoveInputs one's delay is observed. */
 const DELAY_SAMPLE = 16;
 
-/**
- * When a move arrived, in the ticks' terms (server/world/timeline.ts): read no later than the
- * tick that takes it was due (a move read after that waited for this host's busy loop, as the
- * tick did, not for its link), and after which tick's due time.
- */
-function readAgainstTicks(
-  input: Extract<WorldInput, { type: 'move' }>,
-  dueAt: number,
-  intervalMs: number,
-): void {
-  const read = Math.min(input.receivedAt!, dueAt);
-  input.receivedAt = read;
-  if (intervalMs > 0) input.tickBefore = dueAt - intervalMs * (Math.floor((dueAt - read) / intervalMs) + 1);
-}
-
 export class ZoneRunner {
   private inputs: WorldInput[] = [];
   private moves = 0;
@@ -97,10 +82,9 @@ export class ZoneRunner {
 
   /**
    * One fixed tick at server time `now` (ms), which was due at `dueAt` (earlier when this
-   * host's loop was busy: a long tick, a collection, a burst of logins); ticks are due every
-   * `intervalMs` (0: unknown).
+   * host's loop was busy: a long tick, a collection, a burst of logins).
    */
-  tick(now: number, dueAt = now, intervalMs = 0): void {
+  tick(now: number, dueAt = now): void {
     // Whole ms: WorldUpdate heads carry time as ms counted on from EnterWorld's.
     now = Math.round(now);
     const inputs = this.inputs;
@@ -110,7 +94,11 @@ export class ZoneRunner {
       if (input.type === 'move' && input.receivedAt !== undefined && ++this.moves % DELAY_SAMPLE === 0) {
         moveInputDelaySeconds.observe(Math.max(0, now - input.receivedAt) / 1000);
       }
-      if (input.type === 'move' && input.receivedAt !== undefined) readAgainstTicks(input, dueAt, intervalMs);
+      // A move read after this tick was due was held up by this host, not by its link: the
+      // read waited for the same busy loop the tick did (server/world/timeline.ts).
+      if (input.type === 'move' && input.receivedAt !== undefined && input.receivedAt > dueAt) {
+        input.receivedAt = dueAt;
+      }
     }
     const started = performance.now();
     const { events } = step(this.world, inputs, now, this.rng);
