@@ -3,6 +3,27 @@
  * that stopped coming): not back at its newest input, but where that input's heading and
  * speed have carried it by now. Observers dead-reckon every walker from its newest state, so
  * that is where they draw it; stood anywhere else, it would slide back before their eyes.
+ *
+ * And where a walker's own change of state is placed on its walk. A client reads its keys
+ * once a frame: its prediction walks each frame's whole step the way the keys held at that
+ * frame say, so a key let go or pressed between two frames shows at the next one, and the
+ * stop or turn it sends is a frame (or a hitch) past the point where its walk ended or
+ * turned. A stop is dated when the walk reached it (stopTime); a turn or a change of speed is
+ * placed and dated where the old course met the new one (turnCorner), on the course watchers
+ * had drawn, so they see it go on from there with nothing pulled back, and the server's own
+ * record of the walk turns where theirs does.
+ *
+ * This is the server's rule, not each client's: every client gets it, the page, the terminal
+ * client, the bots and the native ones, with no change to what they send. A client could
+ * date its turn itself, at the frame before the one that saw the key (where its prediction
+ * turned), but an input dated before it was sent looks that much late to the input timeline
+ * (timeline.ts), whose offset is the most delayed input of the last 30 s: every walker that
+ * turned after a slow frame would be drawn that much later by all its watchers for 30 s. And
+ * the time a key really changed (a browser's event time) is not where the client's own
+ * prediction turned, so a state dated then would disagree with the client's own walk. The
+ * server places the state from the two it has, within bounds: never before the state before
+ * it nor after its own time, never off the way the old course took by then, never across a
+ * wall. The move checks are not touched: they start from the client's own newest input.
  */
 import { cornerAfter, deadReckon, MOTION_ERROR_UNITS, type MotionState } from '../../shared/game/motion.js';
 import { blocked, distance, insideZone, segmentBlocked, type Vec2 } from '../../shared/game/movement.js';
