@@ -340,8 +340,13 @@ export class DrawnErrorMeter {
       seen.overshoot = Math.max(seen.overshoot, past);
     }
     // The way the record has it walk: its heading (or the way to its next state, where that
-    // runs back against it), or at a stop the way it came.
-    const angle = s?.moving ? walkAngle(s, next) : stop?.angle;
+    // runs back against it); at a stop the way it came, until it leaves for its next state,
+    // then the way it leaves (back the way it came, as the lab's walk home may).
+    const angle = s?.moving
+      ? walkAngle(s, next)
+      : s && stop && next && f.t >= until
+        ? Math.atan2(next.y - s.y, next.x - s.x)
+        : stop?.angle;
     this.watchSlide(d, angle, f.t);
     return error;
   }
