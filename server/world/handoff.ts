@@ -20,6 +20,7 @@ import {
   activate,
   emit,
   forgetPlayer,
+  keptPlace,
   playerMoved,
   savedCharacter,
   showInCell,
@@ -81,24 +82,10 @@ function handOff(w: World, p: Player, to: string): void {
   emit(w, { type: 'handedOff', sessionId: p.sessionId, playerId: p.id, to, state });
 }
 
-/**
- * Where the next zone takes a walker over: where it is, or, for one whose turn was placed at
- * its corner (walkers.ts, turnCorner), a frame or so behind its client's newest input on the
- * course it walks, that input, dated when the course reaches it. The same course; and the
- * next zone checks its client's moves from where it is handed over, so from where its client
- * is, as this zone would have (Player.lastInput).
- */
-function handedAt(p: Player): { x: number; y: number; inputAt: number } {
-  const to = p.lastInput;
-  const at = { x: p.x, y: p.y, inputAt: p.inputAt };
-  if (!p.moving || !(p.moveSpeed > 0) || (to.x === p.x && to.y === p.y)) return at;
-  const along = (to.x - p.x) * Math.cos(p.facing) + (to.y - p.y) * Math.sin(p.facing);
-  if (!(along > 0)) return at;
-  return { x: to.x, y: to.y, inputAt: p.inputAt + (along / p.moveSpeed) * 1000 };
-}
-
 export function handoffState(p: Player): HandoffState {
-  const at = handedAt(p);
+  // The next zone checks its client's moves from where it is handed over, so from where its
+  // client is, as this zone would have.
+  const at = keptPlace(p);
   return {
     entity: { ...ghostState(p), x: at.x, y: at.y },
     characterId: p.characterId,

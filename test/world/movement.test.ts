@@ -16,7 +16,14 @@ import {
   segmentBlocked,
 } from '../../shared/game/movement.js';
 import { quantizeAngle, quantizeSpeed } from '../../shared/protocol/records.js';
-import type { Player, World, WorldEvent, WorldInput } from '../../server/world/index.js';
+import {
+  savedCharacter,
+  type Player,
+  type World,
+  type WorldEvent,
+  type WorldInput,
+} from '../../server/world/index.js';
+import { handoffState } from '../../server/world/handoff.js';
 import { join, move, ofType, player, received, runUntil, sent, tick, walker, world } from './builders.js';
 import { MAX_HOLD_MS } from '../../server/world/timeline.js';
 
@@ -501,6 +508,33 @@ describe('motion', () => {
     const far = tick(w, [sentLate(move(q, 150, 398, { t: 2300, moving: true, facing: NORTH }), 2300)], 2300);
     expect(received(far, q.id, 'PositionCorrection').map((c) => c.reason)).toEqual(['speed']);
     expect(q.sent).toMatchObject({ x: 130, y: 400, moving: false });
+  });
+
+  it('keeps a walker whose turn was placed at its corner where its client was: saved and handed over there, not at the corner', () => {
+    const w = world({ zone: { obstacles: [] } });
+    const p = join(w, player({ x: 100, y: 300 }));
+    const walk = walker(p, 0, 1000);
+    tick(w, [walk.at(1000)], 1000);
+    tick(w, [walk.at(1250)], 1250);
+    const client = { x: 148, y: 300 - 120 * 0.017 };
+    tick(w, [sentLate(move(p, client.x, client.y, { t: 1417, moving: true, facing: NORTH }), 1417)], 1450);
+    expect([p.x, p.y]).toEqual([148, 300]);
+    expect(savedCharacter(w, p)).toMatchObject(client);
+    expect(handoffState(p).entity).toMatchObject(client);
+    // A client whose stated pace outruns its walk (4 units a step, 190 ms apart, said to be 40
+    // units/s) turns back at 124: the courses meet past anywhere it went, and the state is
+    // placed there; it is kept where it said it was.
+    const q = join(w, player({ x: 120, y: 400 }));
+    tick(w, [sentLate(move(q, 120, 400, { t: 2000, moving: true, facing: 0, speed: 40 }), 2000)], 2000);
+    tick(w, [sentLate(move(q, 124, 400, { t: 2190, moving: true, facing: 0, speed: 40 }), 2190)], 2190);
+    tick(w, [sentLate(move(q, 120, 400, { t: 2380, moving: true, facing: Math.PI, speed: 40 }), 2380)], 2380);
+    expect(q.x).toBeGreaterThan(124.5);
+    expect(savedCharacter(w, q)).toMatchObject({ x: 120, y: 400 });
+    // Stood by the server itself (its inputs fell silent), it is kept where the server stood it.
+    runUntil(w, 2380 + INPUT_SILENCE_MS + 100);
+    expect(q.moving).toBe(false);
+    expect(savedCharacter(w, q)).toMatchObject({ x: q.x, y: q.y });
+    expect(q.x).not.toBe(120);
   });
 
   it('places any honest turn or change of pace sent a frame or a hitch late at its corner, within the bounds, uncorrected', () => {
