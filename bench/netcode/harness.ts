@@ -266,9 +266,17 @@ export class BenchClient {
     return this.world.self!.id;
   }
 
-  /** One frame of the page's loop: predict and send the own movement, then bring the world up to `now`. */
-  frame(now: number, dir: Direction): void {
-    const dt = Math.min(100, now - this.last);
+  /** The frame time the page would give this frame (ms since the last, at most 100). */
+  frameMs(now: number): number {
+    return Math.min(100, now - this.last);
+  }
+
+  /**
+   * One frame of the page's loop: predict and send the own movement, then bring the world up
+   * to `now`. `dir.dtMs` walks less than the frame (the lab's walk home lands on its spot).
+   */
+  frame(now: number, dir: Direction & { dtMs?: number }): void {
+    const dt = dir.dtMs ?? this.frameMs(now);
     this.last = now;
     const self = this.world.self;
     const me = this.world.selfEntity();

@@ -20,6 +20,7 @@ import {
   activate,
   emit,
   forgetPlayer,
+  keptPlace,
   playerMoved,
   savedCharacter,
   showInCell,
@@ -82,8 +83,11 @@ function handOff(w: World, p: Player, to: string): void {
 }
 
 export function handoffState(p: Player): HandoffState {
+  // The next zone checks its client's moves from where it is handed over, so from where its
+  // client is, as this zone would have.
+  const at = keptPlace(p);
   return {
-    entity: ghostState(p),
+    entity: { ...ghostState(p), x: at.x, y: at.y },
     characterId: p.characterId,
     mana: p.mana,
     maxMana: p.maxMana,
@@ -98,7 +102,7 @@ export function handoffState(p: Player): HandoffState {
     moving: p.moving,
     moveSpeed: p.moveSpeed,
     clockOffset: p.clockOffset,
-    inputAt: p.inputAt,
+    inputAt: at.inputAt,
     sentInputAt: p.sentInputAt,
     cast: p.cast ? { spellId: p.cast.spell.id, targetId: p.cast.targetId, endsAt: p.cast.endsAt } : null,
     cooldowns: [...p.cooldowns],

@@ -55,7 +55,7 @@ import { engage, killMob, simulateMobs, updateDeadMobs } from './mobs.js';
 import type { Rng } from '../../shared/game/rng.js';
 import { creditKill } from './experience.js';
 import { place } from './timeline.js';
-import { standWalker, stopTime } from './walkers.js';
+import { standWalker, stopTime, turnCorner } from './walkers.js';
 import type { MoveInput, MoveRefusal, Player, TimedInput, WorldEvent, WorldInput } from './types.js';
 import { addPlayer, attachPlayer, emit, playerMoved, removePlayer, type World } from './world.js';
 
@@ -271,19 +271,24 @@ function applyMove(w: World, p: Player, m: MoveInput, at: number): void {
   if (Number.isFinite(m.clientTime)) p.lastClientTime = m.clientTime;
   const speed = Number.isFinite(m.speed) ? Math.min(Math.max(0, m.speed), p.speed) : p.speed;
   const moving = m.moving && speed > 0;
-  // A stop stands from when the walk reached it (walkers.ts), before it moves the player.
-  p.inputAt = moving ? Math.min(w.now, at) : stopTime(p, to, Math.min(w.now, at));
+  const facing = Number.isFinite(m.facing) ? m.facing : p.facing;
+  const moved = distance(p, to) > 0;
+  // A change of course is placed where the walk made it, a stop dated when the walk reached
+  // it (walkers.ts): both read the walker's newest state, before it moves.
+  const t = Math.min(w.now, at);
+  const corner = moving && moved ? turnCorner(w, p, { ...to, t, moving, angle: facing, speed }) : undefined;
+  p.inputAt = corner ? corner.t : moving ? t : stopTime(p, to, t);
   w.acks.add(p);
-  if (distance(p, to) > 0) {
-    p.x = m.x;
-    p.y = m.y;
+  if (moved) {
+    p.x = corner ? corner.x : to.x;
+    p.y = corner ? corner.y : to.y;
     breakCast(w, p, 'interrupted');
     cancelLogout(w, p);
     playerMoved(w, p);
   }
   p.lastInput.x = m.x;
   p.lastInput.y = m.y;
-  if (Number.isFinite(m.facing)) p.facing = m.facing;
+  p.facing = facing;
   p.moving = moving;
   p.moveSpeed = p.moving ? speed : 0;
   if (p.moving) w.walking.add(p);

@@ -3,11 +3,40 @@
  * that stopped coming): not back at its newest input, but where that input's heading and
  * speed have carried it by now. Observers dead-reckon every walker from its newest state, so
  * that is where they draw it; stood anywhere else, it would slide back before their eyes.
+ *
+ * And where a walker's own change of state is placed on its walk. A client reads its keys
+ * once a frame: its prediction walks each frame's whole step the way the keys held at that
+ * frame say, so a key let go or pressed between two frames shows at the next one, and the
+ * stop or turn it sends is a frame (or a hitch) past the point where its walk ended or
+ * turned. A stop is dated when the walk reached it (stopTime); a turn or a change of speed is
+ * placed and dated where the old course met the new one (turnCorner), on the course watchers
+ * had drawn, so they see it go on from there with nothing pulled back, and the server's own
+ * record of the walk turns where theirs does.
+ *
+ * This is the server's rule, not each client's: every client gets it, the page, the terminal
+ * client, the bots and the native ones, with no change to what they send. A client could
+ * date its turn itself, at the frame before the one that saw the key (where its prediction
+ * turned), but an input dated before it was sent looks that much late to the input timeline
+ * (timeline.ts), whose offset is the most delayed input of the last 30 s: every walker that
+ * turned after a slow frame would be drawn that much later by all its watchers for 30 s. And
+ * the time a key really changed (a browser's event time) is not where the client's own
+ * prediction turned, so a state dated then would disagree with the client's own walk. The
+ * server places the state from the two it has, within bounds: never before the state before
+ * it nor after its own time, never off the way the old course took by then, never across a
+ * wall. The move checks are not touched: they start from the client's own newest input.
  */
-import { deadReckon } from '../../shared/game/motion.js';
+import { cornerAfter, deadReckon, MOTION_ERROR_UNITS, type MotionState } from '../../shared/game/motion.js';
 import { blocked, distance, insideZone, segmentBlocked, type Vec2 } from '../../shared/game/movement.js';
+import { walkable } from './handoff.js';
 import type { Player } from './types.js';
 import { playerMoved, type World } from './world.js';
+
+/**
+ * A corner is taken only where the new course from it passes this close to where the client
+ * says it is: further off, the two courses do not meet, and the state stays where it was
+ * sent. Watchers are sent a walker's state again once it strays this far anyway.
+ */
+export const CORNER_GAP_UNITS = MOTION_ERROR_UNITS;
 
 /** Where a walker's newest state has carried it by now, unless a wall or the zone's edge is in the way. */
 export function walkedTo(w: World, p: Player): Vec2 {
@@ -29,6 +58,45 @@ export function stopTime(p: Player, to: Vec2, at: number): number {
   if (!p.moving || !(p.moveSpeed > 0)) return at;
   const reached = p.inputAt + (distance(p, to) / p.moveSpeed) * 1000;
   return Math.max(Math.min(at, reached), Math.min(at, p.inputAt));
+}
+
+/**
+ * Where and when a walker changed course (a turn, a change of speed), given its new walking
+ * state `next` (where its client has it at `next.t` on the server's timeline, its heading and
+ * speed): the point where its newest state's course, walked on from where it is at its speed,
+ * meets the new one (cornerAfter, the same rule clients use between two states they are sent),
+ * dated when the walk got there. A client sees a new key at its next frame and sends the turn
+ * from where that frame left it, a frame (or a hitch) past the corner; dated and placed there,
+ * the state has watchers who reckoned the old course up to the corner draw the walk on from
+ * it, and the server's record turns where they do instead of cutting the corner.
+ *
+ * Undefined (the state stays where and when it was sent) unless the walker was walking and
+ * the corner lies after its newest state and before `next.t` (so on the way its old course
+ * took by then), the new course from it passes within CORNER_GAP_UNITS of `next`, and the
+ * corner is walkable ground reached from where the walker is, and reaching `next`, without
+ * crossing a wall. Only the state watchers draw from moves: the move checks have already
+ * judged `next` from the client's last accepted input (Player.lastInput), which stays `next`.
+ */
+export function turnCorner(w: World, p: Player, next: MotionState): (Vec2 & { t: number }) | undefined {
+  if (!p.moving || !(p.moveSpeed > 0) || !next.moving) return undefined;
+  const from: MotionState = {
+    x: p.x,
+    y: p.y,
+    t: p.inputAt,
+    moving: true,
+    angle: p.facing,
+    speed: p.moveSpeed,
+  };
+  const u = cornerAfter(from, next);
+  if (u === undefined || !(u > 0 && u < next.t - from.t)) return undefined;
+  const along = (p.moveSpeed * u) / 1000;
+  const corner = { x: p.x + Math.cos(p.facing) * along, y: p.y + Math.sin(p.facing) * along };
+  const after = (next.speed * (next.t - from.t - u)) / 1000;
+  const onNew = { x: corner.x + Math.cos(next.angle) * after, y: corner.y + Math.sin(next.angle) * after };
+  if (distance(onNew, next) > CORNER_GAP_UNITS) return undefined;
+  if (!walkable(w, corner) || blocked(corner, w.walls)) return undefined;
+  if (segmentBlocked(p, corner, w.walls, 0) || segmentBlocked(corner, next, w.walls, 0)) return undefined;
+  return { x: corner.x, y: corner.y, t: from.t + u };
 }
 
 /**

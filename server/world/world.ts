@@ -551,16 +551,35 @@ export function attachPlayer(w: World, p: Player, sessionId: number): void {
   for (const e of p.visible.values()) emit(w, { type: 'seen', observerId: p.id, entity: e });
 }
 
+/**
+ * Where a player is handed to another keeper (the next zone, the store): where it is, or,
+ * for a walker whose turn was placed at its corner (walkers.ts, turnCorner), a frame or so
+ * behind its client's newest input on the course it walks, that input, dated when the
+ * course reaches it. The corner is the record watchers draw from, inferred from the walker's
+ * states (and from a client whose stated speed outruns its walk, past anywhere it went); the
+ * input is where its client was, and what its moves were checked from (Player.lastInput). A
+ * player the server stood somewhere itself (a hold, a death) is kept where it stood it.
+ */
+export function keptPlace(p: Player): { x: number; y: number; inputAt: number } {
+  const to = p.lastInput;
+  const at = { x: p.x, y: p.y, inputAt: p.inputAt };
+  if (!p.moving || !(p.moveSpeed > 0) || (to.x === p.x && to.y === p.y)) return at;
+  const along = (to.x - p.x) * Math.cos(p.facing) + (to.y - p.y) * Math.sin(p.facing);
+  if (!(along > 0)) return at;
+  return { x: to.x, y: to.y, inputAt: p.inputAt + (along / p.moveSpeed) * 1000 };
+}
+
 /** The persistent part of a player, as storage keeps it. */
 export function savedCharacter(w: World, p: Player): SavedCharacter {
+  const at = keptPlace(p);
   return {
     id: p.characterId,
     name: p.name,
     level: p.level,
     appearance: p.appearance,
     zone: w.zone.name,
-    x: p.x,
-    y: p.y,
+    x: at.x,
+    y: at.y,
     facing: p.facing,
     health: p.health,
     mana: p.mana,

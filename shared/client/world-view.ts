@@ -15,7 +15,7 @@
  *
  * Ids: players count up from 1, mobs from MOB_ID_BASE (2^20); `kind` says which.
  */
-import type { MotionState } from '../game/motion.js';
+import { cornerAfter, type MotionState } from '../game/motion.js';
 import type { Vec2 } from '../game/movement.js';
 import { pathMotion, sampleMotion, type Placement } from '../game/interpolation.js';
 import { MOB_ID_BASE, type EntityKind } from '../protocol/common.js';
@@ -554,27 +554,6 @@ function insertCorner(motion: MotionState[]): void {
   };
   motion.splice(motion.length - 1, 0, corner);
   trimHistory(motion);
-}
-
-/**
- * Ms after `a` at which a walker leaving `a` at its heading and speed, then going at b's,
- * would reach `b`; undefined when the two legs are one walk (or b is not after a).
- */
-function cornerAfter(a: MotionState, b: MotionState): number | undefined {
-  const span = b.t - a.t;
-  if (!(span > 0)) return undefined;
-  const ax = a.moving ? (Math.cos(a.angle) * a.speed) / 1000 : 0;
-  const ay = a.moving ? (Math.sin(a.angle) * a.speed) / 1000 : 0;
-  const bx = b.moving ? (Math.cos(b.angle) * b.speed) / 1000 : 0;
-  const by = b.moving ? (Math.sin(b.angle) * b.speed) / 1000 : 0;
-  const kx = ax - bx;
-  const ky = ay - by;
-  const k2 = kx * kx + ky * ky;
-  // Legs whose velocities differ by less than a unit per second are one walk.
-  if (k2 < 1e-6) return undefined;
-  const rx = b.x - a.x - bx * span;
-  const ry = b.y - a.y - by * span;
-  return (rx * kx + ry * ky) / k2;
 }
 
 /**

@@ -47,3 +47,28 @@ export function deadReckon(s: MotionState, t: number, maxMs = MAX_DEAD_RECKON_MS
   const dt = Math.min(Math.max(0, t - s.t), maxMs) / 1000;
   return { x: s.x + Math.cos(s.angle) * s.speed * dt, y: s.y + Math.sin(s.angle) * s.speed * dt };
 }
+
+/**
+ * Where two states of a walker meet: the ms after `a` at which a walker that left `a` at its
+ * heading and speed, then went at b's, would reach `b` (least squares over both axes). The
+ * corner of a turn, the moment of a change of speed, the point a stop was walked up to, the
+ * moment a start left its spot. Undefined when the two are one course (velocities within a
+ * unit per second of each other) or b is not after a. The server places a change of course
+ * there (server/world/walkers.ts), and clients put a state there between two they were sent.
+ */
+export function cornerAfter(a: MotionState, b: MotionState): number | undefined {
+  const span = b.t - a.t;
+  if (!(span > 0)) return undefined;
+  const ax = a.moving ? (Math.cos(a.angle) * a.speed) / 1000 : 0;
+  const ay = a.moving ? (Math.sin(a.angle) * a.speed) / 1000 : 0;
+  const bx = b.moving ? (Math.cos(b.angle) * b.speed) / 1000 : 0;
+  const by = b.moving ? (Math.sin(b.angle) * b.speed) / 1000 : 0;
+  const kx = ax - bx;
+  const ky = ay - by;
+  const k2 = kx * kx + ky * ky;
+  // Legs whose velocities differ by less than a unit per second are one walk.
+  if (k2 < 1e-6) return undefined;
+  const rx = b.x - a.x - bx * span;
+  const ry = b.y - a.y - by * span;
+  return (rx * kx + ry * ky) / k2;
+}

@@ -21,6 +21,7 @@ import { FlushScheduler } from '../../server/transport/flush.js';
 import { MemoryConnection } from '../../server/transport/memory.js';
 import { decodeStrip, encodeStrip } from '../../server/cluster/border-wire.js';
 import { stripStates } from '../../server/world/ghosts.js';
+import { walkedTo } from '../../server/world/walkers.js';
 import {
   createWorld,
   joinPlayer,
@@ -301,6 +302,7 @@ describe('replication writer', () => {
     let y = 300;
     let heading = 0;
     let moveBys = 0;
+    let corners = 0;
     for (let k = 1; k <= 80; k++) {
       if (k % 9 === 0) heading += 0.6;
       if (k === 30) {
@@ -328,6 +330,7 @@ describe('replication writer', () => {
       };
       const writes = clients.map((c) => c.conn.writes.length);
       step([input]);
+      if (walker.p.moving && (walker.p.x !== x || walker.p.y !== y)) corners++;
       clients.slice(1).forEach((c, i) => {
         if (c.conn.writes.length === writes[i + 1]) return;
         moveBys += c.conn.writes.slice(writes[i + 1]).reduce(
@@ -339,6 +342,10 @@ describe('replication writer', () => {
           0,
         );
         const records = lastRecords(c);
+        // Where the server has the walker now: its newest state walked on to now. A turn's
+        // state is placed at its corner, dated when the walk got there (walkers.ts), so it
+        // stands behind the client's input by the walk since.
+        const held = walkedTo(w, walker.p);
         records.forEach((r, i) => {
           if (r.id !== walker.p.id || r.kind !== 'move') return;
           // A new state: where the server has it now, to the record's 1/16-unit step. A
@@ -349,12 +356,14 @@ describe('replication writer', () => {
           const on = r.moving ? ((r.speed ?? walker.p.speed) * (r.age ?? 0)) / 1000 : 0;
           const x = r.x + Math.cos(r.angle) * on;
           const y = r.y + Math.sin(r.angle) * on;
-          expect(Math.abs(x - walker.p.x), `tick ${k}, observer ${c.p.id}`).toBeLessThan(within);
-          expect(Math.abs(y - walker.p.y), `tick ${k}, observer ${c.p.id}`).toBeLessThan(within);
+          expect(Math.abs(x - held.x), `tick ${k}, observer ${c.p.id}`).toBeLessThan(within);
+          expect(Math.abs(y - held.y), `tick ${k}, observer ${c.p.id}`).toBeLessThan(within);
         });
       });
     }
     expect(moveBys).toBeGreaterThan(10);
+    // Each of its eight turns was placed at its corner, so those states were not at its input.
+    expect(corners).toBe(8);
     expect(clients[2]!.p.visible.has(walker.p.id)).toBe(true);
   });
 

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import {
+  LabWalk,
   RateCounter,
   SQUARE_WALK,
   ScriptedWalk,
@@ -42,6 +43,36 @@ describe('the lab scripted walk', () => {
     expect(walk.direction(50_000 + walkPeriod(SQUARE_WALK) + 100)).toEqual({ x: 1, y: 0 });
     walk.stop();
     expect(walk.running).toBe(false);
+  });
+});
+
+describe("the lab's replayed walk", () => {
+  it('fits the square where it first began, walks home on a replay (landing on it), then the square again without a stop', () => {
+    const zone = { x: 0, y: 0, width: 1000, height: 1000, obstacles: [] };
+    const walk = new LabWalk();
+    const at = { x: 900, y: 500 };
+    const speed = 120;
+    const step = (now: number, dt: number) => {
+      const d = walk.direction(now, dt, at, speed, zone);
+      at.x += (d.x * speed * d.dtMs) / 1000;
+      at.y += (d.y * speed * d.dtMs) / 1000;
+      return d;
+    };
+    walk.replay(0);
+    // East of home the zone ends 100 units on: the square goes west first.
+    expect(step(10, 10)).toEqual({ x: -1, y: 0, dtMs: 10 });
+    expect(walk.home).toEqual({ x: 900, y: 500 });
+    for (let t = 20; t <= 990; t += 10) step(t, 10);
+    step(995, 5);
+    expect(at.x).toBeCloseTo(780.6, 6);
+    walk.replay(1000);
+    const home: { x: number; y: number; dtMs: number }[] = [];
+    for (let t = 1010; t <= 2020; t += 10) home.push(step(t, 10));
+    // Straight back east, the last frame cut to land on home, then west again at once.
+    expect(home.slice(0, 100).every((d) => d.x === 1 && d.y === 0)).toBe(true);
+    expect(home[99]!.dtMs).toBeLessThan(10);
+    expect(home[100]).toEqual({ x: -1, y: 0, dtMs: 10 });
+    expect(walk.script.elapsed(2020)).toBe(10);
   });
 });
 

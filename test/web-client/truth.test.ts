@@ -144,6 +144,54 @@ describe("a pane's drawn error against the record", () => {
     expect(meter.figures()).toMatchObject({ stops: 1, slideBacks: 1 });
   });
 
+  it('counts no slide-back where the record itself goes back against its heading (two turns in one tick, fed as one state)', () => {
+    const record = new TruthRecord();
+    const meter = new DrawnErrorMeter();
+    // West from 100; within the next tick it went back east 5 units and turned west again: the
+    // feed has the newest state, 3 units east of the one before, heading west like it.
+    const inputs = [
+      input(1000, 100, 0, true, Math.PI),
+      input(1040, 103, 0, true, Math.PI),
+      input(1290, 73, 0, true, Math.PI),
+      input(1540, 43, 0, true, Math.PI),
+    ];
+    const states = asStates(inputs);
+    draw(meter, 1000, 1540, (t) => sampleMotion(states, t)!);
+    feed(record, inputs, 1000, 1540 + SETTLE_MS);
+    meter.settle(record);
+    const f = meter.runFigures();
+    expect(f.max).toBeLessThan(1e-9);
+    expect(f.slideBacks).toBe(0);
+    // A pane that drew it on west from 100, while the record had it go back east, slid back.
+    const ranOn = new DrawnErrorMeter();
+    draw(ranOn, 1000, 1540, (t) =>
+      t < 1040 ? { x: 100 - (120 * (t - 1000)) / 1000, y: 0 } : sampleMotion(states, t)!,
+    );
+    ranOn.settle(record);
+    expect(ranOn.runFigures().slideBacks).toBe(1);
+  });
+
+  it('counts no slide-back for a walker leaving its stop back the way it came (the walk home after a stop)', () => {
+    const record = new TruthRecord();
+    const meter = new DrawnErrorMeter();
+    // West to a stop at 70 (1250), then east from 1500: its first input 25 ms into the walk.
+    const inputs = [
+      input(1000, 100, 0, true, Math.PI),
+      input(1250, 70, 0, false, Math.PI),
+      input(1525, 73, 0, true, 0),
+      input(1775, 103, 0, true, 0),
+    ];
+    // As a client draws it: standing at the stop until it leaves, 25 ms before that input.
+    const states = asStates(inputs);
+    states.splice(2, 0, { ...states[1]!, t: 1500 });
+    draw(meter, 1000, 1750, (t) => sampleMotion(states, t)!);
+    feed(record, inputs, 1000, 1750 + SETTLE_MS);
+    meter.settle(record);
+    const f = meter.runFigures();
+    expect(f.max).toBeLessThan(1e-9);
+    expect(f).toMatchObject({ stops: 1, overshoot: 0, slideBacks: 0 });
+  });
+
   it('takes no stop from a walker the server stopped for silence whose held-back inputs then said it walked on', () => {
     const record = new TruthRecord();
     const meter = new DrawnErrorMeter();

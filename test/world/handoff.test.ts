@@ -18,7 +18,7 @@ import {
   type WorldEvent,
   type WorldInput,
 } from '../../server/world/index.js';
-import { clearRow, join, player, walker } from './builders.js';
+import { clearRow, join, move, player, walker } from './builders.js';
 
 const data = loadWorldData('data');
 const [GREENVALE, ASHMOOR] = data.zones as [(typeof data.zones)[0], (typeof data.zones)[0]];
@@ -184,6 +184,29 @@ describe('hand-off at the border', () => {
     expect([p.x, p.y, p.moving]).toEqual([stop.x, stop.y, false]);
     expect(east.visible.has(w.id)).toBe(true);
     expect(told).toMatchObject({ x: stop.x, y: stop.y, moving: false });
+  });
+
+  it('hands a walker whose turn was placed at its corner over where its client is: its next move is not refused', () => {
+    const zones = new TwoZones();
+    const y = clearRowHere();
+    const w = join(zones.gv, player({ zone: 'Greenvale', x: 1940, y }));
+    zones.tick(50, {});
+    const walk = walker(w, 0, 100);
+    for (const t of [100, 350, 600]) zones.tick(t, { gv: [walk.at(t)] });
+    // East to 2020.4 (past the margin) at 770, then south; the frame that saw the key took
+    // 100 ms, so the turn comes from 12 units south of the corner, where it is placed.
+    const corner = (walk.at(770) as { x: number }).x;
+    const south = Math.PI / 2;
+    const turn = move(w, corner, y + 12, { t: 870, moving: true, facing: south });
+    const handed = zones.tick(870, { gv: [turn] });
+    expect(handed.gv.some((e) => e.type === 'handedOff')).toBe(true);
+    // A heartbeat 250 ms on, 30 units further south: 42 units from the corner.
+    const beat = move(w, corner, y + 42, { t: 1120, moving: true, facing: south });
+    const next = zones.tick(1120, { am: [beat] });
+    const there = zones.am.players.get(w.id)!;
+    expect(next.am.filter((e) => e.type === 'moveRefused')).toEqual([]);
+    expect(there.lastInput).toEqual({ x: corner, y: y + 42 });
+    expect(there.y).toBeCloseTo(y + 42, 6);
   });
 
   it('does not hand back a player standing on the line: it must walk the margin past it the other way', () => {

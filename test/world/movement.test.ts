@@ -16,7 +16,14 @@ import {
   segmentBlocked,
 } from '../../shared/game/movement.js';
 import { quantizeAngle, quantizeSpeed } from '../../shared/protocol/records.js';
-import type { Player, World, WorldEvent, WorldInput } from '../../server/world/index.js';
+import {
+  savedCharacter,
+  type Player,
+  type World,
+  type WorldEvent,
+  type WorldInput,
+} from '../../server/world/index.js';
+import { handoffState } from '../../server/world/handoff.js';
 import { join, move, ofType, player, received, runUntil, sent, tick, walker, world } from './builders.js';
 import { MAX_HOLD_MS } from '../../server/world/timeline.js';
 
@@ -41,6 +48,9 @@ function arrived(input: WorldInput, at: number): WorldInput {
   if (input.type !== 'move') return input;
   return { ...input, receivedAt: at };
 }
+
+/** Heading north on screen (y grows downward). */
+const NORTH = (3 * Math.PI) / 2;
 
 /** A move state sent at client time `clientTime` (later or sooner than its position held), arriving then. */
 function sentLate(input: WorldInput, clientTime: number): WorldInput {
@@ -376,6 +386,198 @@ describe('motion', () => {
     const far = tick(w, [sentLate(again.at(1360, false), 1350)], 1350);
     expect(received(far, p.id, 'PositionCorrection')).toEqual([]);
     expect(p.sent).toMatchObject({ moving: false, t: 1350 });
+  });
+
+  it('places a turn sent a frame past the corner at the corner, dated when the walk got there', () => {
+    const w = world({ zone: { obstacles: [] } });
+    const p = join(w, player({ x: 100, y: 300 }));
+    const walk = walker(p, 0, 1000);
+    tick(w, [walk.at(1000)], 1000);
+    const walking = { ...p.sent };
+    tick(w, [walk.at(1250)], 1250);
+    // Its last frame east ended at (148, 300) at 1400; the next, 17 ms on, saw the new key and
+    // walked north from there, and sent the turn from where that frame left it.
+    const client = { x: 148, y: 300 - 120 * 0.017 };
+    const turn = move(p, client.x, client.y, { t: 1417, moving: true, facing: NORTH });
+    const events = tick(w, [sentLate(turn, 1417)], 1450);
+    expect(received(events, p.id, 'PositionCorrection')).toEqual([]);
+    expect(ofType(events, 'motion')).toHaveLength(1);
+    expect(p.sent).toMatchObject({ moving: true, angle: NORTH, speed: 120 });
+    expect(p.sent.x).toBeCloseTo(148, 6);
+    expect(p.sent.y).toBeCloseTo(300, 6);
+    expect(p.sent.t).toBeCloseTo(1400, 6);
+    // The move checks go on from where its client is.
+    expect(p.lastInput).toEqual(client);
+    // A watcher that reckoned the walk east and then hears the turn draws every moment up to
+    // the corner where it drew it already, and from there the walk its client made.
+    for (let t = 1000; t <= 1400; t += 20) {
+      const heard = sampleMotion([walking, p.sent], t)!;
+      const reckoned = deadReckon(walking, t);
+      expect(heard.x).toBeCloseTo(reckoned.x, 6);
+      expect(heard.y).toBeCloseTo(reckoned.y, 6);
+    }
+    const now = deadReckon(p.sent, 1417);
+    expect(now.x).toBeCloseTo(client.x, 6);
+    expect(now.y).toBeCloseTo(client.y, 6);
+    // The next heartbeat on the new course is on what watchers reckon: no new state.
+    const beat = move(p, 148, 300 - 120 * 0.267, { t: 1667, moving: true, facing: NORTH });
+    expect(ofType(tick(w, [sentLate(beat, 1667)], 1700), 'motion')).toEqual([]);
+  });
+
+  it('places a change of speed where the walk changed pace', () => {
+    const w = world({ zone: { obstacles: [] } });
+    const p = join(w, player({ x: 100, y: 300 }));
+    const walk = walker(p, 0, 1000);
+    tick(w, [walk.at(1000)], 1000);
+    tick(w, [walk.at(1250)], 1250);
+    // At 148 (1400) it slowed to 60 units/s; the state went out 50 ms later, at 151.
+    const slower = move(p, 151, 300, { t: 1450, moving: true, facing: 0, speed: 60 });
+    const events = tick(w, [sentLate(slower, 1450)], 1450);
+    expect(received(events, p.id, 'PositionCorrection')).toEqual([]);
+    expect(p.sent).toMatchObject({ y: 300, moving: true, speed: 60 });
+    expect(p.sent.x).toBeCloseTo(148, 6);
+    expect(p.sent.t).toBeCloseTo(1400, 6);
+  });
+
+  it('places a turn no earlier than the state before it, nor past where its old course got by its own time, nor where the courses miss, nor across a wall', () => {
+    const cases = [
+      // Met the old course 20 ms before the newest state (at 127.6): no earlier than that state.
+      { x: 127.6, y: 300 - 120 * 0.07, t: 1300, facing: NORTH, speed: 120 },
+      // A slower pace from 138 at 1300: the old course is at 136 by then, and would meet the
+      // new one only at 140, after 1300.
+      { x: 138, y: 300, t: 1300, facing: 0, speed: 60 },
+      // A turn north from about 147 whose course then misses where it says it is by 11 units.
+      { x: 155, y: 285, t: 1450, facing: NORTH, speed: 120 },
+    ];
+    for (const c of cases) {
+      const w = world({ zone: { obstacles: [] } });
+      const p = join(w, player({ x: 100, y: 300 }));
+      const walk = walker(p, 0, 1000);
+      tick(w, [walk.at(1000)], 1000);
+      tick(w, [walk.at(1250)], 1250);
+      const turn = move(p, c.x, c.y, { t: c.t, moving: true, facing: c.facing, speed: c.speed });
+      const events = tick(w, [sentLate(turn, c.t)], c.t);
+      expect(received(events, p.id, 'PositionCorrection')).toEqual([]);
+      // Where and when it was sent.
+      expect(p.sent).toMatchObject({ x: c.x, y: c.y, t: c.t, moving: true, speed: c.speed });
+    }
+    {
+      // A thin wall across the walk east at x 140: the turn north claims a corner at (148, 300)
+      // beyond it, though the way from its last input to where it is passes north of the wall.
+      const w = world({ zone: { obstacles: [{ x: 140, y: 296, w: 2, h: 44 }] } });
+      const p = join(w, player({ x: 100, y: 300 }));
+      tick(w, [move(p, 100, 300, { t: 1000, moving: true, facing: 0 })], 1000);
+      const events = tick(w, [move(p, 148, 276, { t: 1600, moving: true, facing: NORTH })], 1600);
+      expect(received(events, p.id, 'PositionCorrection')).toEqual([]);
+      expect(p.sent).toMatchObject({ x: 148, y: 276, t: 1600, moving: true });
+      expect(segmentBlocked({ x: 100, y: 300 }, { x: 148, y: 300 }, w.walls, 0)).toBe(true);
+    }
+    // Beside those, the same walk's turn a frame past the corner is placed at it.
+    const w = world({ zone: { obstacles: [] } });
+    const p = join(w, player({ x: 100, y: 300 }));
+    const walk = walker(p, 0, 1000);
+    tick(w, [walk.at(1000)], 1000);
+    tick(w, [walk.at(1250)], 1250);
+    tick(
+      w,
+      [sentLate(move(p, 136, 300 - 120 * 0.017, { t: 1317, moving: true, facing: NORTH }), 1317)],
+      1317,
+    );
+    expect(p.sent.x).toBeCloseTo(136, 6);
+    expect(p.sent.y).toBeCloseTo(300, 6);
+    expect(p.sent.t).toBeCloseTo(1300, 6);
+  });
+
+  it('a turn placed at its corner leaves the move checks where its client is: a cheat is refused as before', () => {
+    const w = world({ zone: { obstacles: [] } });
+    const p = join(w, player({ x: 100, y: 300 }));
+    const walk = walker(p, 0, 1000);
+    tick(w, [walk.at(1000)], 1000);
+    tick(w, [walk.at(1250)], 1250);
+    // The frame after the corner (148, 300) took 100 ms: the turn comes from 12 units north.
+    tick(w, [sentLate(move(p, 148, 288, { t: 1500, moving: true, facing: NORTH }), 1500)], 1500);
+    expect([p.x, p.y, p.inputAt]).toEqual([148, 300, 1400]);
+    // 50 ms later at (156, 300): 8 units from the corner, 14.4 from where its client was.
+    const cheat = tick(w, [sentLate(move(p, 156, 300, { t: 1550, moving: true, facing: 0 }), 1550)], 1550);
+    expect(received(cheat, p.id, 'PositionCorrection').map((c) => c.reason)).toEqual(['speed']);
+    // A turn claimed from a corner further on than its walk could reach by then is refused too.
+    const q = join(w, player({ x: 100, y: 400 }));
+    const fast = walker(q, 0, 2000);
+    tick(w, [fast.at(2000)], 2000);
+    tick(w, [fast.at(2250)], 2250);
+    const far = tick(w, [sentLate(move(q, 150, 398, { t: 2300, moving: true, facing: NORTH }), 2300)], 2300);
+    expect(received(far, q.id, 'PositionCorrection').map((c) => c.reason)).toEqual(['speed']);
+    expect(q.sent).toMatchObject({ x: 130, y: 400, moving: false });
+  });
+
+  it('keeps a walker whose turn was placed at its corner where its client was: saved and handed over there, not at the corner', () => {
+    const w = world({ zone: { obstacles: [] } });
+    const p = join(w, player({ x: 100, y: 300 }));
+    const walk = walker(p, 0, 1000);
+    tick(w, [walk.at(1000)], 1000);
+    tick(w, [walk.at(1250)], 1250);
+    const client = { x: 148, y: 300 - 120 * 0.017 };
+    tick(w, [sentLate(move(p, client.x, client.y, { t: 1417, moving: true, facing: NORTH }), 1417)], 1450);
+    expect([p.x, p.y]).toEqual([148, 300]);
+    expect(savedCharacter(w, p)).toMatchObject(client);
+    expect(handoffState(p).entity).toMatchObject(client);
+    // A client whose stated pace outruns its walk (4 units a step, 190 ms apart, said to be 40
+    // units/s) turns back at 124: the courses meet past anywhere it went, and the state is
+    // placed there; it is kept where it said it was.
+    const q = join(w, player({ x: 120, y: 400 }));
+    tick(w, [sentLate(move(q, 120, 400, { t: 2000, moving: true, facing: 0, speed: 40 }), 2000)], 2000);
+    tick(w, [sentLate(move(q, 124, 400, { t: 2190, moving: true, facing: 0, speed: 40 }), 2190)], 2190);
+    tick(w, [sentLate(move(q, 120, 400, { t: 2380, moving: true, facing: Math.PI, speed: 40 }), 2380)], 2380);
+    expect(q.x).toBeGreaterThan(124.5);
+    expect(savedCharacter(w, q)).toMatchObject({ x: 120, y: 400 });
+    // Stood by the server itself (its inputs fell silent), it is kept where the server stood it.
+    runUntil(w, 2380 + INPUT_SILENCE_MS + 100);
+    expect(q.moving).toBe(false);
+    expect(savedCharacter(w, q)).toMatchObject({ x: q.x, y: q.y });
+    expect(q.x).not.toBe(120);
+  });
+
+  it('places any honest turn or change of pace sent a frame or a hitch late at its corner, within the bounds, uncorrected', () => {
+    const turn = fc.record({
+      heading: fc.double({ min: 0, max: Math.PI * 2, noNaN: true }),
+      // Kept turns and paces apart from a heartbeat: a unit per second or more between them.
+      turn: fc.oneof(fc.constant(0), fc.double({ min: 0.05, max: Math.PI, noNaN: true })),
+      sign: fc.constantFrom(-1, 1),
+      speed: fc.constantFrom(120, 90, 60),
+      cornerMs: fc.integer({ min: 1, max: 1200 }),
+      frameMs: fc.integer({ min: 1, max: 100 }),
+    });
+    fc.assert(
+      fc.property(turn, (c) => {
+        fc.pre(c.turn > 0 || c.speed !== 120);
+        const w = world({ zone: { obstacles: [] } });
+        const p = join(w, player({ x: 500, y: 500 }));
+        const walk = walker(p, c.heading, 1000);
+        tick(w, [walk.at(1000)], 1000);
+        const corner = c.cornerMs + 1000;
+        for (let t = 1250; t < corner; t += 250) tick(w, [walk.at(t)], t);
+        const before = p.inputAt;
+        const at = walk.at(corner) as { x: number; y: number };
+        const b = c.heading + c.sign * c.turn;
+        const sentAt = corner + c.frameMs;
+        const x = at.x + (Math.cos(b) * c.speed * c.frameMs) / 1000;
+        const y = at.y + (Math.sin(b) * c.speed * c.frameMs) / 1000;
+        const events = tick(
+          w,
+          [sentLate(move(p, x, y, { t: sentAt, moving: true, facing: b, speed: c.speed }), sentAt)],
+          sentAt,
+        );
+        expect(received(events, p.id, 'PositionCorrection')).toEqual([]);
+        expect(p.sent.t).toBeCloseTo(corner, 3);
+        expect(p.sent.t).toBeGreaterThanOrEqual(before);
+        expect(p.sent.t).toBeLessThanOrEqual(sentAt);
+        expect(distance(p.sent, at)).toBeLessThan(1e-3);
+        const reckoned = deadReckon(p.sent, sentAt);
+        expect(distance(reckoned, { x, y })).toBeLessThan(1e-3);
+        expect(p.lastInput).toEqual({ x, y });
+      }),
+      { numRuns: 200 },
+    );
   });
 
   it('a change of speed emits motion; a heartbeat on course emits none', () => {

@@ -10,15 +10,7 @@ import { byOpcode } from '../../../shared/protocol/registry.js';
 import { ErrorCode } from '../../../shared/protocol/errors.js';
 import { connect, PingPace, type Connection } from './connection.js';
 import type { FrameObserver } from './link-lab-transport.js';
-import {
-  RateCounter,
-  SQUARE_WALK,
-  ScriptedWalk,
-  Series,
-  StepMeter,
-  fittedWalk,
-  type Direction,
-} from '../state/lab.js';
+import { LabWalk, RateCounter, Series, StepMeter, type Direction, type ScriptedWalk } from '../state/lab.js';
 import { CLEAN_LINK, type LinkSettings } from '../state/link-lab.js';
 import { NetStats } from '../state/net-stats.js';
 import { DrawnErrorMeter, type DrawnEntity } from '../state/truth.js';
@@ -54,7 +46,8 @@ export class LabPlayer {
   readonly world = new ClientWorld();
   readonly stats = new NetStats();
   readonly link: LinkSettings = { ...CLEAN_LINK };
-  readonly script = new ScriptedWalk();
+  /** The scripted driver: the square, replayed from where it first began. */
+  readonly walk = new LabWalk();
   readonly series: LabSeries = {
     rtt: new Series(),
     jitter: new Series(),
@@ -79,7 +72,6 @@ export class LabPlayer {
   private readonly correctionRate = new RateCounter();
   private correctionsSeen = 0;
   private sampledAt = -Infinity;
-  private home: { x: number; y: number } | undefined;
   private readonly pings = new PingPace();
   /** The latest frames whose step was over the meter's limit, for a look at what happened. */
   readonly jumps: {
@@ -90,7 +82,6 @@ export class LabPlayer {
     blending: boolean;
     states: unknown[];
   }[] = [];
-  private returning = false;
 
   constructor(readonly options: LabPlayerOptions) {
     this.driver = options.role === 'A' ? 'script' : 'stand';
@@ -156,6 +147,11 @@ export class LabPlayer {
     if (this.connection) this.connection.lab.settings = { ...this.link };
   }
 
+  /** The scripted walk, under the 'script' driver. */
+  get script(): ScriptedWalk {
+    return this.walk.script;
+  }
+
   /**
    * Replays the scripted walk: back to where it first began (walking there), then from its
    * first leg, so the same square is walked in the same place under whatever settings.
@@ -163,39 +159,18 @@ export class LabPlayer {
   replay(localNow: number): void {
     this.meter.reset();
     this.truth.reset();
-    if (this.home) {
-      this.script.stop();
-      this.returning = true;
-    } else this.script.start(localNow);
+    this.walk.replay(localNow);
   }
 
   /** Where the scripted walk began the first time (it is replayed from there). */
   get walkHome(): { x: number; y: number } | undefined {
-    return this.home;
+    return this.walk.home;
   }
 
   /** This frame's direction under the scripted driver; `dtMs` may be cut to land on home. */
-  private scripted(localNow: number, dtMs: number): { x: number; y: number; dtMs: number } {
+  private scripted(localNow: number, dtMs: number): Direction & { dtMs: number } {
     const pr = this.world.self!.predictor;
-    if (!this.home) {
-      this.home = { x: pr.x, y: pr.y };
-      const zone = this.world.zone;
-      // The square turned so that it fits between the walls around where it begins.
-      if (zone) this.script.legs = fittedWalk(SQUARE_WALK, this.home, pr.speed, zone, zone.obstacles);
-    }
-    if (this.returning) {
-      const dx = this.home.x - pr.x;
-      const dy = this.home.y - pr.y;
-      const d = Math.hypot(dx, dy);
-      if (d > 0.5) {
-        const ms = Math.min(dtMs, (d / pr.speed) * 1000);
-        return { x: dx / d, y: dy / d, dtMs: ms };
-      }
-      this.returning = false;
-      this.script.start(localNow);
-    }
-    if (!this.script.running) this.script.start(localNow);
-    return { ...this.script.direction(localNow), dtMs };
+    return this.walk.direction(localNow, dtMs, pr, pr.speed, this.world.zone);
   }
 
   /** One frame: predict and send the own movement, then bring the world up to `localNow`. */

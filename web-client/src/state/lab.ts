@@ -80,6 +80,66 @@ export class ScriptedWalk {
   }
 }
 
+/**
+ * The lab's driver: the square walk, fitted around where it first began (fittedWalk), and
+ * replayed from there. A replay walks back to that spot, straight at walking speed (the last
+ * frame cut to land on it), then starts the walk again from its first leg without a stop,
+ * so the same square is walked in the same place under whatever settings.
+ */
+export class LabWalk {
+  readonly script: ScriptedWalk;
+  private spot: { x: number; y: number } | undefined;
+  private returning = false;
+
+  constructor(readonly legs: readonly Leg[] = SQUARE_WALK) {
+    this.script = new ScriptedWalk(legs);
+  }
+
+  /** Where the walk began the first time (it is replayed from there). */
+  get home(): { x: number; y: number } | undefined {
+    return this.spot;
+  }
+
+  /** Starts the walk, or after the first start, walks back home and starts it again. */
+  replay(localNow: number): void {
+    if (this.spot) {
+      this.script.stop();
+      this.returning = true;
+    } else this.script.start(localNow);
+  }
+
+  /**
+   * This frame's direction for a walker at `at` walking `speed` units/s, and how long it walks
+   * it: `dtMs`, or less to land on home. The first frame fixes home and fits the walk there.
+   */
+  direction(
+    localNow: number,
+    dtMs: number,
+    at: { x: number; y: number },
+    speed: number,
+    zone?: ZoneBounds & { obstacles: readonly Rect[] },
+  ): Direction & { dtMs: number } {
+    if (!this.spot) {
+      this.spot = { x: at.x, y: at.y };
+      // The square turned so that it fits between the walls around where it begins.
+      if (zone) this.script.legs = fittedWalk(this.legs, this.spot, speed, zone, zone.obstacles);
+    }
+    if (this.returning) {
+      const dx = this.spot.x - at.x;
+      const dy = this.spot.y - at.y;
+      const d = Math.hypot(dx, dy);
+      if (d > 0.5) {
+        const ms = Math.min(dtMs, (d / speed) * 1000);
+        return { x: dx / d, y: dy / d, dtMs: ms };
+      }
+      this.returning = false;
+      this.script.start(localNow);
+    }
+    if (!this.script.running) this.script.start(localNow);
+    return { ...this.script.direction(localNow), dtMs };
+  }
+}
+
 /** Samples of one figure over the last `spanMs` (page time), for a plot. */
 export class Series {
   readonly times: number[] = [];

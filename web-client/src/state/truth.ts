@@ -188,6 +188,22 @@ export function leftAt(at: { x: number; y: number }, next: MotionState): number 
   return next.t - (Math.hypot(next.x - at.x, next.y - at.y) / next.speed) * 1000;
 }
 
+/**
+ * The way the record has a walker go from its state `s`: its heading, unless the way to its
+ * next state runs back against it. The feed reports the newest state of each tick, as the
+ * server sends it: a walker that turned back and turned again within one tick (the lab's
+ * walk home begun a frame into the square, then the square again) is recorded on the line
+ * between the two states, which is its way there, and a pane that draws it there goes back
+ * against the heading with the record, not away from it.
+ */
+export function walkAngle(s: MotionState, next: MotionState | undefined): number {
+  if (!next) return s.angle;
+  const dx = next.x - s.x;
+  const dy = next.y - s.y;
+  if (dx * Math.cos(s.angle) + dy * Math.sin(s.angle) >= 0) return s.angle;
+  return Math.atan2(dy, dx);
+}
+
 /** How far `p` lies from the stop point along the way the walker came (negative: short of it). */
 export function along(stop: Stop, p: { x: number; y: number }): number {
   return (p.x - stop.x) * Math.cos(stop.angle) + (p.y - stop.y) * Math.sin(stop.angle);
@@ -323,8 +339,14 @@ export class DrawnErrorMeter {
       }
       seen.overshoot = Math.max(seen.overshoot, past);
     }
-    // The way the record has it walk: its heading, or at a stop the way it came.
-    const angle = s?.moving ? s.angle : stop?.angle;
+    // The way the record has it walk: its heading (or the way to its next state, where that
+    // runs back against it); at a stop the way it came, until it leaves for its next state,
+    // then the way it leaves (back the way it came, as the lab's walk home may).
+    const angle = s?.moving
+      ? walkAngle(s, next)
+      : s && stop && next && f.t >= until
+        ? Math.atan2(next.y - s.y, next.x - s.x)
+        : stop?.angle;
     this.watchSlide(d, angle, f.t);
     return error;
   }
