@@ -105,6 +105,7 @@ async function run(mode: 'direct' | 'split'): Promise<{
     Left() {},
     Moved() {},
     Refused() {},
+    ResendInputs() {},
   };
   bus.subscribe(Subjects.gatewayTick('local'), (m) => {
     bytes += m.data.length;
@@ -144,7 +145,7 @@ async function run(mode: 'direct' | 'split'): Promise<{
       };
       if (mode === 'direct') inputs.push(Object.assign(zoneInputs.MoveInput(wk.p.id, now), m));
       else {
-        if (inbox.pos === 0) ZoneInputs.begin(inbox, { gateway: 'local' });
+        if (inbox.pos === 0) ZoneInputs.begin(inbox, { gateway: 'local', seq: 0 });
         Packet.write(inbox, {
           session: wk.p.id,
           receivedAt: now,
@@ -164,6 +165,7 @@ async function run(mode: 'direct' | 'split'): Promise<{
         Detach() {},
         Behind() {},
         Resync() {},
+        ResendTicks() {},
       });
       inbox.pos = 0;
       added += performance.now() - from;

@@ -77,13 +77,21 @@ export const Resync = defineRecord({
   fields: {},
 });
 
+export const ResendTicks = defineRecord({
+  kind: 7,
+  name: 'ResendTicks',
+  dir: 'g2z',
+  doc: "This gateway missed the zone's host's tick messages from seq `from` on: send them again (in order, as they were). `session` is 0.",
+  fields: { from: varint },
+});
+
 export const ZoneInputs = defineStream({
   name: 'ZoneInputs',
   routes: ['zoneInput'],
   subjects: ['on `wyvern.zone.<zone>.in`'],
-  doc: "A gateway's records for one zone, one message per event-loop turn (after the poll phase, so they reach the host before its next tick).",
-  head: { gateway: id },
-  records: [Packet, Join, Detach, Behind, Resync],
+  doc: "A gateway's records for one zone, one message per event-loop turn (after the poll phase, so they reach the host before its next tick). `seq` is 1, 2, ... per gateway and zone (1 again after 2^32-1 or a restart): the host finds a lost message by it and asks for it again (ResendInputs). A message with no records repeats the newest seq (a marker, sent after a second without inputs); `seq` 0 is not in sequence (a request for tick messages, or a host forwarding inputs after a player it handed on).",
+  head: { gateway: id, seq: varint },
+  records: [Packet, Join, Detach, Behind, Resync, ResendTicks],
 });
 
 export const Handoff = defineRecord({
@@ -185,19 +193,24 @@ export const Refused = defineRecord({
   fields: { opcode: u16, code: decodeError, reason: string(1024) },
 });
 
+export const ResendInputs = defineRecord({
+  kind: 6,
+  name: 'ResendInputs',
+  dir: 'z2g',
+  doc: "The host of `zone` missed this gateway's input messages for it from seq `from` on: send them again (in order, as they were). `session` is 0.",
+  fields: { zone: name, from: varint },
+});
+
 export const GatewayBatch = defineStream({
   name: 'GatewayBatch',
   routes: ['gatewayTick', 'gatewayDirect'],
   subjects: ['on `wyvern.gw.<gateway>.tick`', 'on `wyvern.gw.<gateway>.direct`'],
-  doc: "A zone host's records for one gateway, one message per tick (`.tick`, `seq` 1, 2, ... per host and gateway, 1 again after 2^32-1 or a restart) or for one delivery outside a tick (`.direct`, `seq` 0: not in sequence).",
+  doc: "A zone host's records for one gateway, one message per tick (`.tick`, `seq` 1, 2, ... per host and gateway, 1 again after 2^32-1 or a restart: the gateway finds a lost message by it and asks for it again, ResendTicks; a message with no records repeats the newest seq, a marker sent after a second without a tick message) or for one delivery outside a tick (`.direct`, `seq` 0: not in sequence).",
   head: { host: id, seq: varint },
-  records: [Joined, Bytes, Left, Moved, Refused],
+  records: [Joined, Bytes, Left, Moved, Refused, ResendInputs],
 });
 
-/** The next tick message's seq after `seq` (1 after 2^32-1). */
-export function nextSeq(seq: number): number {
-  return seq >= 0xffffffff ? 1 : seq + 1;
-}
+export { nextSeq } from './sequenced.js';
 
 // ---------------------------------------------------------------- world requests
 

@@ -80,7 +80,8 @@ export class Gateway implements GameRouter, ResumeWorld {
     const first = opts.zones[0];
     if (first === undefined) throw new Error('the world has no zone');
     const closed = () => this.closed;
-    const outbox = (this.outbox = new InputOutbox(opts.id, opts.bus));
+    const clock = opts.clock ?? Date.now;
+    const outbox = (this.outbox = new InputOutbox(opts.id, opts.bus, clock));
     const backpressure = new Backpressure({ outbox, current: (p) => this.book.get(p.session.id) === p });
     const book = (this.book = new PlacementBook({
       outbox,
@@ -98,7 +99,18 @@ export class Gateway implements GameRouter, ResumeWorld {
       ...(opts.lookups && { lookups: opts.lookups }),
       closed,
     });
-    this.intake = new TickIntake({ book, backpressure, zoneIds, flush: opts.flush, log: opts.log });
+    this.intake = new TickIntake({
+      book,
+      backpressure,
+      zoneIds,
+      flush: opts.flush,
+      log: opts.log,
+      gateway: opts.id,
+      bus: opts.bus,
+      outbox,
+      clock,
+      zoneOf: (host) => this.claims.zoneOf(host) ?? book.zoneOf(host),
+    });
     this.requests = new WorldRequests({
       id: opts.id,
       bus: opts.bus,
@@ -113,7 +125,7 @@ export class Gateway implements GameRouter, ResumeWorld {
     this.routing = new Routing({
       outbox,
       book,
-      clock: opts.clock ?? Date.now,
+      clock,
       enter: (session, characterId) => this.entering.enterWorld(session, characterId),
       whisper: (session, to, text) => this.requests.whisper(session, to, text),
       who: (session) => this.requests.who(session),
@@ -134,6 +146,7 @@ export class Gateway implements GameRouter, ResumeWorld {
   close(): void {
     if (this.closed) return;
     this.outbox.close();
+    this.intake.close();
     this.closed = true;
     for (const sub of this.subscriptions.splice(0)) sub.unsubscribe();
   }

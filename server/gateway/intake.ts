@@ -2,20 +2,23 @@
  * What the zone hosts send this gateway: one batch per host and tick on wyvern.gw.<self>.tick
  * (and out of tick on .direct). JOINED puts a session in the world, BYTES go into its
  * connection's write buffer as they are, MOVED follows its character into the next zone, LEFT
- * takes it out; then one flush, and the soft-limit verdicts that changed go back. A tick
- * message found missing by its seq (NATS delivers at most once) gets that host's sessions here
- * a RESYNC. REFUSED (a zone packet's payload the host could not decode) is answered as the
+ * takes it out; then one flush, and the soft-limit verdicts that changed go back. Each host's
+ * tick messages are handed on in its order (tick-order.ts): one missing (NATS delivers at most
+ * once) is asked for again, and only one no longer kept gets that host's sessions here a
+ * RESYNC. RESENDINPUTS (on .direct) has this gateway's lost input messages sent again. REFUSED (a zone packet's payload the host could not decode) is answered as the
  * dispatch core answers bad input: a fatal Error of its code, reason and opcode.
  */
-import type { BusMessage } from '../cluster/bus.js';
+import type { Bus, BusMessage } from '../cluster/bus.js';
 import type { StreamVisitors } from '../cluster/inner/define.js';
 import { zoneId } from '../cluster/subjects.js';
-import { GatewayBatch, nextSeq } from '../cluster/wire.js';
+import { GatewayBatch } from '../cluster/wire.js';
 import type { Logger } from '../log.js';
 import { decodeErrors, gatewayBatchSeconds } from '../metrics/index.js';
 import type { Backpressure } from './backpressure.js';
 import { takesBytes } from './placement.js';
+import type { InputOutbox } from './outbox.js';
 import type { PlacementBook } from './placements.js';
+import { TickOrder } from './tick-order.js';
 
 export interface TickIntakeDeps {
   readonly book: PlacementBook;
@@ -25,20 +28,50 @@ export interface TickIntakeDeps {
   /** Writes every connection with frames waiting (the server's FlushScheduler). */
   readonly flush: () => void;
   readonly log: Logger;
+  /** This gateway's id, and the bus its requests for lost messages go on. */
+  readonly gateway: string;
+  readonly bus: Bus;
+  readonly outbox: Pick<InputOutbox, 'resend'>;
+  readonly clock: () => number;
+  /** A zone the host (its id) runs, whose input subject reaches it (undefined: none known). */
+  readonly zoneOf: (host: string) => string | undefined;
 }
 
 export class TickIntake {
-  /** Each zone host's last tick message seq, and the sender of the batch being read. */
-  private readonly seqs = new Map<string, number>();
+  /** Each zone host's tick messages in its order, and the sender of the batch being read. */
+  private readonly ticks: TickOrder;
   private batchHost = '';
-  /** Times tick messages were found missing. */
+  /** Times tick messages were lost for good. */
   lostTicks = 0;
 
-  constructor(private readonly deps: TickIntakeDeps) {}
+  constructor(private readonly deps: TickIntakeDeps) {
+    this.ticks = new TickOrder({
+      gateway: deps.gateway,
+      bus: deps.bus,
+      log: deps.log,
+      clock: deps.clock,
+      deliver: (data) => this.readBatch(data),
+      zoneOf: deps.zoneOf,
+      lost: (host, from, to) => this.lost(host, from - 1, to),
+    });
+  }
 
   onBatch(message: BusMessage): void {
+    this.ticks.receive(message.data);
+  }
+
+  close(): void {
+    this.ticks.close();
+  }
+
+  /** One batch, in its host's order (tick-order.ts). */
+  private readBatch(data: Uint8Array): void {
     const started = performance.now();
-    GatewayBatch.visit(message.data, this.records);
+    try {
+      GatewayBatch.visit(data, this.records);
+    } catch (err) {
+      this.deps.log.warn({ err }, 'zone host batch refused');
+    }
     this.deps.flush();
     this.deps.backpressure.reportBehind();
     gatewayBatchSeconds.observe((performance.now() - started) / 1000);
@@ -46,13 +79,8 @@ export class TickIntake {
 
   /** What each record of a batch does (each record valid only during its call: see GatewayBatch.visit). */
   private readonly records: StreamVisitors<typeof GatewayBatch> = {
-    begin: ({ host, seq }) => {
+    begin: ({ host }) => {
       this.batchHost = host;
-      if (seq === 0) return;
-      const last = this.seqs.get(host);
-      this.seqs.set(host, seq);
-      // 1 after anything: the host restarted (or wrapped), not a loss.
-      if (last !== undefined && seq !== 1 && seq !== nextSeq(last)) this.lost(host, last, seq);
     },
     Joined: ({ session, entity, character }) => {
       const p = this.deps.book.get(session);
@@ -90,6 +118,11 @@ export class TickIntake {
       decodeErrors.inc({ code });
       p.session.error(code, reason, { fatal: true, opcode });
     },
+    ResendInputs: ({ zone, from }) => {
+      if (!this.deps.outbox.resend(zone, from)) {
+        this.deps.log.warn({ zone, from }, 'zone inputs asked for again are no longer kept');
+      }
+    },
     Left: ({ session, reason }) => {
       const p = this.deps.book.get(session);
       if (p) {
@@ -101,8 +134,8 @@ export class TickIntake {
   };
 
   /**
-   * Tick messages from `host` between `last` and `seq` never came (NATS delivers at most
-   * once): its sessions here missed WorldUpdate deltas and motion they build on, so each is
+   * Tick messages from `host` between `last` and `seq` never came and are no longer kept
+   * there: its sessions here missed WorldUpdate deltas and motion they build on, so each is
    * sent its whole state anew.
    */
   private lost(host: string, last: number, seq: number): void {

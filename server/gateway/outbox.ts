@@ -1,71 +1,138 @@
 /**
  * The gateway's records for the zone hosts, gathered per zone: one ZoneInputs message per zone
  * and event-loop turn on wyvern.zone.<zone>.in (PACKET, JOIN, DETACH, RESYNC and BEHIND records
- * in the order they were written), sent once the turn's socket reads are done. Each message
- * is lent to the bus as written, never copied (MessageWriter).
+ * in the order they were written), sent once the turn's socket reads are done.
+ *
+ * Each zone's messages are numbered 1, 2, ... (ZoneInputs' `seq`) and kept a while after they
+ * are sent (server/cluster/sequenced.ts): NATS drops what is published while the host is not
+ * subscribed (as after a nats-server restart), and a host that finds one missing asks for it
+ * again (RESENDINPUTS) and gets the very bytes. A stream quiet for a second says its newest seq
+ * again (a marker), so a loss at its end is found as well. A message is copied once, into what
+ * is kept, and that copy is what the bus is given.
  */
-import type { Writer } from '../../shared/codec/writer.js';
+import { Writer } from '../../shared/codec/writer.js';
 import type { Bus } from '../cluster/bus.js';
-import { MessageWriter } from '../cluster/message-writer.js';
+import { nextSeq, SentRing } from '../cluster/sequenced.js';
 import { Subjects } from '../cluster/subjects.js';
 import { ZoneInputs } from '../cluster/wire.js';
 
 /** A zone's input message is sent at once past this many bytes. */
 const INPUTS_SEND_AT = 256 * 1024;
+/** A stream quiet this long says its newest seq again. */
+export const INPUT_MARKER_MS = 1_000;
 
-/** A zone's input message being filled this turn. */
-interface Outgoing {
+/** One zone's stream of input messages. */
+interface Stream {
   readonly subject: ReturnType<typeof Subjects.zoneInput>;
-  readonly w: MessageWriter;
-  /** Where the records start (after the gateway id). */
-  readonly head: number;
+  readonly w: Writer;
+  /** Where the records start (after the head), while a message is open. */
+  head: number;
+  open: boolean;
+  /** The seq of the last message sent. */
+  seq: number;
+  readonly sent: SentRing;
+  lastSentAt: number;
 }
 
 export class InputOutbox {
-  private readonly outgoing = new Map<string, Outgoing>();
+  private readonly streams = new Map<string, Stream>();
   private scheduled = false;
   private closed = false;
+  private readonly markerTimer: ReturnType<typeof setInterval>;
 
   constructor(
     /** This gateway's id, at the head of each message. */
     private readonly gateway: string,
-    private readonly bus: Pick<Bus, 'publish'>,
-  ) {}
+    private readonly bus: Pick<Bus, 'publish' | 'stats'>,
+    private readonly clock: () => number = Date.now,
+  ) {
+    this.markerTimer = setInterval(() => this.markers(), INPUT_MARKER_MS);
+    this.markerTimer.unref?.();
+  }
 
   /** Sends what is queued; later records go nowhere. */
   close(): void {
     if (this.closed) return;
     this.sendInputs();
     this.closed = true;
+    clearInterval(this.markerTimer);
   }
 
   /** The zone's input message of this turn, sent once the turn's I/O is done. */
   inputs(zone: string): Writer | undefined {
     if (this.closed) return undefined;
-    let o = this.outgoing.get(zone);
-    if (!o) {
-      const w = new MessageWriter(1024);
-      ZoneInputs.begin(w, { gateway: this.gateway });
-      o = { subject: Subjects.zoneInput(zone), w, head: w.pos };
-      this.outgoing.set(zone, o);
-    }
+    const s = this.stream(zone);
     // Far below the bus's 1 MiB (a record is at most one packet): a busy turn goes in parts.
-    if (o.w.pos > INPUTS_SEND_AT) o.w.publish(this.bus, o.subject, o.head);
+    if (s.open && s.w.pos > INPUTS_SEND_AT) this.send(s);
+    if (!s.open) {
+      ZoneInputs.begin(s.w, { gateway: this.gateway, seq: nextSeq(s.seq) });
+      s.head = s.w.pos;
+      s.open = true;
+    }
     if (!this.scheduled) {
       this.scheduled = true;
       // After the poll phase: every socket read this turn lands in one message per zone,
       // which reaches the zone host before its next tick timer.
       setImmediate(() => this.sendInputs());
     }
-    return o.w;
+    return s.w;
+  }
+
+  /**
+   * The zone's host missed this gateway's messages for it from `from` on: they go again, in
+   * order, as they were. False when they are no longer kept (the host gives them up).
+   */
+  resend(zone: string, from: number): boolean {
+    const s = this.streams.get(zone);
+    const messages = s?.sent.from(from);
+    if (!s || !messages) return false;
+    for (const m of messages) this.bus.publish(s.subject, m);
+    return true;
+  }
+
+  private stream(zone: string): Stream {
+    let s = this.streams.get(zone);
+    if (!s) {
+      s = {
+        subject: Subjects.zoneInput(zone),
+        w: new Writer(1024),
+        head: 0,
+        open: false,
+        seq: 0,
+        sent: new SentRing(this.clock),
+        lastSentAt: 0,
+      };
+      this.streams.set(zone, s);
+    }
+    return s;
   }
 
   private sendInputs(): void {
     this.scheduled = false;
     if (this.closed) return;
-    for (const o of this.outgoing.values()) {
-      if (o.w.pos === o.head) continue;
-      o.w.publish(this.bus, o.subject, o.head);
+    for (const s of this.streams.values()) if (s.open && s.w.pos > s.head) this.send(s);
+  }
+
+  private send(s: Stream): void {
+    const message = s.w.finish();
+    s.w.pos = 0;
+    s.open = false;
+    s.seq = nextSeq(s.seq);
+    s.sent.keep(s.seq, message);
+    s.lastSentAt = this.clock();
+    this.bus.publish(s.subject, message);
+  }
+
+  /** Each quiet stream with messages still kept says its newest seq (while the bus is up). */
+  private markers(): void {
+    if (this.closed || !this.bus.stats().connected) return;
+    const now = this.clock();
+    for (const s of this.streams.values()) {
+      if (s.seq === 0 || now - s.lastSentAt < INPUT_MARKER_MS || s.sent.size === 0) continue;
+      const w = new Writer(this.gateway.length + 8);
+      ZoneInputs.begin(w, { gateway: this.gateway, seq: s.seq });
+      s.lastSentAt = now;
+      this.bus.publish(s.subject, w.finish());
     }
   }
 }

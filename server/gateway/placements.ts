@@ -144,6 +144,12 @@ export class PlacementBook {
     return undefined;
   }
 
+  /** A zone of `host` (its id on the bus) that one of this gateway's placements is in (undefined: none). */
+  zoneOf(host: string): string | undefined {
+    for (const p of this.placements.values()) if (p.host === host) return p.character.zone;
+    return undefined;
+  }
+
   /** Drives each placement `where` picks by `event`; how many took it. */
   driveAll(where: (p: Placement) => boolean, event: PlacementEvent, ctx: PlacementContext = {}): number {
     let moved = 0;

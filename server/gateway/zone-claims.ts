@@ -36,6 +36,14 @@ export class ZoneClaims {
     return this.down.has(zone);
   }
 
+  /** A zone the registry says `host` (its id) holds now (undefined: none known). */
+  zoneOf(host: string): string | undefined {
+    for (const [zone, holder] of this.holders) {
+      if (!this.down.has(zone) && holder.slice(0, holder.lastIndexOf('/')) === host) return zone;
+    }
+    return undefined;
+  }
+
   /**
    * The registry's word on a zone's claim (its watch): `host` holds it now, or (undefined) the
    * claim lapsed or was released: the host is gone. A claim that passes straight to another

@@ -46,7 +46,7 @@ export class Forwards {
       return;
     }
     const w = new Writer(64);
-    ZoneInputs.begin(w, { gateway });
+    ZoneInputs.begin(w, { gateway, seq: 0 });
     // What a record reads is what it writes (its bytes as views into the message).
     def.write(w, record as RecordIn<R>);
     this.bus.publish(Subjects.zoneInput(zoneId(to.zone)), w.finish());
@@ -55,7 +55,7 @@ export class Forwards {
   /** Its connection dropped while the request was out: the next host lets it linger. */
   detach(gateway: string, session: number, zone: string): void {
     const w = new Writer(64);
-    ZoneInputs.begin(w, { gateway });
+    ZoneInputs.begin(w, { gateway, seq: 0 });
     Detach.write(w, { session });
     this.bus.publish(Subjects.zoneInput(zoneId(zone)), w.finish());
   }

@@ -18,6 +18,7 @@ import { HEADER_SIZE } from '../../shared/codec/frame.js';
 import { Writer } from '../../shared/codec/writer.js';
 import { DEFAULT_MAX_PAYLOAD, type Bus } from '../cluster/bus.js';
 import { MessageWriter } from '../cluster/message-writer.js';
+import { SentRing } from '../cluster/sequenced.js';
 import { Subjects } from '../cluster/subjects.js';
 import {
   Bytes,
@@ -88,6 +89,8 @@ const REASON_MAX = 300;
 
 /** A record's kind, session and length varints: room kept beside its bytes. */
 const RECORD_HEAD = 11;
+/** After this long without a tick message, the newest seq is sent again (a marker: see sequenced.ts). */
+export const MARKER_MS = 1_000;
 
 export class GatewayLink {
   private readonly tickSubject;
@@ -114,6 +117,9 @@ export class GatewayLink {
   };
   /** Where the current message's records start (after its host and seq). */
   private head = 0;
+  /** The tick messages sent lately (copies), for a gateway that missed some (resend). */
+  private readonly sent: SentRing;
+  private lastSentAt = 0;
 
   constructor(
     readonly gateway: string,
@@ -121,9 +127,11 @@ export class GatewayLink {
     /** The zone host's id, which the gateway keeps each host's seq by. */
     private readonly host: string,
     private readonly maxPayload = DEFAULT_MAX_PAYLOAD,
+    private readonly clock: () => number = Date.now,
   ) {
     this.tickSubject = Subjects.gatewayTick(gateway);
     this.directSubject = Subjects.gatewayDirect(gateway);
+    this.sent = new SentRing(clock);
   }
 
   output(session: number): SessionOutput {
@@ -158,7 +166,7 @@ export class GatewayLink {
       this.left.length === 0 &&
       this.movedTo.length === 0
     )
-      return;
+      return this.marker();
     const w = this.batch;
     this.start();
     const joined = this.joined;
@@ -183,7 +191,38 @@ export class GatewayLink {
     }
     outputs.length = joined.length = left.length = 0;
     // Never empty: a message is opened only for a record that follows at once.
+    this.sendTick();
+  }
+
+  /**
+   * The gateway missed this link's tick messages from `from` on: they go again, in order, as
+   * they were. False when they are no longer kept (the gateway gives them up).
+   */
+  resend(from: number): boolean {
+    const messages = this.sent.from(from);
+    if (!messages) return false;
+    for (const m of messages) this.bus.publish(this.tickSubject, m);
+    return true;
+  }
+
+  /** Lends the open message to the bus, keeping a copy of it a while to send again. */
+  private sendTick(): void {
+    const w = this.batch;
+    this.sent.keep(this.seq, w.peek().slice());
+    this.lastSentAt = this.clock();
     w.publish(this.bus, this.tickSubject);
+  }
+
+  /**
+   * A quiet link says its newest seq again now and then, while what it sent is kept: a loss
+   * at the end of what it sent is found by it (a gateway finds a lost message only by a later one).
+   */
+  private marker(): void {
+    if (this.seq === 0 || this.clock() - this.lastSentAt < MARKER_MS || this.sent.size === 0) return;
+    const w = new Writer(this.host.length + 8);
+    GatewayBatch.begin(w, { host: this.host, seq: this.seq });
+    this.lastSentAt = this.clock();
+    this.bus.publish(this.tickSubject, w.peek());
   }
 
   /**
@@ -280,7 +319,7 @@ export class GatewayLink {
   private send(): void {
     const w = this.batch;
     if (w.pos === this.head) return;
-    w.publish(this.bus, this.tickSubject);
+    this.sendTick();
     this.start();
   }
 }

@@ -3,15 +3,18 @@
  * zone packet becomes one world input queued for its player's zone, a JOIN enters a character
  * (through the seat book), a DETACH and a RESYNC drive the session's seat, and BEHIND is the
  * gateway's soft-limit verdict on the session's send buffer. A record for a session handed to
- * another host goes on after it (forwards.ts).
+ * another host goes on after it (forwards.ts). Each gateway's messages are read in the order it
+ * sent them (input-order.ts: one lost on the bus is asked for again), and RESENDTICKS has this
+ * host's lost tick messages to that gateway sent again.
  */
 import { DecodeError } from '../../shared/codec/errors.js';
-import type { BusMessage } from '../cluster/bus.js';
+import type { Bus, BusMessage } from '../cluster/bus.js';
 import type { InnerRecord, RecordOut, StreamHandlers } from '../cluster/inner/define.js';
 import { Behind, Detach, LeftReason, Packet, Resync, ZoneInputs } from '../cluster/wire.js';
 import type { Logger } from '../log.js';
 import type { WorldInput } from '../world/index.js';
 import type { Forwards } from './forwards.js';
+import { InputOrder } from './input-order.js';
 import { zoneInput, zonePacketByOpcode } from './routes.js';
 import { takesInputs } from './seat.js';
 import type { Seat, SeatBook } from './seat-book.js';
@@ -19,6 +22,9 @@ import type { HostedZones } from './hosted-zones.js';
 import type { ZoneRunner } from './zone-runner.js';
 
 export interface InputIntakeOptions {
+  readonly bus: Bus;
+  /** This zone host's id (the head of what it sends a gateway). */
+  readonly hostId: string;
   readonly log: Logger;
   readonly clock: () => number;
 }
@@ -27,6 +33,8 @@ export class InputIntake {
   /** Each zone's zone-input handlers, made once. */
   private readonly inputHandlers = new WeakMap<ZoneRunner, StreamHandlers<typeof ZoneInputs>>();
   private readonly clock: () => number;
+  /** Each gateway's zone inputs in the order it sent them, none lost without a word. */
+  private readonly order: InputOrder;
 
   constructor(
     private readonly opts: InputIntakeOptions,
@@ -35,13 +43,54 @@ export class InputIntake {
     private readonly forwards: Forwards,
   ) {
     this.clock = opts.clock;
+    this.order = new InputOrder({
+      ...opts,
+      deliver: (zone, data) => this.read(zone, data),
+      lost: (zone, gateway) => this.inputsLost(zone, gateway),
+    });
   }
 
-  /** A message of zone inputs for the zone `host` runs. */
-  onZoneInputs(host: ZoneRunner, message: BusMessage): void {
+  /** A message on the zone's input subject (the zone is this host's to take: HostedZones.admit). */
+  onZoneInputs(zone: string, message: BusMessage): void {
+    this.order.receive(zone, message.data);
+  }
+
+  /** The gateway is gone: a new one under its id counts afresh. */
+  forgetGateway(gateway: string): void {
+    this.order.forgetGateway(gateway);
+  }
+
+  /** The zone is made afresh (lost to another host): its streams start over. */
+  forgetZone(zone: string): void {
+    this.order.forgetZone(zone);
+  }
+
+  close(): void {
+    this.order.close();
+  }
+
+  /** One zone input message, in its gateway's order. */
+  private read(zone: string, data: Uint8Array): void {
+    const host = this.hosted.admit(zone);
+    if (!host) return;
     let handlers = this.inputHandlers.get(host);
     if (!handlers) this.inputHandlers.set(host, (handlers = this.zoneInputHandlers(host)));
-    ZoneInputs.read(message.data, handlers);
+    try {
+      ZoneInputs.read(data, handlers);
+    } catch (err) {
+      this.opts.log.warn({ err, zone }, 'zone input message refused');
+    }
+  }
+
+  /**
+   * A gateway's inputs for the zone were lost for good (it no longer had them to send again):
+   * moves, stops and lines said there may be missing, so each of its sessions in the zone is
+   * sent its state anew and its client stands where this host has it.
+   */
+  private inputsLost(zone: string, gateway: string): void {
+    for (const seat of [...this.seats.linkOf(gateway).seats.values()]) {
+      if (seat.host.name === zone) this.seats.drive(seat, { type: 'resync' });
+    }
   }
 
   /** What each zone input does, for the zone `host` runs. */
@@ -92,6 +141,11 @@ export class InputIntake {
       Behind: (record, { gateway }) => {
         const seat = this.inputSeat(gateway, Behind, record);
         if (seat?.output) seat.output.behindNow = record.behind;
+      },
+      ResendTicks: ({ from }, { gateway }) => {
+        if (!this.seats.linkOf(gateway).link.resend(from)) {
+          this.opts.log.warn({ gateway, from }, 'tick messages asked for again are no longer kept');
+        }
       },
       Resync: (record, { gateway }) => {
         const seat = this.inputSeat(gateway, Resync, record);

@@ -116,7 +116,12 @@ export class Realm {
       this.seats,
       forwards,
     );
-    this.intake = new InputIntake({ log: opts.log, clock }, this.hosted, this.seats, forwards);
+    this.intake = new InputIntake(
+      { bus: opts.bus, hostId, log: opts.log, clock },
+      this.hosted,
+      this.seats,
+      forwards,
+    );
     // Through the instance's runTick, so that whoever wraps it (a bench) sees every tick.
     this.loop = new TickLoop(opts.tickRate, (lateMs) => this.runTick(lateMs));
     this.border = new BorderLink(opts.bus, this.zones, (zone) => this.running(zone), opts.log, clock);
@@ -139,8 +144,7 @@ export class Realm {
       // Subscribed before the zone is claimed, so that whoever sees the claim finds it listening.
       this.subscriptions.push(
         this.opts.bus.subscribe(Subjects.zoneInput(zoneId(zone)), (m) => {
-          const host = this.hosted.admit(zone);
-          if (host) this.intake.onZoneInputs(host, m);
+          if (this.hosted.admit(zone)) this.intake.onZoneInputs(zone, m);
         }),
         this.opts.bus.subscribe(Subjects.zoneHandoff(zoneId(zone)), (m) => {
           // Unanswered while idle: the host that runs the zone answers.
@@ -186,6 +190,7 @@ export class Realm {
   async stop(): Promise<void> {
     this.loop.stop();
     for (const sub of this.subscriptions.splice(0)) sub.unsubscribe();
+    this.intake.close();
     this.border.close();
     await this.saving.stop();
   }
@@ -212,6 +217,7 @@ export class Realm {
    * zone starts afresh, stopped until this host holds its claim again.
    */
   loseZone(zone: string): void {
+    this.intake.forgetZone(zone);
     this.hosted.lose(zone, (old) => this.seats.loseZone(old));
   }
 
@@ -226,6 +232,7 @@ export class Realm {
 
   /** A gateway is gone: its sessions' characters linger (see SeatBook.gatewayGone). */
   gatewayGone(gateway: string, how: GatewayEnd = 'lost'): void {
+    this.intake.forgetGateway(gateway);
     this.seats.gatewayGone(gateway, how);
   }
 }

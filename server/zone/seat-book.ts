@@ -112,7 +112,10 @@ export class SeatBook {
   linkOf(gateway: string): { link: GatewayLink; seats: Map<number, Seat> } {
     let entry = this.links.get(gateway);
     if (!entry) {
-      entry = { link: new GatewayLink(gateway, this.opts.bus, this.opts.hostId), seats: new Map() };
+      entry = {
+        link: new GatewayLink(gateway, this.opts.bus, this.opts.hostId, undefined, this.clock),
+        seats: new Map(),
+      };
       this.links.set(gateway, entry);
     }
     return entry;

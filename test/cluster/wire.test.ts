@@ -33,7 +33,7 @@ const move = { seq: 7, x: 10.5, y: 20.25, facing: 1, moving: true, speed: 4, cli
 describe('zone inputs', () => {
   it('reads back each record kind in order, with the sending gateway', () => {
     const w = new Writer(16);
-    ZoneInputs.begin(w, { gateway: 'gw-1' });
+    ZoneInputs.begin(w, { gateway: 'gw-1', seq: 3 });
     Join.write(w, { session: 300, account: 12, character: 99 });
     Packet.write(w, {
       session: 300,
@@ -63,7 +63,7 @@ describe('zone inputs', () => {
 
   it('costs a few bytes beyond the packet: kind, session, time, opcode and length', () => {
     const w = new Writer(16);
-    ZoneInputs.begin(w, { gateway: 'local' });
+    ZoneInputs.begin(w, { gateway: 'local', seq: 0 });
     const head = w.pos;
     Packet.write(w, {
       session: 5,
@@ -85,7 +85,7 @@ describe('zone inputs', () => {
     ];
     const encoded = forms.map((form) => {
       const w = new Writer(16);
-      ZoneInputs.begin(w, { gateway: 'gw' });
+      ZoneInputs.begin(w, { gateway: 'gw', seq: 0 });
       Packet.write(w, { session: 1, receivedAt: 2, opcode: 3, payload: form });
       return [...w.finish()];
     });
@@ -95,7 +95,7 @@ describe('zone inputs', () => {
 
   it('leaves a message as it was when a record is refused, so the records before it still go', () => {
     const w = new Writer(16);
-    ZoneInputs.begin(w, { gateway: 'gw' });
+    ZoneInputs.begin(w, { gateway: 'gw', seq: 0 });
     Detach.write(w, { session: 1 });
     const before = w.pos;
     expect(() => Join.write(w, { session: 2, account: -1, character: 3 })).toThrow(/varint/);
@@ -122,7 +122,7 @@ describe('zone inputs', () => {
 
   it('refuses a hand-off among the zone inputs: it is only taken as a request that is answered', () => {
     const w = new Writer(16);
-    HandoffRequest.begin(w, { gateway: 'gw' });
+    ZoneInputs.begin(w, { gateway: 'gw', seq: 1 });
     Handoff.write(w, { session: 4, account: 5, sentAt: 6.5, state: Uint8Array.of(1) });
     expect(() => readTagged(ZoneInputs, w.finish(), () => {})).toThrow(/kind 6 unknown/);
   });
@@ -158,6 +158,7 @@ describe('gateway batch', () => {
       Refused(r) {
         seen.push({ ...r });
       },
+      ResendInputs() {},
     });
     // Three records of each kind, and one object for each kind (the Bytes' range included).
     expect(objects.size).toBe(3);
@@ -176,6 +177,7 @@ describe('gateway batch', () => {
         Left() {},
         Moved() {},
         Refused() {},
+        ResendInputs() {},
       }),
     ).toThrow(DecodeError);
   });
@@ -203,6 +205,7 @@ describe('gateway batch', () => {
       Left() {},
       Moved() {},
       Refused() {},
+      ResendInputs() {},
     });
     expect(heads).toEqual([['zh-1', 70_000]]);
     expect(seen).toEqual([
@@ -251,10 +254,10 @@ describe('gateway batch', () => {
 
   it('wants a handler for every record kind of a message', () => {
     expectTypeOf<keyof StreamHandlers<typeof GatewayBatch>>().toEqualTypeOf<
-      'Joined' | 'Bytes' | 'Left' | 'Moved' | 'Refused' | 'begin'
+      'Joined' | 'Bytes' | 'Left' | 'Moved' | 'Refused' | 'ResendInputs' | 'begin'
     >();
     expectTypeOf<keyof StreamHandlers<typeof ZoneInputs>>().toEqualTypeOf<
-      'Packet' | 'Join' | 'Detach' | 'Behind' | 'Resync' | 'begin'
+      'Packet' | 'Join' | 'Detach' | 'Behind' | 'Resync' | 'ResendTicks' | 'begin'
     >();
     // @ts-expect-error a table without Moved does not compile
     const missing: StreamHandlers<typeof GatewayBatch> = { Joined() {}, Bytes() {}, Left() {} };

@@ -57,7 +57,7 @@ describe('a zone host standing by for its zones', () => {
 
   function join(zone: string, session: number, c: { accountId: number; id: number }): void {
     const w = new Writer(64);
-    ZoneInputs.begin(w, { gateway: 'a' });
+    ZoneInputs.begin(w, { gateway: 'a', seq: 0 });
     Join.write(w, { session: session, account: c.accountId, character: c.id });
     bus.publish(Subjects.zoneInput(zoneId(zone)), w.finish());
   }

@@ -1,0 +1,249 @@
+/**
+ * Sequenced streams over a bus that delivers at most once. NATS drops what is published while
+ * nobody listens: after a nats-server restart every client reconnects on its own, and the
+ * messages one flushes from its reconnect buffer reach the server before the other has
+ * subscribed again, so they go nowhere, without an error. The two streams between the roles
+ * (a gateway's zone inputs, per zone; a zone host's tick messages, per gateway) number their
+ * messages 1, 2, ... so the receiver finds a gap, and the sender keeps what it sent for a
+ * while (SentRing) so the receiver can have the missing ones sent again (InOrder). A stream
+ * whose sender has nothing to say sends its newest seq again now and then (a marker), so a
+ * loss at its end is found too.
+ *
+ * Only if what is missing is no longer kept (the sender restarted, or the outage outlasted
+ * the ring) is it given up: the receiver then does what it did before (sends its sessions
+ * their state anew).
+ */
+
+/** A message's seq after `seq` (1 again after 2^32-1). */
+export function nextSeq(seq: number): number {
+  return seq >= 0xffffffff ? 1 : seq + 1;
+}
+
+export interface SentRingLimits {
+  /** How long a message is kept (ms). */
+  readonly keepMs: number;
+  /** The most bytes kept: the oldest go first past it. */
+  readonly maxBytes: number;
+}
+
+/** What a sender keeps by default: longer than NATS takes to come back from a restart. */
+export const SENT_RING_LIMITS: SentRingLimits = { keepMs: 15_000, maxBytes: 16 * 1024 * 1024 };
+
+/** The messages a stream sent, newest last, kept for a time so they can be sent again. */
+export class SentRing {
+  private readonly seqs: number[] = [];
+  private readonly messages: Uint8Array[] = [];
+  private readonly at: number[] = [];
+  private bytes = 0;
+
+  constructor(
+    private readonly clock: () => number,
+    private readonly limits: SentRingLimits = SENT_RING_LIMITS,
+  ) {}
+
+  /** Keeps `message` (the bytes published, never written to again) as `seq`. */
+  keep(seq: number, message: Uint8Array): void {
+    const now = this.clock();
+    // A new count (a wrap) makes the kept ones unreachable by seq.
+    if (seq === 1) this.clear();
+    this.seqs.push(seq);
+    this.messages.push(message);
+    this.at.push(now);
+    this.bytes += message.length;
+    this.trim(now);
+  }
+
+  /**
+   * The kept messages from seq `from` on, in order; undefined when `from` is no longer kept
+   * (or was never sent), since a part of what is asked cannot be given.
+   */
+  from(from: number): Uint8Array[] | undefined {
+    this.trim(this.clock());
+    const i = this.seqs.indexOf(from);
+    return i < 0 ? undefined : this.messages.slice(i);
+  }
+
+  /** How many messages are kept now. */
+  get size(): number {
+    this.trim(this.clock());
+    return this.seqs.length;
+  }
+
+  clear(): void {
+    this.seqs.length = this.messages.length = this.at.length = 0;
+    this.bytes = 0;
+  }
+
+  private trim(now: number): void {
+    let drop = 0;
+    let bytes = this.bytes;
+    while (
+      drop < this.seqs.length &&
+      (now - this.at[drop]! > this.limits.keepMs || bytes > this.limits.maxBytes)
+    ) {
+      bytes -= this.messages[drop]!.length;
+      drop++;
+    }
+    if (drop === 0) return;
+    this.seqs.splice(0, drop);
+    this.messages.splice(0, drop);
+    this.at.splice(0, drop);
+    this.bytes = bytes;
+  }
+}
+
+export interface InOrderOptions<T> {
+  /** Handles one message; called in seq order, each seq once. It must not throw. */
+  deliver(message: T): void;
+  /** Asks the sender to send its messages from `from` on again. */
+  ask(from: number): void;
+  /** Messages `from` up to `to` (not included) are given up: they are not coming. */
+  gaveUp(from: number, to: number): void;
+  /** How often a gap is asked for again while it stays open (ms). Default 250. */
+  askEveryMs?: number;
+  /** How long a gap waits before it is given up (ms). Default 2000. */
+  waitMs?: number;
+  /** How many messages after a gap are held, at most, before it is given up. Default 2000. */
+  maxHeld?: number;
+}
+
+/**
+ * One sequenced stream's receiving end: messages are handed on in seq order; a repeat (a
+ * message sent again that came the first time after all) is dropped; a gap holds what comes
+ * after it and asks the sender for the missing ones, again every askEveryMs, until they come
+ * or waitMs has passed (then they are given up and what was held goes on). A marker (the
+ * sender's newest seq again, with nothing in it) is given to `receive` as undefined: it only
+ * says how far the sender has got.
+ *
+ * Seq 1 starts the count afresh (the sender restarted, or wrapped); the first seq heard is
+ * taken as it comes (a receiver that starts listening to a stream already under way).
+ */
+export class InOrder<T> {
+  private last: number | undefined;
+  private readonly held = new Map<number, T>();
+  /** The newest seq heard of (a message's, held, or a marker's). */
+  private newest = 0;
+  private timer: ReturnType<typeof setTimeout> | undefined;
+  private gapSince = 0;
+  private readonly askEveryMs: number;
+  private readonly waitMs: number;
+  private readonly maxHeld: number;
+  /** Gaps filled by messages sent again, and gaps given up. */
+  filled = 0;
+  givenUp = 0;
+
+  constructor(
+    private readonly opts: InOrderOptions<T>,
+    private readonly clock: () => number = Date.now,
+  ) {
+    this.askEveryMs = opts.askEveryMs ?? 250;
+    this.waitMs = opts.waitMs ?? 2_000;
+    this.maxHeld = opts.maxHeld ?? 2_000;
+  }
+
+  /** Whether a gap is open (messages after it are held). */
+  get waiting(): boolean {
+    return this.timer !== undefined;
+  }
+
+  /** Whether a message numbered `seq` would be handed on at once (else it is held, or dropped). */
+  inOrder(seq: number): boolean {
+    if (this.last === undefined) return true;
+    if (seq === 1 && this.last > 1) return true;
+    return !this.waiting && seq === nextSeq(this.last);
+  }
+
+  /** The seq of the last message handed on (undefined before the first). */
+  get lastSeq(): number | undefined {
+    return this.last;
+  }
+
+  /** A message (`message` undefined: a marker) numbered `seq`. */
+  receive(seq: number, message: T | undefined): void {
+    if (this.last === undefined && message === undefined) {
+      // A marker first: the count goes on from it (what came before is not this receiver's).
+      this.last = this.newest = seq;
+      return;
+    }
+    // Seq 1 after more: the sender counts afresh (a repeat of 1 itself is dropped below).
+    if (this.last === undefined || (seq === 1 && this.last > 1)) {
+      this.reset();
+      this.last = seq - 1;
+    }
+    const last = this.last!;
+    if (seq <= last) return;
+    if (seq > this.newest) this.newest = seq;
+    if (message !== undefined) this.held.set(seq, message);
+    this.drain();
+    if (this.newest <= this.last!) return;
+    if (!this.waiting) this.openGap();
+    else if (this.held.size > this.maxHeld) this.giveUp();
+  }
+
+  /** Forgets the stream (its sender is gone): the next message starts it afresh. */
+  reset(): void {
+    this.last = undefined;
+    this.held.clear();
+    this.newest = 0;
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = undefined;
+  }
+
+  private openGap(): void {
+    this.gapSince = this.clock();
+    this.opts.ask(nextSeq(this.last!));
+    this.schedule();
+  }
+
+  private schedule(): void {
+    const timer = setTimeout(() => this.onTimer(), this.askEveryMs);
+    timer.unref?.();
+    this.timer = timer;
+  }
+
+  private onTimer(): void {
+    this.timer = undefined;
+    if (this.last === undefined || this.newest <= this.last) return;
+    if (this.clock() - this.gapSince >= this.waitMs) return this.giveUp();
+    this.opts.ask(nextSeq(this.last));
+    this.schedule();
+  }
+
+  /** Hands on what is held from the last seq on, while it is in sequence; closes a filled gap. */
+  private drain(): void {
+    for (let next = nextSeq(this.last!); this.held.has(next); next = nextSeq(next)) {
+      const message = this.held.get(next)!;
+      this.held.delete(next);
+      this.last = next;
+      this.opts.deliver(message);
+    }
+    if (this.newest <= this.last! && this.timer) {
+      clearTimeout(this.timer);
+      this.timer = undefined;
+      this.filled++;
+    }
+  }
+
+  /** The missing messages are not coming: what is held goes on after them. */
+  private giveUp(): void {
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = undefined;
+    this.givenUp++;
+    let from: number | undefined;
+    for (let seq = nextSeq(this.last!); seq <= this.newest; seq = nextSeq(seq)) {
+      const message = this.held.get(seq);
+      if (message === undefined) {
+        from ??= seq;
+        continue;
+      }
+      if (from !== undefined) this.opts.gaveUp(from, seq);
+      from = undefined;
+      this.held.delete(seq);
+      this.last = seq;
+      this.opts.deliver(message);
+    }
+    if (from !== undefined) this.opts.gaveUp(from, nextSeq(this.newest));
+    this.last = this.newest;
+    this.held.clear();
+  }
+}

@@ -1,0 +1,121 @@
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { InOrder, SentRing } from '../../server/cluster/sequenced.js';
+
+describe('SentRing', () => {
+  it('gives back what it kept from a seq on, and nothing once that seq is no longer kept', () => {
+    let now = 0;
+    const ring = new SentRing(() => now, { keepMs: 1_000, maxBytes: 100 });
+    for (let seq = 1; seq <= 5; seq++) {
+      ring.keep(seq, Uint8Array.of(seq));
+      now += 300;
+    }
+    expect(ring.from(4)?.map((m) => m[0])).toEqual([4, 5]);
+    // At 1500 ms, seq 1 (kept at 0) and 2 (at 300) are older than a second.
+    expect(ring.from(2)).toBeUndefined();
+    expect(ring.from(3)?.map((m) => m[0])).toEqual([3, 4, 5]);
+    expect(ring.from(9)).toBeUndefined();
+  });
+
+  it('lets the oldest go past its byte limit', () => {
+    const ring = new SentRing(() => 0, { keepMs: 60_000, maxBytes: 25 });
+    for (let seq = 1; seq <= 4; seq++) ring.keep(seq, new Uint8Array(10));
+    expect(ring.size).toBe(2);
+    expect(ring.from(2)).toBeUndefined();
+    expect(ring.from(3)).toHaveLength(2);
+  });
+});
+
+describe('InOrder', () => {
+  let delivered: string[];
+  let asked: number[];
+  let gaveUp: [number, number][];
+  let stream: InOrder<string>;
+
+  beforeEach(() => {
+    vi.useFakeTimers();
+    delivered = [];
+    asked = [];
+    gaveUp = [];
+    stream = new InOrder<string>(
+      {
+        deliver: (m) => delivered.push(m),
+        ask: (from) => asked.push(from),
+        gaveUp: (from, to) => gaveUp.push([from, to]),
+        askEveryMs: 100,
+        waitMs: 1_000,
+      },
+      () => Date.now(),
+    );
+  });
+  afterEach(() => {
+    stream.reset();
+    vi.useRealTimers();
+  });
+
+  it('hands on messages in order and drops a repeat', () => {
+    stream.receive(1, 'a');
+    stream.receive(2, 'b');
+    stream.receive(2, 'b again');
+    stream.receive(3, 'c');
+    stream.receive(2, 'b again');
+    expect(delivered).toEqual(['a', 'b', 'c']);
+    expect(asked).toEqual([]);
+  });
+
+  it('holds what follows a gap, asks for the missing ones and hands everything on once they come', () => {
+    stream.receive(1, 'a');
+    stream.receive(4, 'd');
+    stream.receive(5, 'e');
+    expect(delivered).toEqual(['a']);
+    expect(asked).toEqual([2]);
+    vi.advanceTimersByTime(100);
+    expect(asked).toEqual([2, 2]);
+    // Sent again: 2, 3, 4, 5 (4 and 5 are repeats by then).
+    stream.receive(2, 'b');
+    stream.receive(3, 'c');
+    stream.receive(4, 'd');
+    stream.receive(5, 'e');
+    expect(delivered).toEqual(['a', 'b', 'c', 'd', 'e']);
+    expect(stream.waiting).toBe(false);
+    expect(stream.filled).toBe(1);
+    vi.advanceTimersByTime(5_000);
+    expect(asked).toEqual([2, 2]);
+    expect(gaveUp).toEqual([]);
+  });
+
+  it('finds a loss at the end of the stream by a marker', () => {
+    stream.receive(1, 'a');
+    stream.receive(1, undefined);
+    expect(asked).toEqual([]);
+    stream.receive(3, undefined);
+    expect(asked).toEqual([2]);
+    stream.receive(2, 'b');
+    stream.receive(3, 'c');
+    expect(delivered).toEqual(['a', 'b', 'c']);
+    expect(stream.waiting).toBe(false);
+  });
+
+  it('gives a gap up after its wait and hands on what it held', () => {
+    stream.receive(1, 'a');
+    stream.receive(3, 'c');
+    stream.receive(6, undefined);
+    vi.advanceTimersByTime(1_000);
+    expect(gaveUp).toEqual([
+      [2, 3],
+      [4, 7],
+    ]);
+    expect(delivered).toEqual(['a', 'c']);
+    expect(stream.givenUp).toBe(1);
+    stream.receive(7, 'g');
+    expect(delivered).toEqual(['a', 'c', 'g']);
+  });
+
+  it('takes the first seq it hears as the start, and seq 1 as a sender that counts afresh', () => {
+    stream.receive(40, undefined);
+    stream.receive(41, 'x');
+    stream.receive(1, 'y');
+    stream.receive(2, 'z');
+    expect(delivered).toEqual(['x', 'y', 'z']);
+    expect(asked).toEqual([]);
+  });
+});
