@@ -8,7 +8,7 @@ import { Writer } from '../../shared/codec/writer.js';
 import type { Bus } from '../cluster/bus.js';
 import type { InnerRecord, RecordIn, RecordOut } from '../cluster/inner/define.js';
 import { Subjects, zoneId } from '../cluster/subjects.js';
-import { Detach, ZoneInputs } from '../cluster/wire.js';
+import { Detach, Packet, ZoneInputs } from '../cluster/wire.js';
 
 /** How long inputs for a session handed to another host are sent on after it. */
 const FORWARD_MS = 10_000;
@@ -50,6 +50,17 @@ export class Forwards {
     // What a record reads is what it writes (its bytes as views into the message).
     def.write(w, record as RecordIn<R>);
     this.bus.publish(Subjects.zoneInput(zoneId(to.zone)), w.finish());
+  }
+
+  /**
+   * Zone packets that came for a session while its hand-off was asked: on to the host of
+   * `zone` that took it, in their order, in one message (before any that come later).
+   */
+  sendOn(gateway: string, zone: string, packets: readonly RecordOut<typeof Packet>[]): void {
+    const w = new Writer(64 + packets.reduce((n, r) => n + r.payload.length + 24, 0));
+    ZoneInputs.begin(w, { gateway, seq: 0 });
+    for (const record of packets) Packet.write(w, record);
+    this.bus.publish(Subjects.zoneInput(zoneId(zone)), w.finish());
   }
 
   /** Its connection dropped while the request was out: the next host lets it linger. */

@@ -123,9 +123,13 @@ export class HandoffDesk {
         );
       }
       if (this.seats.get(seat.worldSession) !== seat || this.zones.get(from.name) !== from) return;
+      const held = seat.heldInputs;
+      seat.heldInputs = undefined;
       if (answer === 'taken') {
-        // It leaves this host without a LEFT: the next host tells its gateway MOVED.
+        // It leaves this host without a LEFT: the next host tells its gateway MOVED. What its
+        // client sent meanwhile (seconds of it across a bus outage) follows it, in order.
         this.seats.drive(seat, { type: 'taken' }, { zone });
+        if (held) this.forwards.sendOn(seat.link.gateway, zone, held);
       } else if (this.seats.drive(seat, { type: 'givenBack' }, { arrival: state })) {
         // Its ghost gives way to it in place, and its client is sent its zone and view anew.
         handoffs.inc({ kind: 'returned' });

@@ -101,8 +101,13 @@ export class InputIntake {
         // Answered REFUSED already: nothing after the bad packet counts (its connection goes).
         if (link.refusedAny && link.refused(record.session)) return;
         const seat = this.inputSeat(gateway, Packet, record);
-        // A player handed to another zone of this host: its inputs follow it there. A player
-        // out to another host has no entity here to apply them to.
+        // A player out to another host: its inputs wait to follow it there (or are let go if
+        // it comes back: its client is sent its zone and view anew).
+        if (seat?.state.kind === 'handingOff') {
+          (seat.heldInputs ??= []).push({ ...record, payload: record.payload.slice() });
+          return;
+        }
+        // A player handed to another zone of this host: its inputs follow it there.
         if (!seat || seat.playerId === undefined || !takesInputs(seat.state)) return;
         const def = zonePacketByOpcode(record.opcode);
         if (!def) {

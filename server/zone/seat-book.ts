@@ -12,6 +12,8 @@
  * if each connection had dropped; its players get them back by logging in elsewhere.
  */
 import type { Bus } from '../cluster/bus.js';
+import type { RecordOut } from '../cluster/inner/define.js';
+import type { Packet } from '../cluster/wire.js';
 import type { Logger } from '../log.js';
 import type { Store } from '../store/index.js';
 import type { HandoffState, SavedCharacter, WorldEvent } from '../world/index.js';
@@ -37,6 +39,8 @@ export interface Seat {
   readonly characterId: number;
   /** Known spells travel with the stored row; the world does not change them yet. */
   spells: number[];
+  /** Its zone packets that came while it was handed out: they follow it to the next host. */
+  heldInputs?: RecordOut<typeof Packet>[];
   playerId?: number;
   /** Where its bytes go while it has a connection. */
   output: SessionOutput | undefined;

@@ -312,6 +312,77 @@ describe('a hand-off between two zone hosts', () => {
     expect(west.playerCount).toBe(1);
   });
 
+  it('sends the moves made while its hand-off was out on to the host that took it, in order: the walker stops there where its client stopped', async () => {
+    await west.stop();
+    // West's hand-off requests wait until released (a bus outage), then are answered.
+    let asked = false;
+    let release = (): void => undefined;
+    const gated: Bus = {
+      publish: (subject, data) => bus.publish(subject, data),
+      subscribe: (subject, handler, options) => bus.subscribe(subject, handler, options),
+      request: async (subject, data, options) => {
+        if (!subject.endsWith('.handoff')) return bus.request(subject, data, options);
+        if (!asked) {
+          asked = true;
+          await new Promise<void>((resolve) => (release = resolve));
+        }
+        return bus.request(subject, data, options);
+      },
+      flush: () => bus.flush(),
+      stats: () => bus.stats(),
+      drain: () => bus.drain(),
+      close: () => bus.close(),
+    };
+    west = realm('zh-w', 'Greenvale', { bus: gated });
+    const c = await enterCrosser();
+    clientEpoch = now - 50;
+    let x = 1980;
+    let seq = 0;
+    const move = (moving: boolean) => {
+      const at = (x += moving ? 6 : 0);
+      const n = ++seq;
+      // Its gateway has not heard MOVED: everything goes to Greenvale.
+      send('Greenvale', (w) =>
+        Packet.write(w, {
+          session: 1,
+          receivedAt: now,
+          opcode: MoveInput.opcode,
+          payload: (out) =>
+            MoveInput.payload.write(out, {
+              seq: n,
+              x: at,
+              y: c.y,
+              facing: 0,
+              moving,
+              speed: 120,
+              clientTime: n * 50,
+              epoch: 0,
+            }),
+        }),
+      );
+    };
+    for (let i = 0; i < 40 && !asked; i++) {
+      move(true);
+      await tick();
+    }
+    expect(asked).toBe(true);
+    // Five more steps and a stop while the request is out.
+    for (let i = 0; i < 5; i++) {
+      move(true);
+      await tick();
+    }
+    move(false);
+    await tick();
+    release();
+    for (let i = 0; i < 20 && records('Moved').length === 0; i++) await tick();
+    for (let i = 0; i < 10; i++) await tick();
+    expect(records('Moved')).toHaveLength(1);
+    const p = [...east.zones.get('Ashmoor')!.world.players.values()].find((q) => q.characterId === c.id);
+    expect(p?.moving).toBe(false);
+    expect(p?.x).toBeCloseTo(x, 0);
+    expect(frames('zh-e')).not.toContain(PositionCorrection.opcode);
+  });
+
   it('refuses a hand-off request it cannot read, and goes on', async () => {
     const subject = Subjects.zoneHandoff(zoneId('Ashmoor'));
     for (const bytes of [new Uint8Array(0), Uint8Array.of(1, 97, 6), Uint8Array.of(200, 1, 2, 3, 4)]) {
