@@ -131,6 +131,8 @@ function applyInput(w: World, input: WorldInput): void {
       standWalker(w, p);
       return;
     case 'attach':
+      // Its client starts again from EnterWorld, standing: a walker stops where it is seen.
+      standWalker(w, p);
       attachPlayer(w, p, input.sessionId);
       return;
     case 'move':

@@ -48,6 +48,23 @@ describe('a player whose connection dropped (detach)', () => {
 });
 
 describe('a new session taking a player over (attach)', () => {
+  it('stops a walker attached anew where observers have it: its client starts from EnterWorld, standing', () => {
+    const w = world({ zone: { obstacles: [] } });
+    const a = join(w, player({ x: 100, y: 500 }));
+    join(w, player({ x: 150, y: 500 }));
+    tick(w, [walker(a, 0, 0).at(100)], 100);
+    expect(a.moving).toBe(true);
+    const x = a.x;
+    // Resent its state (a tick message lost on the bus) while walking, with no input after.
+    const ev = tick(w, [{ type: 'attach', entityId: a.id, sessionId: 78 }], 150);
+    expect(a.moving).toBe(false);
+    expect(a.x).toBeCloseTo(x + 6, 6);
+    expect(ofType(ev, 'entered').map((e) => e.player.id)).toEqual([a.id]);
+    // No input comes: the server does not walk it on where its client does not.
+    runUntil(w, 2_000);
+    expect(a.x).toBeCloseTo(x + 6, 6);
+  });
+
   it('binds the session and sends its state and every entity in view as seen, with no despawn', () => {
     const w = world({ zone: { obstacles: [] }, mobs: [mobAt(280, 500)] });
     const a = join(w, player({ x: 100, y: 500, name: 'Keeper' }));
