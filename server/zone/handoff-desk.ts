@@ -130,7 +130,16 @@ export class HandoffDesk {
         // client sent meanwhile (seconds of it across a bus outage) follows it, in order.
         this.seats.drive(seat, { type: 'taken' }, { zone });
         if (held) this.forwards.sendOn(seat.link.gateway, zone, held);
-      } else if (this.seats.drive(seat, { type: 'givenBack' }, { arrival: state })) {
+      } else if (
+        // Standing where it was handed out, its queued moves let go: its client is sent
+        // EnterWorld (standing) with it, and a walker walked on unseen by its client would no
+        // longer be where it is drawn.
+        this.seats.drive(
+          seat,
+          { type: 'givenBack' },
+          { arrival: { ...state, moving: false, moveSpeed: 0, queued: [] } },
+        )
+      ) {
         // Its ghost gives way to it in place, and its client is sent its zone and view anew.
         handoffs.inc({ kind: 'returned' });
       }

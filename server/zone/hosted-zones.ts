@@ -22,6 +22,8 @@ export interface HostedZonesOptions {
   readonly holds?: (zone: string) => boolean;
   /** A zone that stood idle runs from now on (its claim is held). */
   readonly onRunning?: (zone: string) => void;
+  /** A zone stopped for its claim runs again where it stopped (inputs were let go meanwhile). */
+  readonly onResumed?: (zone: string) => void;
 }
 
 export class HostedZones {
@@ -98,6 +100,7 @@ export class HostedZones {
       if (this.ran.has(host.name)) {
         zoneClaimEvents.inc({ event: 'resumed' });
         this.opts.log.warn({ zone: host.name }, 'zone claim held again: running the zone');
+        if (!idle) this.opts.onResumed?.(host.name);
       } else this.opts.log.info({ zone: host.name }, 'zone claimed: running the zone');
       this.ran.add(host.name);
       if (idle) this.opts.onRunning?.(host.name);

@@ -8,6 +8,7 @@
  * host's lost tick messages to that gateway sent again.
  */
 import { DecodeError } from '../../shared/codec/errors.js';
+import { ChatSend, ErrorCode, ErrorPacket } from '../../shared/protocol/index.js';
 import type { Bus, BusMessage } from '../cluster/bus.js';
 import type { InnerRecord, RecordOut, StreamHandlers } from '../cluster/inner/define.js';
 import { Behind, Detach, LeftReason, Packet, Resync, ZoneInputs } from '../cluster/wire.js';
@@ -88,9 +89,7 @@ export class InputIntake {
    * sent its state anew and its client stands where this host has it.
    */
   private inputsLost(zone: string, gateway: string): void {
-    for (const seat of [...this.seats.linkOf(gateway).seats.values()]) {
-      if (seat.host.name === zone) this.seats.drive(seat, { type: 'resync' });
-    }
+    this.seats.resync((seat) => seat.link.gateway === gateway && seat.host.name === zone);
   }
 
   /** What each zone input does, for the zone `host` runs. */
@@ -124,8 +123,13 @@ export class InputIntake {
           link.refuse(record.session, record.opcode, err);
           return;
         }
-        // A zone stopped for its claim takes no game inputs: they would pile up to no end.
-        if (this.hosted.isFenced(seat.host.name)) return;
+        // A zone stopped for its claim takes no game inputs: they would pile up to no end. A
+        // line said is refused to its sayer; a move is let go (its seats are resynced when the
+        // zone runs again: HostedZones' onResumed).
+        if (this.hosted.isFenced(seat.host.name)) {
+          if (def.opcode === ChatSend.opcode) refuseStopped(seat, def.opcode);
+          return;
+        }
         seat.host.queue(input);
       },
       Join: ({ session, account, character }, { gateway }) => {
@@ -177,4 +181,19 @@ export class InputIntake {
     if (!seat && this.forwards.size > 0) this.forwards.forward(gateway, def, record);
     return seat;
   }
+}
+
+/** A packet that a stopped zone cannot take, refused to its sender with an error it sees. */
+function refuseStopped(seat: Seat, opcode: number): void {
+  const output = seat.output;
+  if (!output || output.closed) return;
+  output.out.raw(
+    ErrorPacket.encode({
+      code: ErrorCode.ZoneDown,
+      reason: `not said: zone ${seat.host.name} has stopped until its host has its claim again`,
+      opcode,
+      fatal: false,
+    }),
+  );
+  output.commit();
 }

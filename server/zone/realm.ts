@@ -89,7 +89,10 @@ export class Realm {
       handedOff: (host, e) => this.handoffs.onHandedOff(host, e),
     };
     const seed = opts.seed ?? clock() & 0x7fffffff;
-    this.hosted = new HostedZones({ ...opts, seed }, clock, hooks);
+    // A zone resumed after its claim lapsed let its inputs go meanwhile: each client is sent
+    // where the zone has it.
+    const onResumed = (zone: string) => this.seats.resync((seat) => seat.host.name === zone);
+    this.hosted = new HostedZones({ ...opts, seed, onResumed }, clock, hooks);
     const forwards = new Forwards(opts.bus, clock);
     const seats = {
       values: () => this.seats.values(),

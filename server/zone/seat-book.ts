@@ -341,6 +341,16 @@ export class SeatBook {
     if (seat) this.drive(seat, { type: 'left' });
   }
 
+  /**
+   * Sends each seat `which` picks its whole state anew (as after a lost tick message): its
+   * client may have missed what its zone did, or the zone what it did. Returns how many.
+   */
+  resync(which: (seat: Seat) => boolean): number {
+    let n = 0;
+    for (const seat of [...this.seats.values()]) if (which(seat) && this.drive(seat, { type: 'resync' })) n++;
+    return n;
+  }
+
   /** Another host took the zone: its seats here go, unsaved and untold. Returns how many. */
   loseZone(old: ZoneRunner): number {
     let dropped = 0;

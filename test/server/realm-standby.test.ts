@@ -7,10 +7,10 @@
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { Writer } from '../../shared/codec/writer.js';
-import { WhoList } from '../../shared/protocol/index.js';
+import { ChatSend, EnterWorld, ErrorPacket, WhoList } from '../../shared/protocol/index.js';
 import { InProcessBus, Subjects, zoneId } from '../../server/cluster/index.js';
 import { readTagged, type Tagged } from '../../server/cluster/inner/define.js';
-import { GatewayBatch, Join, ZoneInputs } from '../../server/cluster/wire.js';
+import { GatewayBatch, Join, Packet, ZoneInputs } from '../../server/cluster/wire.js';
 import { silentLogger } from '../../server/log.js';
 import { CharacterSaver, openStore, type Store } from '../../server/store/index.js';
 import { loadWorldData, type WorldData } from '../../server/world/index.js';
@@ -166,5 +166,41 @@ describe('a zone host standing by for its zones', () => {
     // Unbroken: the same zone, its player still in it; not a take-over.
     expect(realm.playerCount).toBe(1);
     expect(runningNow).toEqual([first]);
+  });
+
+  it('refuses a line said in a stopped zone to its sayer, and sends its players their state once it runs again', async () => {
+    const frames: number[] = [];
+    bus.subscribe(Subjects.gatewayTick('a'), (m) =>
+      readTagged(GatewayBatch, m.data, (r) => {
+        if (r.kind !== 'Bytes' || r.session !== 6) return;
+        for (let at = 0; at + 6 <= r.frames.length;) {
+          frames.push(r.frames[at + 2]! | (r.frames[at + 3]! << 8));
+          at += r.frames[at]! | (r.frames[at + 1]! << 8);
+        }
+      }),
+    );
+    held.add(first);
+    realm.claimed(first);
+    join(first, 6, await newCharacter('Fay', first));
+    await ticks(10);
+    held.delete(first);
+    await tick();
+    frames.length = 0;
+    const w = new Writer(64);
+    ZoneInputs.begin(w, { gateway: 'a', seq: 0 });
+    Packet.write(w, {
+      session: 6,
+      receivedAt: now,
+      opcode: ChatSend.opcode,
+      payload: (out) => ChatSend.payload.write(out, { channel: 'say', text: 'anyone?' }),
+    });
+    bus.publish(Subjects.zoneInput(zoneId(first)), w.finish());
+    await bus.flush();
+    await tick();
+    expect(frames).toEqual([ErrorPacket.opcode]);
+    held.add(first);
+    await tick();
+    await tick();
+    expect(frames).toContain(EnterWorld.opcode);
   });
 });
