@@ -6,7 +6,7 @@
  * nats-server 2.9 has no per-key TTL or delete markers for expiry, so expiries are silent and
  * the registry watches for them itself.
  */
-import { JetStreamApiCodes, JetStreamApiError } from '@nats-io/jetstream';
+import { jetstream, JetStreamApiCodes, JetStreamApiError } from '@nats-io/jetstream';
 import { Kvm, KvWatchInclude, type KV } from '@nats-io/kv';
 import type { NatsConnection } from '@nats-io/transport-node';
 import type { BucketName, KvBackend, KvEntry, Watch } from './registry.js';
@@ -29,7 +29,11 @@ export class JetStreamKv implements KvBackend {
   /** Opens the buckets, making them if they do not exist. */
   static async open(connection: NatsConnection, options: JetStreamKvOptions): Promise<JetStreamKv> {
     const prefix = options.prefix ?? 'wyvern';
-    const kvm = new Kvm(connection);
+    // A write unanswered for a fifth of the TTL is given up and tried again (the registry's
+    // refresh): waiting out the client's 5 s default, twice, is a whole 10 s lease.
+    const kvm = new Kvm(
+      jetstream(connection, { timeout: Math.min(5_000, Math.max(500, options.ttlMs / 5)) }),
+    );
     const leases = await kvm.create(`${prefix}_leases`, {
       ttl: options.ttlMs,
       history: 1,

@@ -239,6 +239,8 @@ interface LeaseState {
   lost: boolean;
   released: boolean;
   onLost: (() => void) | undefined;
+  /** A write of it is out: the next waits for its answer. */
+  refreshing: boolean;
 }
 
 export interface KvRegistryOptions {
@@ -254,7 +256,8 @@ export class KvRegistry implements ClusterRegistry {
   private readonly leases = new Map<string, LeaseState>();
   private readonly watches = new Set<Watch>();
   private readonly timer: NodeJS.Timeout;
-  private refreshing = false;
+  /** A refresh asked again soon after one failed (see refresh). */
+  private retry: NodeJS.Timeout | undefined;
   private closed = false;
   private readonly lookups: RegistryStats['lookups'] = {
     node: 0,
@@ -272,7 +275,7 @@ export class KvRegistry implements ClusterRegistry {
   ) {
     this.logger = (options.logger ?? silentLogger).child({ component: 'registry' });
     this.now = options.now ?? Date.now;
-    this.timer = setInterval(() => void this.refresh(), Math.max(10, Math.floor(kv.ttlMs / 3)));
+    this.timer = setInterval(() => this.refresh(), Math.max(10, Math.floor(kv.ttlMs / 3)));
     this.timer.unref();
   }
 
@@ -504,6 +507,7 @@ export class KvRegistry implements ClusterRegistry {
     if (this.closed) return;
     this.closed = true;
     clearInterval(this.timer);
+    clearTimeout(this.retry);
     for (const watch of [...this.watches]) watch.stop();
     if (options.release ?? true) {
       for (const lease of [...this.leases.values()]) await this.releaseLease(lease).catch(() => {});
@@ -521,6 +525,7 @@ export class KvRegistry implements ClusterRegistry {
       lost: false,
       released: false,
       onLost: options.onLost,
+      refreshing: false,
     };
     this.leases.set(key, state);
     return {
@@ -538,35 +543,54 @@ export class KvRegistry implements ClusterRegistry {
     if (!state.lost) await this.kv.delete('leases', state.key, state.revision);
   }
 
-  /** Rewrites every lease at its revision; one that someone else wrote meanwhile is lost. */
-  private async refresh(): Promise<void> {
-    if (this.refreshing || this.closed) return;
-    this.refreshing = true;
+  /**
+   * Rewrites every lease at its revision; one that someone else wrote meanwhile is lost. Each
+   * lease on its own: a write the store is slow to answer (a restarted JetStream takes seconds)
+   * holds up no other. One that fails is tried again soon (TTL/20), not a whole period later:
+   * after a NATS restart the store answers again well within a TTL, and a lease refreshed
+   * only every TTL/3, each try waiting out its timeout, could lapse meanwhile.
+   */
+  private refresh(): void {
+    if (this.closed) return;
+    for (const state of [...this.leases.values()]) if (!state.refreshing) void this.refreshLease(state);
+  }
+
+  private async refreshLease(state: LeaseState): Promise<void> {
+    state.refreshing = true;
     try {
-      for (const state of [...this.leases.values()]) {
-        try {
-          let revision = await this.kv.update('leases', state.key, state.value, state.revision);
-          // Gone (expired while we could not refresh) and nobody took it: it is ours again.
-          revision ??= await this.kv.create('leases', state.key, state.value);
-          if (this.leases.get(state.key) !== state) continue;
-          if (revision === undefined) {
-            state.lost = true;
-            this.leasesLost++;
-            this.leases.delete(state.key);
-            this.logger.warn({ key: state.key }, 'lease lost: another node holds it');
-            state.onLost?.();
-          } else {
-            state.revision = revision;
-            state.refreshedAt = this.now();
-          }
-        } catch (err) {
-          this.refreshFailures++;
-          this.logger.warn({ err, key: state.key }, 'lease refresh failed (will retry)');
-        }
+      let revision = await this.kv.update('leases', state.key, state.value, state.revision);
+      // Gone (expired while we could not refresh) and nobody took it: it is ours again.
+      revision ??= await this.kv.create('leases', state.key, state.value);
+      if (this.leases.get(state.key) !== state) return;
+      if (revision === undefined) {
+        state.lost = true;
+        this.leasesLost++;
+        this.leases.delete(state.key);
+        this.logger.warn({ key: state.key }, 'lease lost: another node holds it');
+        state.onLost?.();
+      } else {
+        state.revision = revision;
+        state.refreshedAt = this.now();
       }
+    } catch (err) {
+      this.refreshFailures++;
+      this.logger.warn({ err, key: state.key }, 'lease refresh failed (will retry)');
+      this.retrySoon();
     } finally {
-      this.refreshing = false;
+      state.refreshing = false;
     }
+  }
+
+  private retrySoon(): void {
+    if (this.retry || this.closed) return;
+    this.retry = setTimeout(
+      () => {
+        this.retry = undefined;
+        this.refresh();
+      },
+      Math.max(10, Math.floor(this.kv.ttlMs / 20)),
+    );
+    this.retry.unref();
   }
 
   /** Writes a sessions entry whatever it held; returns what it held. */

@@ -1,7 +1,7 @@
 /** The shared registry suite on the in-process backend, and a lost lease on a clock we move. */
 import { describe, expect, it } from 'vitest';
 import { MemoryKvStore } from '../../server/cluster/memory-kv.js';
-import { KvRegistry } from '../../server/cluster/registry.js';
+import { KvRegistry, type KvBackend } from '../../server/cluster/registry.js';
 import { registrySuite } from './registry-suite.js';
 import { until } from './until.js';
 
@@ -55,5 +55,48 @@ describe('in-memory registry leases', () => {
     expect(lease?.held()).toBe(true);
     expect(lost).toBe(0);
     await host.close();
+  });
+
+  it('keeps refreshing its other leases while the store leaves one write unanswered', async () => {
+    const store = new MemoryKvStore({ ttlMs: 1_000 });
+    const kv = store.open();
+    // The store answers no write of the node entry (a restarted JetStream, until the write's
+    // timeout): the zone's claim is written all the same.
+    let giveUp = (): void => undefined;
+    let nodeWrites = 0;
+    const slow: KvBackend = {
+      ...kv,
+      ttlMs: kv.ttlMs,
+      get: (b, k) => kv.get(b, k),
+      create: (b, k, v) => kv.create(b, k, v),
+      delete: (b, k, r) => kv.delete(b, k, r),
+      keys: (b, p) => kv.keys(b, p),
+      watch: (b, f) => kv.watch(b, f),
+      close: () => kv.close(),
+      update: (b, k, v, r) => {
+        if (k !== 'node.zh0') return kv.update(b, k, v, r);
+        nodeWrites++;
+        return new Promise<never>((_, reject) => (giveUp = () => reject(new Error('timeout'))));
+      },
+    };
+    const host = new KvRegistry(slow);
+    const node = await host.announce({
+      id: 'zh0',
+      instance: 'a',
+      role: 'zoneHost',
+      host: '127.0.0.1',
+      startedAt: 0,
+    });
+    const zone = await host.claimZone('greenvale', { id: 'zh0', instance: 'a' });
+    // Two TTLs with the node entry's write unanswered: the zone's claim is held all along.
+    for (let i = 0; i < 20; i++) {
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      expect(zone?.held(), `the claim at ${(i + 1) * 100} ms`).toBe(true);
+    }
+    // One write of it out at a time, and no longer held once most of a TTL passed without one.
+    expect(nodeWrites).toBe(1);
+    expect(node.held()).toBe(false);
+    giveUp();
+    await host.close({ release: false });
   });
 });
