@@ -106,6 +106,7 @@ async function run(mode: 'direct' | 'split'): Promise<{
     Moved() {},
     Refused() {},
     ResendInputs() {},
+    TicksGone() {},
   };
   bus.subscribe(Subjects.gatewayTick('local'), (m) => {
     bytes += m.data.length;
@@ -145,7 +146,7 @@ async function run(mode: 'direct' | 'split'): Promise<{
       };
       if (mode === 'direct') inputs.push(Object.assign(zoneInputs.MoveInput(wk.p.id, now), m));
       else {
-        if (inbox.pos === 0) ZoneInputs.begin(inbox, { gateway: 'local', seq: 0 });
+        if (inbox.pos === 0) ZoneInputs.begin(inbox, { gateway: 'local', epoch: 0, seq: 0 });
         Packet.write(inbox, {
           session: wk.p.id,
           receivedAt: now,
@@ -166,6 +167,7 @@ async function run(mode: 'direct' | 'split'): Promise<{
         Behind() {},
         Resync() {},
         ResendTicks() {},
+        InputsGone() {},
       });
       inbox.pos = 0;
       added += performance.now() - from;

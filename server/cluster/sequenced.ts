@@ -9,10 +9,20 @@
  * whose sender has nothing to say sends its newest seq again now and then (a marker), so a
  * loss at its end is found too.
  *
- * Only if what is missing is no longer kept (the sender restarted, or the outage outlasted
- * the ring) is it given up: the receiver then does what it did before (sends its sessions
- * their state anew).
+ * Each sending process numbers its streams under an epoch of its own (random at its start):
+ * a stream heard under a new epoch is a new stream, counted from 1, so a receiver never takes
+ * a restarted sender's messages for repeats, and a stream whose first messages were lost (a
+ * zone's first tick message to a gateway, carrying the MOVED of a hand-off) asks for them.
+ *
+ * Only if what is missing is no longer kept (the outage outlasted the ring, or the receiver
+ * came to a stream under way) is it given up: the sender says so at once (TicksGone,
+ * InputsGone), and the receiver does what it did before (sends its sessions their state anew).
  */
+
+/** A process's epoch for the streams it sends: random, never 0. */
+export function newEpoch(): number {
+  return 1 + Math.floor(Math.random() * 0xfffffffe);
+}
 
 /** A message's seq after `seq` (1 again after 2^32-1). */
 export function nextSeq(seq: number): number {
@@ -107,19 +117,24 @@ export interface InOrderOptions<T> {
   maxHeld?: number;
 }
 
+/** A count this far on that hears seq 1 has wrapped (2^32-1 is years of messages away). */
+const WRAP_FROM = 0xff000000;
+
 /**
  * One sequenced stream's receiving end: messages are handed on in seq order; a repeat (a
  * message sent again that came the first time after all) is dropped; a gap holds what comes
- * after it and asks the sender for the missing ones, again every askEveryMs, until they come
- * or waitMs has passed (then they are given up and what was held goes on). A marker (the
- * sender's newest seq again, with nothing in it) is given to `receive` as undefined: it only
- * says how far the sender has got.
+ * after it and asks the sender for the missing ones, again every askEveryMs, until they come,
+ * the sender says they are gone (skipTo), or waitMs has passed (then they are given up and
+ * what was held goes on). A marker (the sender's newest seq again, with nothing in it) is given
+ * to `receive` as undefined: it only says how far the sender has got.
  *
- * Seq 1 starts the count afresh (the sender restarted, or wrapped); the first seq heard is
- * taken as it comes (a receiver that starts listening to a stream already under way).
+ * A stream counts from 1: a first message numbered past it opens a gap from 1. Seq 1 near the
+ * top of the count starts it afresh (the sender wrapped); anywhere else it is a repeat (a
+ * message sent again after the gap it filled had closed).
  */
 export class InOrder<T> {
-  private last: number | undefined;
+  /** The seq of the last message handed on (0: none yet). */
+  private last = 0;
   private readonly held = new Map<number, T>();
   /** The newest seq heard of (a message's, held, or a marker's). */
   private newest = 0;
@@ -148,50 +163,56 @@ export class InOrder<T> {
 
   /** Whether a message numbered `seq` would be handed on at once (else it is held, or dropped). */
   inOrder(seq: number): boolean {
-    if (this.last === undefined) return true;
-    if (seq === 1 && this.last > 1) return true;
+    if (seq === 1 && this.last >= WRAP_FROM) return true;
     return !this.waiting && seq === nextSeq(this.last);
   }
 
-  /** The seq of the last message handed on (undefined before the first). */
-  get lastSeq(): number | undefined {
+  /** The seq of the last message handed on (0 before the first). */
+  get lastSeq(): number {
     return this.last;
   }
 
   /** A message (`message` undefined: a marker) numbered `seq`. */
   receive(seq: number, message: T | undefined): void {
-    if (this.last === undefined && message === undefined) {
-      // A marker first: the count goes on from it (what came before is not this receiver's).
-      this.last = this.newest = seq;
-      return;
-    }
-    // Seq 1 after more: the sender counts afresh (a repeat of 1 itself is dropped below).
-    if (this.last === undefined || (seq === 1 && this.last > 1)) {
-      this.reset();
-      this.last = seq - 1;
-    }
-    const last = this.last!;
-    if (seq <= last) return;
+    if (seq === 1 && this.last >= WRAP_FROM) this.reset();
+    if (seq <= this.last) return;
     if (seq > this.newest) this.newest = seq;
     if (message !== undefined) this.held.set(seq, message);
-    this.drain();
-    if (this.newest <= this.last!) return;
-    if (!this.waiting) this.openGap();
-    else if (this.held.size > this.maxHeld) this.giveUp();
+    this.settle();
   }
 
-  /** Forgets the stream (its sender is gone): the next message starts it afresh. */
+  /**
+   * The sender no longer has the messages before `before`: whatever of them has not come is
+   * given up, and what was held after them goes on.
+   */
+  skipTo(before: number): void {
+    if (before - 1 <= this.last) return;
+    if (before - 1 > this.newest) this.newest = before - 1;
+    this.givenUp++;
+    this.handOnUpTo(before - 1);
+    this.settle();
+  }
+
+  /** Forgets the stream (its sender is gone): the next message starts it afresh, from 1. */
   reset(): void {
-    this.last = undefined;
+    this.last = 0;
     this.held.clear();
     this.newest = 0;
     if (this.timer) clearTimeout(this.timer);
     this.timer = undefined;
   }
 
+  /** Hands on what is in order; opens a gap, or gives one up, by what is left. */
+  private settle(): void {
+    this.drain();
+    if (this.newest <= this.last) return;
+    if (!this.waiting) this.openGap();
+    else if (this.held.size > this.maxHeld) this.giveUp();
+  }
+
   private openGap(): void {
     this.gapSince = this.clock();
-    this.opts.ask(nextSeq(this.last!));
+    this.opts.ask(nextSeq(this.last));
     this.schedule();
   }
 
@@ -203,7 +224,7 @@ export class InOrder<T> {
 
   private onTimer(): void {
     this.timer = undefined;
-    if (this.last === undefined || this.newest <= this.last) return;
+    if (this.newest <= this.last) return;
     if (this.clock() - this.gapSince >= this.waitMs) return this.giveUp();
     this.opts.ask(nextSeq(this.last));
     this.schedule();
@@ -211,13 +232,13 @@ export class InOrder<T> {
 
   /** Hands on what is held from the last seq on, while it is in sequence; closes a filled gap. */
   private drain(): void {
-    for (let next = nextSeq(this.last!); this.held.has(next); next = nextSeq(next)) {
+    for (let next = nextSeq(this.last); this.held.has(next); next = nextSeq(next)) {
       const message = this.held.get(next)!;
       this.held.delete(next);
       this.last = next;
       this.opts.deliver(message);
     }
-    if (this.newest <= this.last! && this.timer) {
+    if (this.newest <= this.last && this.timer) {
       clearTimeout(this.timer);
       this.timer = undefined;
       this.filled++;
@@ -226,24 +247,30 @@ export class InOrder<T> {
 
   /** The missing messages are not coming: what is held goes on after them. */
   private giveUp(): void {
+    this.givenUp++;
+    this.handOnUpTo(this.newest);
+    this.held.clear();
+  }
+
+  /**
+   * Hands on what is held up to seq `to`, each missing run reported given up before the
+   * message after it; the gap's timer stops (a gap left after `to` opens anew).
+   */
+  private handOnUpTo(to: number): void {
     if (this.timer) clearTimeout(this.timer);
     this.timer = undefined;
-    this.givenUp++;
-    let from: number | undefined;
-    for (let seq = nextSeq(this.last!); seq <= this.newest; seq = nextSeq(seq)) {
-      const message = this.held.get(seq);
-      if (message === undefined) {
-        from ??= seq;
-        continue;
-      }
-      if (from !== undefined) this.opts.gaveUp(from, seq);
-      from = undefined;
+    // By what is held, not seq by seq: a stream first heard far into its count skips far.
+    const seqs = [...this.held.keys()].filter((seq) => seq <= to).sort((a, b) => a - b);
+    let expected = nextSeq(this.last);
+    for (const seq of seqs) {
+      if (seq !== expected) this.opts.gaveUp(expected, seq);
+      const message = this.held.get(seq)!;
       this.held.delete(seq);
       this.last = seq;
       this.opts.deliver(message);
+      expected = nextSeq(seq);
     }
-    if (from !== undefined) this.opts.gaveUp(from, nextSeq(this.newest));
-    this.last = this.newest;
-    this.held.clear();
+    if (expected <= to) this.opts.gaveUp(expected, nextSeq(to));
+    this.last = to;
   }
 }

@@ -19,7 +19,7 @@
  * comes back as REFUSED, which the gateway answers as the dispatch core answers any bad input.
  */
 import type { DecodeErrorCode } from '../../shared/codec/errors.js';
-import { bool, f64, string, u16, varint } from '../../shared/codec/fields.js';
+import { bool, f64, string, u16, u32, varint } from '../../shared/codec/fields.js';
 import { WhoList } from '../../shared/protocol/index.js';
 import { BorderStrip, HandoffState } from './border-wire.js';
 import { defineBody, defineRecord, defineStream } from './inner/define.js';
@@ -85,13 +85,21 @@ export const ResendTicks = defineRecord({
   fields: { from: varint },
 });
 
+export const InputsGone = defineRecord({
+  kind: 8,
+  name: 'InputsGone',
+  dir: 'g2z',
+  doc: 'The answer to a ResendInputs this gateway cannot give: its input messages for the zone before seq `before` are no longer kept (give them up). `session` is 0.',
+  fields: { before: varint },
+});
+
 export const ZoneInputs = defineStream({
   name: 'ZoneInputs',
   routes: ['zoneInput'],
   subjects: ['on `wyvern.zone.<zone>.in`'],
-  doc: "A gateway's records for one zone, one message per event-loop turn (after the poll phase, so they reach the host before its next tick). `seq` is 1, 2, ... per gateway and zone (1 again after 2^32-1 or a restart): the host finds a lost message by it and asks for it again (ResendInputs). A message with no records repeats the newest seq (a marker, sent after a second without inputs); `seq` 0 is not in sequence (a request for tick messages, or a host forwarding inputs after a player it handed on).",
-  head: { gateway: id, seq: varint },
-  records: [Packet, Join, Detach, Behind, Resync, ResendTicks],
+  doc: "A gateway's records for one zone, one message per event-loop turn (after the poll phase, so they reach the host before its next tick). `seq` is 1, 2, ... per gateway and zone within the gateway's `epoch` (random at its start; 1 again after 2^32-1): the host finds a lost message by it and asks for it again (ResendInputs). A message with no records repeats the newest seq (a marker, sent after a second without inputs); `seq` 0 is not in sequence (a request or an answer about a stream, or a host forwarding inputs after a player it handed on).",
+  head: { gateway: id, epoch: u32, seq: varint },
+  records: [Packet, Join, Detach, Behind, Resync, ResendTicks, InputsGone],
 });
 
 export const Handoff = defineRecord({
@@ -201,13 +209,21 @@ export const ResendInputs = defineRecord({
   fields: { zone: name, from: varint },
 });
 
+export const TicksGone = defineRecord({
+  kind: 7,
+  name: 'TicksGone',
+  dir: 'z2g',
+  doc: 'The answer to a ResendTicks this host cannot give: its tick messages to this gateway before seq `before` are no longer kept (give them up). `session` is 0.',
+  fields: { before: varint },
+});
+
 export const GatewayBatch = defineStream({
   name: 'GatewayBatch',
   routes: ['gatewayTick', 'gatewayDirect'],
   subjects: ['on `wyvern.gw.<gateway>.tick`', 'on `wyvern.gw.<gateway>.direct`'],
-  doc: "A zone host's records for one gateway, one message per tick (`.tick`, `seq` 1, 2, ... per host and gateway, 1 again after 2^32-1 or a restart: the gateway finds a lost message by it and asks for it again, ResendTicks; a message with no records repeats the newest seq, a marker sent after a second without a tick message) or for one delivery outside a tick (`.direct`, `seq` 0: not in sequence).",
-  head: { host: id, seq: varint },
-  records: [Joined, Bytes, Left, Moved, Refused, ResendInputs],
+  doc: "A zone host's records for one gateway, one message per tick (`.tick`, `seq` 1, 2, ... per host and gateway within the host's `epoch` (random at its start; 1 again after 2^32-1): the gateway finds a lost message by it and asks for it again, ResendTicks; a message with no records repeats the newest seq, a marker sent after a second without a tick message) or for one delivery outside a tick (`.direct`, `seq` 0: not in sequence).",
+  head: { host: id, epoch: u32, seq: varint },
+  records: [Joined, Bytes, Left, Moved, Refused, ResendInputs, TicksGone],
 });
 
 export { nextSeq } from './sequenced.js';

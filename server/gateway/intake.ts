@@ -31,7 +31,7 @@ export interface TickIntakeDeps {
   /** This gateway's id, and the bus its requests for lost messages go on. */
   readonly gateway: string;
   readonly bus: Bus;
-  readonly outbox: Pick<InputOutbox, 'resend'>;
+  readonly outbox: Pick<InputOutbox, 'resend' | 'epoch'>;
   readonly clock: () => number;
   /** A zone the host (its id) runs, whose input subject reaches it (undefined: none known). */
   readonly zoneOf: (host: string) => string | undefined;
@@ -41,12 +41,14 @@ export class TickIntake {
   /** Each zone host's tick messages in its order, and the sender of the batch being read. */
   private readonly ticks: TickOrder;
   private batchHost = '';
+  private batchEpoch = 0;
   /** Times tick messages were lost for good. */
   lostTicks = 0;
 
   constructor(private readonly deps: TickIntakeDeps) {
     this.ticks = new TickOrder({
       gateway: deps.gateway,
+      epoch: deps.outbox.epoch,
       bus: deps.bus,
       log: deps.log,
       clock: deps.clock,
@@ -79,8 +81,9 @@ export class TickIntake {
 
   /** What each record of a batch does (each record valid only during its call: see GatewayBatch.visit). */
   private readonly records: StreamVisitors<typeof GatewayBatch> = {
-    begin: ({ host }) => {
+    begin: ({ host, epoch }) => {
       this.batchHost = host;
+      this.batchEpoch = epoch;
     },
     Joined: ({ session, entity, character }) => {
       const p = this.deps.book.get(session);
@@ -117,6 +120,9 @@ export class TickIntake {
       if (!p || p.session.closing) return;
       decodeErrors.inc({ code });
       p.session.error(code, reason, { fatal: true, opcode });
+    },
+    TicksGone: ({ before }) => {
+      this.ticks.skipTo(this.batchHost, this.batchEpoch, before);
     },
     ResendInputs: ({ zone, from }) => {
       if (!this.deps.outbox.resend(zone, from)) {

@@ -12,9 +12,9 @@
  */
 import { Writer } from '../../shared/codec/writer.js';
 import type { Bus } from '../cluster/bus.js';
-import { nextSeq, SentRing } from '../cluster/sequenced.js';
+import { newEpoch, nextSeq, SentRing } from '../cluster/sequenced.js';
 import { Subjects } from '../cluster/subjects.js';
-import { ZoneInputs } from '../cluster/wire.js';
+import { InputsGone, ZoneInputs } from '../cluster/wire.js';
 
 /** A zone's input message is sent at once past this many bytes. */
 const INPUTS_SEND_AT = 256 * 1024;
@@ -45,6 +45,8 @@ export class InputOutbox {
     private readonly gateway: string,
     private readonly bus: Pick<Bus, 'publish' | 'stats'>,
     private readonly clock: () => number = Date.now,
+    /** This gateway's epoch: its streams are counted under it (server/cluster/sequenced.ts). */
+    readonly epoch = newEpoch(),
   ) {
     this.markerTimer = setInterval(() => this.markers(), INPUT_MARKER_MS);
     this.markerTimer.unref?.();
@@ -65,7 +67,7 @@ export class InputOutbox {
     // Far below the bus's 1 MiB (a record is at most one packet): a busy turn goes in parts.
     if (s.open && s.w.pos > INPUTS_SEND_AT) this.send(s);
     if (!s.open) {
-      ZoneInputs.begin(s.w, { gateway: this.gateway, seq: nextSeq(s.seq) });
+      ZoneInputs.begin(s.w, { gateway: this.gateway, epoch: this.epoch, seq: nextSeq(s.seq) });
       s.head = s.w.pos;
       s.open = true;
     }
@@ -80,12 +82,19 @@ export class InputOutbox {
 
   /**
    * The zone's host missed this gateway's messages for it from `from` on: they go again, in
-   * order, as they were. False when they are no longer kept (the host gives them up).
+   * order, as they were. False when they are no longer kept: the host is told to give them
+   * up (INPUTSGONE).
    */
   resend(zone: string, from: number): boolean {
-    const s = this.streams.get(zone);
-    const messages = s?.sent.from(from);
-    if (!s || !messages) return false;
+    const s = this.stream(zone);
+    const messages = s.sent.from(from);
+    if (!messages) {
+      const w = new Writer(this.gateway.length + 24);
+      ZoneInputs.begin(w, { gateway: this.gateway, epoch: this.epoch, seq: 0 });
+      InputsGone.write(w, { session: 0, before: nextSeq(s.seq) });
+      this.bus.publish(s.subject, w.finish());
+      return false;
+    }
     for (const m of messages) this.bus.publish(s.subject, m);
     return true;
   }
@@ -130,7 +139,7 @@ export class InputOutbox {
     for (const s of this.streams.values()) {
       if (s.seq === 0 || now - s.lastSentAt < INPUT_MARKER_MS || s.sent.size === 0) continue;
       const w = new Writer(this.gateway.length + 8);
-      ZoneInputs.begin(w, { gateway: this.gateway, seq: s.seq });
+      ZoneInputs.begin(w, { gateway: this.gateway, epoch: this.epoch, seq: s.seq });
       s.lastSentAt = now;
       this.bus.publish(s.subject, w.finish());
     }

@@ -17,8 +17,9 @@ import { GatewayBatch, ResendTicks, ZoneInputs } from '../cluster/wire.js';
 import type { Logger } from '../log.js';
 
 export interface TickOrderOptions {
-  /** This gateway's id. */
+  /** This gateway's id and epoch (the head of what it sends a host). */
   readonly gateway: string;
+  readonly epoch: number;
   readonly bus: Bus;
   readonly log: Logger;
   readonly clock: () => number;
@@ -30,8 +31,14 @@ export interface TickOrderOptions {
   readonly lost: (host: string, from: number, to: number) => void;
 }
 
+/** One host's stream, under the epoch it is counted in. */
+interface Stream {
+  readonly epoch: number;
+  readonly order: InOrder<Uint8Array>;
+}
+
 export class TickOrder {
-  private readonly streams = new Map<string, InOrder<Uint8Array>>();
+  private readonly streams = new Map<string, Stream>();
   private readonly reader = new Reader();
 
   constructor(private readonly opts: TickOrderOptions) {}
@@ -39,32 +46,40 @@ export class TickOrder {
   /** A message on the gateway's tick or direct subject. */
   receive(data: Uint8Array): void {
     const r = this.reader.reset(data);
-    const { host, seq } = GatewayBatch.headField.read(r);
+    const { host, epoch, seq } = GatewayBatch.headField.read(r);
     if (seq === 0) return this.opts.deliver(data);
     const marker = r.remaining === 0;
-    const stream = this.stream(host);
+    const { order } = this.stream(host, epoch);
     // Held messages outlive the handler: the bus's bytes are valid only while it runs.
-    stream.receive(seq, marker ? undefined : stream.inOrder(seq) ? data : data.slice());
+    order.receive(seq, marker ? undefined : order.inOrder(seq) ? data : data.slice());
+  }
+
+  /** The host no longer has its tick messages before `before` (TICKSGONE). */
+  skipTo(host: string, epoch: number, before: number): void {
+    const stream = this.streams.get(host);
+    if (stream?.epoch === epoch) stream.order.skipTo(before);
   }
 
   close(): void {
-    for (const s of this.streams.values()) s.reset();
+    for (const s of this.streams.values()) s.order.reset();
     this.streams.clear();
   }
 
-  private stream(host: string): InOrder<Uint8Array> {
-    let stream = this.streams.get(host);
-    if (!stream) {
-      stream = new InOrder<Uint8Array>(
-        {
-          deliver: this.opts.deliver,
-          ask: (from) => this.ask(host, from),
-          gaveUp: (from, to) => this.opts.lost(host, from, to),
-        },
-        this.opts.clock,
-      );
-      this.streams.set(host, stream);
-    }
+  /** The host's stream; a new epoch (the host restarted) starts a new one, counted from 1. */
+  private stream(host: string, epoch: number): Stream {
+    const known = this.streams.get(host);
+    if (known?.epoch === epoch) return known;
+    known?.order.reset();
+    const order = new InOrder<Uint8Array>(
+      {
+        deliver: this.opts.deliver,
+        ask: (from) => this.ask(host, from),
+        gaveUp: (from, to) => this.opts.lost(host, from, to),
+      },
+      this.opts.clock,
+    );
+    const stream = { epoch, order };
+    this.streams.set(host, stream);
     return stream;
   }
 
@@ -77,7 +92,7 @@ export class TickOrder {
     }
     this.opts.log.info({ host, zone, from }, 'tick messages missing: asking for them again');
     const w = new Writer(64);
-    ZoneInputs.begin(w, { gateway: this.opts.gateway, seq: 0 });
+    ZoneInputs.begin(w, { gateway: this.opts.gateway, epoch: this.opts.epoch, seq: 0 });
     ResendTicks.write(w, { session: 0, from });
     try {
       this.opts.bus.publish(Subjects.zoneInput(zone), w.finish());

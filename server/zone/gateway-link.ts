@@ -28,6 +28,7 @@ import {
   Moved,
   nextSeq,
   Refused,
+  TicksGone,
   type LeftReason,
 } from '../cluster/wire.js';
 import { sendObserver } from '../metrics/index.js';
@@ -128,6 +129,8 @@ export class GatewayLink {
     private readonly host: string,
     private readonly maxPayload = DEFAULT_MAX_PAYLOAD,
     private readonly clock: () => number = Date.now,
+    /** This host's epoch: its tick messages are counted under it (server/cluster/sequenced.ts). */
+    private readonly epoch = 1,
   ) {
     this.tickSubject = Subjects.gatewayTick(gateway);
     this.directSubject = Subjects.gatewayDirect(gateway);
@@ -196,13 +199,24 @@ export class GatewayLink {
 
   /**
    * The gateway missed this link's tick messages from `from` on: they go again, in order, as
-   * they were. False when they are no longer kept (the gateway gives them up).
+   * they were. False when they are no longer kept: the gateway is told to give them up.
    */
   resend(from: number): boolean {
     const messages = this.sent.from(from);
-    if (!messages) return false;
+    if (!messages) {
+      this.gone();
+      return false;
+    }
     for (const m of messages) this.bus.publish(this.tickSubject, m);
     return true;
+  }
+
+  /** Tells the gateway its tick messages up to the newest are no longer kept: it gives them up at once. */
+  private gone(): void {
+    const w = new Writer(this.host.length + 24);
+    GatewayBatch.begin(w, { host: this.host, epoch: this.epoch, seq: 0 });
+    TicksGone.write(w, { session: 0, before: nextSeq(this.seq) });
+    this.bus.publish(this.directSubject, w.peek());
   }
 
   /** Lends the open message to the bus, keeping a copy of it a while to send again. */
@@ -220,7 +234,7 @@ export class GatewayLink {
   private marker(): void {
     if (this.seq === 0 || this.clock() - this.lastSentAt < MARKER_MS || this.sent.size === 0) return;
     const w = new Writer(this.host.length + 8);
-    GatewayBatch.begin(w, { host: this.host, seq: this.seq });
+    GatewayBatch.begin(w, { host: this.host, epoch: this.epoch, seq: this.seq });
     this.lastSentAt = this.clock();
     this.bus.publish(this.tickSubject, w.peek());
   }
@@ -236,7 +250,7 @@ export class GatewayLink {
     // A decode error's reason names a field and a length: short, but never trusted to be.
     const reason = err.message.length > REASON_MAX ? err.message.slice(0, REASON_MAX) : err.message;
     const w = new Writer(64 + this.host.length + reason.length * 3);
-    GatewayBatch.begin(w, { host: this.host, seq: 0 });
+    GatewayBatch.begin(w, { host: this.host, epoch: this.epoch, seq: 0 });
     Refused.write(w, { session, opcode, code: err.code, reason });
     // The writer is this message's alone: its bytes go as they are.
     this.bus.publish(this.directSubject, w.peek());
@@ -261,7 +275,7 @@ export class GatewayLink {
   /** Frames for one session now, outside the tick (a whisper). */
   direct(session: number, frames: Uint8Array): void {
     const w = new Writer(frames.length + RECORD_HEAD + this.host.length + 8);
-    GatewayBatch.begin(w, { host: this.host, seq: 0 });
+    GatewayBatch.begin(w, { host: this.host, epoch: this.epoch, seq: 0 });
     Bytes.write(w, { session, frames });
     // The writer is this message's alone: its bytes go as they are.
     this.bus.publish(this.directSubject, w.peek());
@@ -311,7 +325,7 @@ export class GatewayLink {
   /** Opens the next tick message. */
   private start(): void {
     this.seq = nextSeq(this.seq);
-    GatewayBatch.begin(this.batch, { host: this.host, seq: this.seq });
+    GatewayBatch.begin(this.batch, { host: this.host, epoch: this.epoch, seq: this.seq });
     this.head = this.batch.pos;
   }
 

@@ -24,8 +24,9 @@ import type { ZoneRunner } from './zone-runner.js';
 
 export interface InputIntakeOptions {
   readonly bus: Bus;
-  /** This zone host's id (the head of what it sends a gateway). */
+  /** This zone host's id and epoch (the head of what it sends a gateway). */
   readonly hostId: string;
+  readonly epoch: number;
   readonly log: Logger;
   readonly clock: () => number;
 }
@@ -150,6 +151,9 @@ export class InputIntake {
       Behind: (record, { gateway }) => {
         const seat = this.inputSeat(gateway, Behind, record);
         if (seat?.output) seat.output.behindNow = record.behind;
+      },
+      InputsGone: ({ before }, { gateway, epoch }) => {
+        this.order.skipTo(host.name, gateway, epoch, before);
       },
       ResendTicks: ({ from }, { gateway }) => {
         if (!this.seats.linkOf(gateway).link.resend(from)) {

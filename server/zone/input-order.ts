@@ -1,11 +1,12 @@
 /**
  * A zone host's zone inputs put back in order: each gateway numbers its input messages per
- * zone (ZoneInputs' `seq`), and a message lost on the bus (NATS drops what is published while
- * the host is not subscribed, as after a nats-server restart) is asked for again from the
- * gateway, which keeps what it sent for a while (server/cluster/sequenced.ts). What comes after
- * a gap waits for it, so a move, a stop or a line said is never applied out of its order nor
- * dropped without a word: given up (the gateway no longer has it), the gateway's sessions in
- * the zone are sent their state anew, so their clients stand where the host has them.
+ * zone (ZoneInputs' `seq`, within the gateway's `epoch`), and a message lost on the bus (NATS
+ * drops what is published while the host is not subscribed, as after a nats-server restart) is
+ * asked for again from the gateway, which keeps what it sent for a while
+ * (server/cluster/sequenced.ts). What comes after a gap waits for it, so a move, a stop or a
+ * line said is never applied out of its order nor dropped without a word: given up (the
+ * gateway no longer has it: INPUTSGONE), the gateway's sessions in the zone are sent their
+ * state anew, so their clients stand where the host has them.
  */
 import { Reader } from '../../shared/codec/reader.js';
 import { Writer } from '../../shared/codec/writer.js';
@@ -17,8 +18,9 @@ import type { Logger } from '../log.js';
 
 export interface InputOrderOptions {
   readonly bus: Bus;
-  /** This zone host's id (the head of what it sends a gateway). */
+  /** This zone host's id and epoch (the head of what it sends a gateway). */
   readonly hostId: string;
+  readonly epoch: number;
   readonly log: Logger;
   readonly clock: () => number;
   /** Reads one input message of `zone`, in order. */
@@ -27,9 +29,15 @@ export interface InputOrderOptions {
   readonly lost: (zone: string, gateway: string) => void;
 }
 
+/** One gateway's stream for one zone, under the epoch it is counted in. */
+interface Stream {
+  readonly epoch: number;
+  readonly order: InOrder<Uint8Array>;
+}
+
 export class InputOrder {
   /** By zone name, then by gateway. */
-  private readonly streams = new Map<string, Map<string, InOrder<Uint8Array>>>();
+  private readonly streams = new Map<string, Map<string, Stream>>();
   private readonly reader = new Reader();
 
   constructor(private readonly opts: InputOrderOptions) {}
@@ -37,26 +45,32 @@ export class InputOrder {
   /** A message on the zone's input subject: read now, held behind a gap, or dropped as a repeat. */
   receive(zone: string, data: Uint8Array): void {
     const r = this.reader.reset(data);
-    const { gateway, seq } = ZoneInputs.headField.read(r);
-    // Not in sequence: a host forwarding inputs after a player it handed on, or a resend request.
+    const { gateway, epoch, seq } = ZoneInputs.headField.read(r);
+    // Not in sequence: a request or an answer about a stream, or a host forwarding inputs.
     if (seq === 0) return this.opts.deliver(zone, data);
     const marker = r.remaining === 0;
-    const stream = this.stream(zone, gateway);
+    const { order } = this.stream(zone, gateway, epoch);
     // Held messages outlive the handler: the bus's bytes are valid only while it runs.
-    stream.receive(seq, marker ? undefined : stream.inOrder(seq) ? data : data.slice());
+    order.receive(seq, marker ? undefined : order.inOrder(seq) ? data : data.slice());
+  }
+
+  /** The gateway no longer has its messages for the zone before `before` (INPUTSGONE). */
+  skipTo(zone: string, gateway: string, epoch: number, before: number): void {
+    const stream = this.streams.get(zone)?.get(gateway);
+    if (stream?.epoch === epoch) stream.order.skipTo(before);
   }
 
   /** The gateway is gone: a new one under its id counts afresh. */
   forgetGateway(gateway: string): void {
     for (const byGateway of this.streams.values()) {
-      byGateway.get(gateway)?.reset();
+      byGateway.get(gateway)?.order.reset();
       byGateway.delete(gateway);
     }
   }
 
-  /** The zone is made afresh (lost to another host, or stopped): its streams start over. */
+  /** The zone is made afresh (lost to another host): its streams start over. */
   forgetZone(zone: string): void {
-    for (const stream of this.streams.get(zone)?.values() ?? []) stream.reset();
+    for (const stream of this.streams.get(zone)?.values() ?? []) stream.order.reset();
     this.streams.delete(zone);
   }
 
@@ -64,28 +78,30 @@ export class InputOrder {
     for (const zone of [...this.streams.keys()]) this.forgetZone(zone);
   }
 
-  private stream(zone: string, gateway: string): InOrder<Uint8Array> {
+  /** The gateway's stream for the zone; a new epoch (the gateway restarted) starts a new one. */
+  private stream(zone: string, gateway: string, epoch: number): Stream {
     let byGateway = this.streams.get(zone);
     if (!byGateway) this.streams.set(zone, (byGateway = new Map()));
-    let stream = byGateway.get(gateway);
-    if (!stream) {
-      const { log } = this.opts;
-      stream = new InOrder<Uint8Array>(
-        {
-          deliver: (message) => this.opts.deliver(zone, message),
-          ask: (from) => this.ask(zone, gateway, from),
-          gaveUp: (from, to) => {
-            log.warn(
-              { zone, gateway, from, to },
-              'zone inputs lost for good: sending those sessions their state',
-            );
-            this.opts.lost(zone, gateway);
-          },
+    const known = byGateway.get(gateway);
+    if (known?.epoch === epoch) return known;
+    known?.order.reset();
+    const { log } = this.opts;
+    const order = new InOrder<Uint8Array>(
+      {
+        deliver: (message) => this.opts.deliver(zone, message),
+        ask: (from) => this.ask(zone, gateway, from),
+        gaveUp: (from, to) => {
+          log.warn(
+            { zone, gateway, from, to },
+            'zone inputs lost for good: sending those sessions their state',
+          );
+          this.opts.lost(zone, gateway);
         },
-        this.opts.clock,
-      );
-      byGateway.set(gateway, stream);
-    }
+      },
+      this.opts.clock,
+    );
+    const stream = { epoch, order };
+    byGateway.set(gateway, stream);
     return stream;
   }
 
@@ -93,7 +109,7 @@ export class InputOrder {
   private ask(zone: string, gateway: string, from: number): void {
     this.opts.log.info({ zone, gateway, from }, 'zone inputs missing: asking for them again');
     const w = new Writer(64);
-    GatewayBatch.begin(w, { host: this.opts.hostId, seq: 0 });
+    GatewayBatch.begin(w, { host: this.opts.hostId, epoch: this.opts.epoch, seq: 0 });
     ResendInputs.write(w, { session: 0, zone: zoneId(zone), from });
     try {
       this.opts.bus.publish(Subjects.gatewayDirect(gateway), w.finish());

@@ -17,6 +17,7 @@
  * - border-link.ts: the border strips to and from the zones beside.
  */
 import type { Bus, BusSubscription } from '../cluster/bus.js';
+import { newEpoch } from '../cluster/sequenced.js';
 import { Subjects, zoneId } from '../cluster/subjects.js';
 import type { Logger } from '../log.js';
 import { tickSeconds } from '../metrics/index.js';
@@ -82,6 +83,7 @@ export class Realm {
   constructor(private readonly opts: RealmOptions) {
     const clock = (this.clock = opts.clock ?? Date.now);
     const hostId = opts.hostId ?? 'zone-host';
+    const epoch = newEpoch();
     const hooks: ZoneRunnerHooks = {
       joined: (host, sessionId, playerId) => this.seats.onJoined(host, sessionId, playerId),
       save: (host, e) => this.saving.onSave(host, e),
@@ -104,6 +106,7 @@ export class Realm {
         store: opts.store,
         bus: opts.bus,
         hostId,
+        epoch,
         log: opts.log,
         clock,
         lingerMs: opts.lingerMs ?? 0,
@@ -120,7 +123,7 @@ export class Realm {
       forwards,
     );
     this.intake = new InputIntake(
-      { bus: opts.bus, hostId, log: opts.log, clock },
+      { bus: opts.bus, hostId, epoch, log: opts.log, clock },
       this.hosted,
       this.seats,
       forwards,

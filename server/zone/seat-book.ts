@@ -71,6 +71,8 @@ export interface SeatBookOptions {
   readonly store: Store;
   readonly bus: Bus;
   readonly hostId: string;
+  /** This host's epoch for its tick messages (server/cluster/sequenced.ts). */
+  readonly epoch: number;
   readonly log: Logger;
   readonly clock: () => number;
   /** How long a character stays after its connection drops (ms). */
@@ -117,7 +119,14 @@ export class SeatBook {
     let entry = this.links.get(gateway);
     if (!entry) {
       entry = {
-        link: new GatewayLink(gateway, this.opts.bus, this.opts.hostId, undefined, this.clock),
+        link: new GatewayLink(
+          gateway,
+          this.opts.bus,
+          this.opts.hostId,
+          undefined,
+          this.clock,
+          this.opts.epoch,
+        ),
         seats: new Map(),
       };
       this.links.set(gateway, entry);

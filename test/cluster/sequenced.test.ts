@@ -110,12 +110,46 @@ describe('InOrder', () => {
     expect(delivered).toEqual(['a', 'c', 'g']);
   });
 
-  it('takes the first seq it hears as the start, and seq 1 as a sender that counts afresh', () => {
+  it('counts a stream from 1: a first message past it asks for those before it, and hands it on once told they are gone', () => {
     stream.receive(40, undefined);
     stream.receive(41, 'x');
-    stream.receive(1, 'y');
-    stream.receive(2, 'z');
-    expect(delivered).toEqual(['x', 'y', 'z']);
-    expect(asked).toEqual([]);
+    expect(asked).toEqual([1]);
+    expect(delivered).toEqual([]);
+    // The sender no longer has 1..40 (the receiver came to a stream under way).
+    stream.skipTo(41);
+    expect(gaveUp).toEqual([[1, 41]]);
+    expect(delivered).toEqual(['x']);
+    expect(stream.waiting).toBe(false);
+    stream.receive(42, 'y');
+    expect(delivered).toEqual(['x', 'y']);
+  });
+
+  it('gives up at once what the sender says is gone, and waits on for what it still has', () => {
+    stream.receive(1, 'a');
+    stream.receive(5, 'e');
+    stream.receive(8, 'h');
+    expect(asked).toEqual([2]);
+    // 2 and 3 are gone; 4 on are on their way.
+    stream.skipTo(4);
+    expect(gaveUp).toEqual([[2, 4]]);
+    expect(delivered).toEqual(['a']);
+    expect(stream.waiting).toBe(true);
+    expect(asked).toEqual([2, 4]);
+    stream.receive(4, 'd');
+    stream.receive(6, 'f');
+    stream.receive(7, 'g');
+    expect(delivered).toEqual(['a', 'd', 'e', 'f', 'g', 'h']);
+    expect(stream.waiting).toBe(false);
+  });
+
+  it('drops a late repeat of seq 1, and takes seq 1 after 2^32-1 as the count wrapping', () => {
+    stream.receive(1, 'x');
+    stream.receive(2, 'y');
+    stream.receive(1, 'x again');
+    expect(delivered).toEqual(['x', 'y']);
+    stream.skipTo(0xffffffff);
+    stream.receive(0xffffffff, 'top');
+    stream.receive(1, 'z');
+    expect(delivered).toEqual(['x', 'y', 'top', 'z']);
   });
 });

@@ -24,7 +24,9 @@ import {
   Joined,
   Left,
   LeftReason,
+  Moved,
   Refused,
+  TicksGone,
   ZoneInputs,
 } from '../../server/cluster/wire.js';
 import { loadConfig } from '../../server/config.js';
@@ -50,12 +52,12 @@ describe('the gateway', () => {
   let inputs: Tagged<typeof ZoneInputs>[];
   let scheduler: FlushScheduler;
 
-  /** A batch from zone host `host` with tick seq `seq`. */
-  function batch(host: string, seq: number, write: (w: Writer) => void): void {
+  /** A batch from zone host `host` with tick seq `seq` (0: on .direct), in the host's `epoch`. */
+  function batch(host: string, seq: number, write: (w: Writer) => void, epoch = 1): void {
     const w = new Writer(64);
-    GatewayBatch.begin(w, { host: host, seq: seq });
+    GatewayBatch.begin(w, { host, epoch, seq });
     write(w);
-    bus.publish(Subjects.gatewayTick('g'), w.finish());
+    bus.publish(seq === 0 ? Subjects.gatewayDirect('g') : Subjects.gatewayTick('g'), w.finish());
   }
 
   /** Until what was published has been handled, and the gateway's inputs of that turn sent and read. */
@@ -132,27 +134,52 @@ describe('the gateway', () => {
     expect(inputs).toEqual([{ kind: 'ResendTicks', session: 0, from: 4 }]);
   });
 
-  it('sends the sessions of a host their state when a missing tick message is no longer kept there', async () => {
+  it('sends the sessions of a host their state when the host says a missing tick message is no longer kept', async () => {
+    const ack = (seq: number) => MoveAck.encode({ seq });
     batch('zh', 1, (w) => Joined.write(w, { session: session.id, entity: 40, character: 7 }));
-    batch('zh', 2, (w) => Bytes.write(w, { session: session.id, frames: MoveAck.encode({ seq: 2 }) }));
+    batch('zh', 2, (w) => Bytes.write(w, { session: session.id, frames: ack(2) }));
     await settle();
     // 3 never comes.
-    batch('zh', 4, (w) => Bytes.write(w, { session: session.id, frames: MoveAck.encode({ seq: 4 }) }));
+    batch('zh', 4, (w) => Bytes.write(w, { session: session.id, frames: ack(4) }));
     await settle();
     expect(inputs).toEqual([{ kind: 'ResendTicks', session: 0, from: 3 }]);
-    await new Promise((resolve) => setTimeout(resolve, 2_300));
+    // The host no longer has it: what it sent up to 4 is to be given up.
+    batch('zh', 0, (w) => TicksGone.write(w, { session: 0, before: 5 }));
     await settle();
     expect(inputs.filter((r) => r.kind === 'Resync')).toEqual([{ kind: 'Resync', session: session.id }]);
     expect(gateway.lostTicks).toBe(1);
-    expect(Buffer.concat(conn.writes)).toEqual(
-      Buffer.concat([MoveAck.encode({ seq: 2 }), MoveAck.encode({ seq: 4 })]),
-    );
-    // Another host's count is its own, and a host that restarts counts from 1 again.
-    batch('other', 9, (w) => Bytes.write(w, { session: session.id, frames: MoveAck.encode({ seq: 9 }) }));
-    batch('zh', 1, (w) => Bytes.write(w, { session: session.id, frames: MoveAck.encode({ seq: 1 }) }));
+    expect(Buffer.concat(conn.writes)).toEqual(Buffer.concat([ack(2), ack(4)]));
+    // Another host's count is its own, and a host that restarts counts from 1 in a new epoch.
+    batch('other', 1, (w) => Bytes.write(w, { session: session.id, frames: ack(11) }));
+    batch('zh', 1, (w) => Bytes.write(w, { session: session.id, frames: ack(21) }), 2);
     await settle();
     expect(gateway.lostTicks).toBe(1);
-    expect(conn.writes).toHaveLength(4);
+    expect(Buffer.concat(conn.writes.slice(2))).toEqual(Buffer.concat([ack(11), ack(21)]));
+  });
+
+  it("asks a host first heard past seq 1 for what it sent before: a zone's first tick message, lost, carried the walker's MOVED", async () => {
+    batch('zh', 1, (w) => Joined.write(w, { session: session.id, entity: 40, character: 7 }));
+    await settle();
+    inputs.length = 0;
+    // The registry says who runs Ashmoor: what this gateway asks of that host goes there.
+    gateway.zoneClaim('ashmoor', { id: 'zh-e', instance: 'i1' });
+    const asked: Tagged<typeof ZoneInputs>[] = [];
+    bus.subscribe(Subjects.zoneInput('ashmoor'), (m) => readTagged(ZoneInputs, m.data, (r) => asked.push(r)));
+    // Ashmoor's host took the walker; its first message to this gateway (MOVED, ZoneChanged) is lost.
+    batch('zh-e', 2, (w) => Bytes.write(w, { session: session.id, frames: MoveAck.encode({ seq: 2 }) }));
+    await settle();
+    expect(asked).toEqual([{ kind: 'ResendTicks', session: 0, from: 1 }]);
+    expect(conn.writes).toEqual([]);
+    batch('zh-e', 1, (w) => {
+      Moved.write(w, { session: session.id, zone: 'Ashmoor' });
+      Bytes.write(w, { session: session.id, frames: MoveAck.encode({ seq: 1 }) });
+    });
+    batch('zh-e', 2, (w) => Bytes.write(w, { session: session.id, frames: MoveAck.encode({ seq: 2 }) }));
+    await settle();
+    expect(Buffer.concat(conn.writes)).toEqual(
+      Buffer.concat([MoveAck.encode({ seq: 1 }), MoveAck.encode({ seq: 2 })]),
+    );
+    expect(gateway.lostTicks).toBe(0);
   });
 
   it('tells the host when the connection goes over the soft limit and when it is back under', async () => {
@@ -202,7 +229,7 @@ describe('the gateway', () => {
     await settle();
     conn.writes.length = 0;
     const w = new Writer(64);
-    GatewayBatch.begin(w, { host: 'zh', seq: 0 });
+    GatewayBatch.begin(w, { host: 'zh', epoch: 1, seq: 0 });
     Refused.write(w, {
       session: session.id,
       opcode: MoveInput.opcode,
@@ -316,7 +343,7 @@ describe('world requests between gateways', () => {
     gateway.world(session, EnterWorldRequest, { characterId: character.id });
     await settle();
     const w = new Writer(64);
-    GatewayBatch.begin(w, { host: 'zh', seq: 0 });
+    GatewayBatch.begin(w, { host: 'zh', epoch: 1, seq: 0 });
     Joined.write(w, { session: session.id, entity: character.id * 10, character: character.id });
     bus.publish(Subjects.gatewayDirect(id), w.finish());
     await settle();
