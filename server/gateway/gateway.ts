@@ -19,7 +19,7 @@
  * The session state machine is changed only through server/session/world-state.ts.
  */
 import type { Frame } from '../../shared/codec/frame.js';
-import type { PayloadOf } from '../../shared/protocol/index.js';
+import { ChatSend, type PayloadOf } from '../../shared/protocol/index.js';
 import type { AnyClientPacket } from '../../shared/protocol/registry.js';
 import type { Bus, BusSubscription } from '../cluster/bus.js';
 import { Subjects, zoneId } from '../cluster/subjects.js';
@@ -81,7 +81,9 @@ export class Gateway implements GameRouter, ResumeWorld {
     if (first === undefined) throw new Error('the world has no zone');
     const closed = () => this.closed;
     const clock = opts.clock ?? Date.now;
-    const outbox = (this.outbox = new InputOutbox(opts.id, opts.bus, clock));
+    const outbox = (this.outbox = new InputOutbox(opts.id, opts.bus, clock, undefined, (sessions) =>
+      this.linesLost(sessions),
+    ));
     const backpressure = new Backpressure({ outbox, current: (p) => this.book.get(p.session.id) === p });
     const book = (this.book = new PlacementBook({
       outbox,
@@ -140,6 +142,18 @@ export class Gateway implements GameRouter, ResumeWorld {
   /** Times tick messages were found missing. */
   get lostTicks(): number {
     return this.intake.lostTicks;
+  }
+
+  /** Lines these sessions said were lost on the bus for good: each sayer hears its line was not heard. */
+  private linesLost(sessions: readonly number[]): void {
+    for (const id of sessions) {
+      this.book
+        .get(id)
+        ?.session.error('ERR_INTERNAL', 'not heard: the line was lost on its way to the zone', {
+          fatal: false,
+          opcode: ChatSend.opcode,
+        });
+    }
   }
 
   /** Sends what is queued and stops listening; later packets go nowhere. */

@@ -20,6 +20,18 @@ import { InputsGone, ZoneInputs } from '../cluster/wire.js';
 const INPUTS_SEND_AT = 256 * 1024;
 /** A stream quiet this long says its newest seq again. */
 export const INPUT_MARKER_MS = 1_000;
+/**
+ * How long who said a line in which message is remembered: far past the messages themselves,
+ * so a sayer whose line went in one given up is told (see resend).
+ */
+const LINES_KEEP_MS = 120_000;
+
+/** A line said: the seq of the message it went in, its sayer, and when. */
+interface Line {
+  readonly seq: number;
+  readonly session: number;
+  readonly at: number;
+}
 
 /** One zone's stream of input messages. */
 interface Stream {
@@ -32,6 +44,9 @@ interface Stream {
   seq: number;
   readonly sent: SentRing;
   lastSentAt: number;
+  /** The sayers of lines in the open message, then in each message sent (oldest first). */
+  saying: number[];
+  readonly lines: Line[];
 }
 
 export class InputOutbox {
@@ -47,6 +62,8 @@ export class InputOutbox {
     private readonly clock: () => number = Date.now,
     /** This gateway's epoch: its streams are counted under it (server/cluster/sequenced.ts). */
     readonly epoch = newEpoch(),
+    /** Lines these sessions said were in messages given up: each sayer is told its line was not heard. */
+    private readonly linesLost: (sessions: readonly number[]) => void = () => {},
   ) {
     this.markerTimer = setInterval(() => this.markers(), INPUT_MARKER_MS);
     this.markerTimer.unref?.();
@@ -60,8 +77,11 @@ export class InputOutbox {
     clearInterval(this.markerTimer);
   }
 
-  /** The zone's input message of this turn, sent once the turn's I/O is done. */
-  inputs(zone: string): Writer | undefined {
+  /**
+   * The zone's input message of this turn, sent once the turn's I/O is done; `sayer`: the
+   * session whose line (ChatSend) goes in it.
+   */
+  inputs(zone: string, sayer?: number): Writer | undefined {
     if (this.closed) return undefined;
     const s = this.stream(zone);
     // Far below the bus's 1 MiB (a record is at most one packet): a busy turn goes in parts.
@@ -71,6 +91,7 @@ export class InputOutbox {
       s.head = s.w.pos;
       s.open = true;
     }
+    if (sayer !== undefined) s.saying.push(sayer);
     if (!this.scheduled) {
       this.scheduled = true;
       // After the poll phase: every socket read this turn lands in one message per zone,
@@ -89,10 +110,12 @@ export class InputOutbox {
     const s = this.stream(zone);
     const messages = s.sent.from(from);
     if (!messages) {
+      const before = nextSeq(s.seq);
       const w = new Writer(this.gateway.length + 24);
       ZoneInputs.begin(w, { gateway: this.gateway, epoch: this.epoch, seq: 0 });
-      InputsGone.write(w, { session: 0, before: nextSeq(s.seq) });
+      InputsGone.write(w, { session: 0, before });
       this.bus.publish(s.subject, w.finish());
+      this.tellSayers(s, from, before);
       return false;
     }
     for (const m of messages) this.bus.publish(s.subject, m);
@@ -110,6 +133,8 @@ export class InputOutbox {
         seq: 0,
         sent: new SentRing(this.clock),
         lastSentAt: 0,
+        saying: [],
+        lines: [],
       };
       this.streams.set(zone, s);
     }
@@ -128,8 +153,26 @@ export class InputOutbox {
     s.open = false;
     s.seq = nextSeq(s.seq);
     s.sent.keep(s.seq, message);
-    s.lastSentAt = this.clock();
+    const now = (s.lastSentAt = this.clock());
+    if (s.saying.length > 0 || s.lines.length > 0) this.noteLines(s, now);
     this.bus.publish(s.subject, message);
+  }
+
+  /** Who said a line in the message just sent; those remembered too long are forgotten. */
+  private noteLines(s: Stream, now: number): void {
+    for (const session of s.saying) s.lines.push({ seq: s.seq, session, at: now });
+    s.saying.length = 0;
+    let old = 0;
+    while (old < s.lines.length && now - s.lines[old]!.at > LINES_KEEP_MS) old++;
+    if (old > 0) s.lines.splice(0, old);
+  }
+
+  /** The sayers of lines in messages `from` up to `before` (not included), given up: each is told. */
+  private tellSayers(s: Stream, from: number, before: number): void {
+    const lost = s.lines.filter((l) => l.seq >= from && l.seq < before);
+    if (lost.length === 0) return;
+    s.lines.splice(0, s.lines.length, ...s.lines.filter((l) => !lost.includes(l)));
+    this.linesLost(lost.map((l) => l.session));
   }
 
   /** Each quiet stream with messages still kept says its newest seq (while the bus is up). */

@@ -9,7 +9,7 @@
  *   Whisper, Who       -> the world requests
  */
 import type { Frame } from '../../shared/codec/frame.js';
-import { EnterWorldRequest } from '../../shared/protocol/index.js';
+import { ChatSend, EnterWorldRequest } from '../../shared/protocol/index.js';
 import type { PayloadOf } from '../../shared/protocol/index.js';
 import type { AnyClientPacket } from '../../shared/protocol/registry.js';
 import type { RecordIn } from '../cluster/inner/define.js';
@@ -41,7 +41,11 @@ export class Routing implements GameRouter {
     const p = this.deps.book.get(session.id);
     // Nobody to apply it while the zone is down: dropped (the client was told ERR_ZONE_DOWN).
     if (!p || !sendsInputs(p.state)) return;
-    const w = this.deps.outbox.inputs(p.character.zone);
+    // A line said is noted with its message: should that be given up, its sayer is told.
+    const w = this.deps.outbox.inputs(
+      p.character.zone,
+      def.opcode === ChatSend.opcode ? session.id : undefined,
+    );
     if (!w) return;
     // The payload as the frame carried it, unread: the zone host decodes it.
     const record = this.packetRecord;

@@ -26,6 +26,7 @@ import {
   LeftReason,
   Moved,
   Refused,
+  ResendInputs,
   TicksGone,
   ZoneInputs,
 } from '../../server/cluster/wire.js';
@@ -51,6 +52,8 @@ describe('the gateway', () => {
   let conn: MemoryConnection;
   let inputs: Tagged<typeof ZoneInputs>[];
   let scheduler: FlushScheduler;
+  /** The gateway's clock (ms). */
+  let now: number;
 
   /** A batch from zone host `host` with tick seq `seq` (0: on .direct), in the host's `epoch`. */
   function batch(host: string, seq: number, write: (w: Writer) => void, epoch = 1): void {
@@ -70,8 +73,10 @@ describe('the gateway', () => {
   beforeEach(async () => {
     bus = new InProcessBus();
     scheduler = new FlushScheduler(() => {});
+    now = 1_700_000_000_000;
     gateway = new Gateway({
       id: 'g',
+      clock: () => now,
       bus,
       store: { getCharacter: (id) => Promise.resolve(id === CHARACTER.id ? CHARACTER : undefined) },
       zones: ['Greenvale'],
@@ -194,6 +199,41 @@ describe('the gateway', () => {
     batch('zh', 3, (w) => Bytes.write(w, { session: session.id, frames: frame }));
     await settle();
     expect(inputs.at(-1)).toEqual({ kind: 'Behind', session: session.id, behind: false });
+  });
+
+  it('tells a sayer its line was not heard when the host asks for the message it went in after it is no longer kept', async () => {
+    batch('zh', 1, (w) => Joined.write(w, { session: session.id, entity: 40, character: 7 }));
+    await settle();
+    gateway.zone(session, ChatSend, frameOf(ChatSend.encode({ channel: 'say', text: 'hello?' })));
+    gateway.zone(
+      session,
+      MoveInput,
+      frameOf(
+        MoveInput.encode({ seq: 1, x: 1, y: 1, facing: 0, moving: false, speed: 0, clientTime: 1, epoch: 0 }),
+      ),
+    );
+    await settle();
+    expect(inputs.map((r) => r.kind)).toEqual(['Packet', 'Packet']);
+    const asked: Tagged<typeof ZoneInputs>[] = [];
+    bus.subscribe(Subjects.zoneInput('greenvale'), (m) =>
+      readTagged(ZoneInputs, m.data, (r) => {
+        if (r.kind === 'InputsGone') asked.push(r);
+      }),
+    );
+    // The zone's host missed everything (a bus outage longer than the gateway keeps its messages).
+    now += 16_000;
+    const w = new Writer(64);
+    GatewayBatch.begin(w, { host: 'zh', epoch: 1, seq: 0 });
+    ResendInputs.write(w, { session: 0, zone: 'greenvale', from: 1 });
+    bus.publish(Subjects.gatewayDirect('g'), w.finish());
+    await settle();
+    // Every message up to the newest is given up, and the sayer is told: once, for its one line.
+    expect(asked).toEqual([{ kind: 'InputsGone', session: 0, before: 3 }]);
+    const opcodeOf = (b: Uint8Array) => b[2]! | (b[3]! << 8);
+    const errors = conn.writes.filter((b) => opcodeOf(b) === ErrorPacket.opcode);
+    expect(errors.map((b) => ErrorPacket.decode(b.subarray(HEADER_SIZE)))).toEqual([
+      expect.objectContaining({ code: 'ERR_INTERNAL', opcode: ChatSend.opcode, fatal: false }),
+    ]);
   });
 
   it("passes a zone packet's payload on as the frame carried it, without decoding it", async () => {
