@@ -147,7 +147,7 @@ function applyInput(w: World, input: WorldInput): void {
       else act(w, p, input, w.now);
       return;
     case 'chat':
-      applyChat(w, p, input.channel, input.text);
+      applyChat(w, p, input.channel, input.text, input.receivedAt);
       return;
   }
 }
@@ -387,12 +387,14 @@ export function utf8Length(s: string): number {
   return n;
 }
 
-function applyChat(w: World, p: Player, channel: 'say' | 'zone', text: string): void {
+function applyChat(w: World, p: Player, channel: 'say' | 'zone', text: string, saidAt = w.now): void {
   if (utf8Length(text) > MAX_CHAT_BYTES)
     return emit(w, { type: 'chatRefused', player: p, reason: 'tooLong' });
   const r = w.rules;
-  p.chatTokens = Math.min(r.chatBurst, p.chatTokens + ((w.now - p.chatRefilledAt) / 1000) * r.chatPerSecond);
-  p.chatRefilledAt = w.now;
+  // Refilled up to when the line was said (never past this tick, never back before the last).
+  const at = Math.min(w.now, Math.max(p.chatRefilledAt, saidAt));
+  p.chatTokens = Math.min(r.chatBurst, p.chatTokens + ((at - p.chatRefilledAt) / 1000) * r.chatPerSecond);
+  p.chatRefilledAt = at;
   if (p.chatTokens < 1) return emit(w, { type: 'chatRefused', player: p, reason: 'rateLimited' });
   p.chatTokens -= 1;
   if (text.trim().length === 0) return;

@@ -484,7 +484,18 @@ export type WorldInput =
       kills?: readonly BorderKill[];
     }
   | { type: 'cancelCast'; entityId: number }
-  | { type: 'chat'; entityId: number; channel: 'say' | 'zone'; text: string }
+  | {
+      type: 'chat';
+      entityId: number;
+      channel: 'say' | 'zone';
+      text: string;
+      /**
+       * Server ms when the line was read from its sayer (the tick's time when unknown): the chat
+       * rate is judged by when lines were said, not by when they reach the zone (a burst held
+       * up on the way, by a bus outage, was said a second apart all the same).
+       */
+      receivedAt?: number;
+    }
   | { type: 'logout'; entityId: number }
   | { type: 'logoutCancel'; entityId: number };
 

@@ -46,7 +46,7 @@ export const zoneInputs: ZoneRoutes = {
   MoveInput: (entityId, receivedAt) => ({ type: 'move', entityId, receivedAt }),
   CastSpell: (entityId) => ({ type: 'cast', entityId }),
   CancelCast: (entityId) => ({ type: 'cancelCast', entityId }),
-  ChatSend: (entityId) => ({ type: 'chat', entityId }),
+  ChatSend: (entityId, receivedAt) => ({ type: 'chat', entityId, receivedAt }),
   LogoutRequest: (entityId) => ({ type: 'logout', entityId }),
   LogoutCancel: (entityId) => ({ type: 'logoutCancel', entityId }),
 };

@@ -27,11 +27,12 @@ describe('zone inputs', () => {
       spellId: 2,
       targetId: 9,
     });
-    expect(zoneInput(ChatSend, 7, payloadOf(ChatSend.encode({ channel: 'zone', text: 'hi' })), 0)).toEqual({
+    expect(zoneInput(ChatSend, 7, payloadOf(ChatSend.encode({ channel: 'zone', text: 'hi' })), 25)).toEqual({
       type: 'chat',
       entityId: 7,
       channel: 'zone',
       text: 'hi',
+      receivedAt: 25,
     });
   });
 

@@ -56,6 +56,21 @@ describe('chat', () => {
     expect(ofType(later, 'shouted')).toHaveLength(1);
   });
 
+  it('judges the chat rate by when lines were said: lines said a second apart that reach the zone together all go through', () => {
+    const w = world({ rules: { chatBurst: 3, chatPerSecond: 1 } });
+    const a = join(w, player({ x: 100, y: 500 }));
+    const said = (at: number) =>
+      ({ type: 'chat', entityId: a.id, channel: 'zone', text: `at ${at}`, receivedAt: at }) as const;
+    tick(w, [said(0)], 0);
+    // Five lines said a second apart, held up on their way (a bus outage), applied in one tick.
+    const ev = tick(w, [said(1000), said(2000), said(3000), said(4000), said(5000)], 6000);
+    expect(ofType(ev, 'shouted')).toHaveLength(5);
+    expect(received(ev, a.id, 'Error')).toEqual([]);
+    // A line claiming to be said in the future counts as said now.
+    const burst = tick(w, [said(99_000), said(99_000), said(99_000), said(99_000)], 6100);
+    expect(ofType(burst, 'shouted').length).toBeLessThanOrEqual(3);
+  });
+
   it('finds a player by name ignoring case (for whisper and who)', () => {
     const w = world();
     const a = join(w, player({ name: 'Morwen' }));
