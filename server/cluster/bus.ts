@@ -76,6 +76,11 @@ export interface Bus {
   /** Resolves once everything published and subscribed so far has reached the server. */
   flush(): Promise<void>;
   stats(): BusStats;
+  /**
+   * Calls `handler` each time the connection comes back after a loss, its subscriptions in
+   * place again (never, in process); the returned function stops that.
+   */
+  onReconnect?(handler: () => void): () => void;
   /** Delivers what is in flight, then closes. */
   drain(): Promise<void>;
   /** Closes at once: subscriptions end, pending requests reject with `closed`. */

@@ -42,6 +42,7 @@ export class NatsBus implements Bus {
   private readonly logger: Logger;
   private statusLoop: Promise<void> = Promise.resolve();
   private closing = false;
+  private readonly reconnected = new Set<() => void>();
 
   private constructor(
     /** The connection, for the registry to share (JetStream KV rides on it). */
@@ -161,6 +162,11 @@ export class NatsBus implements Bus {
     return s;
   }
 
+  onReconnect(handler: () => void): () => void {
+    this.reconnected.add(handler);
+    return () => this.reconnected.delete(handler);
+  }
+
   async drain(): Promise<void> {
     this.closing = true;
     // Disconnected, a drain would wait for the server to come back: nothing can be flushed to
@@ -201,6 +207,13 @@ export class NatsBus implements Bus {
         this.counters.reconnects++;
         onReconnect();
         this.logger.info({ server: s.server }, 'bus reconnected');
+        for (const handler of this.reconnected) {
+          try {
+            handler();
+          } catch (err) {
+            this.logger.error({ err }, 'bus reconnect handler failed');
+          }
+        }
         break;
       case 'reconnecting':
         this.logger.debug('bus reconnecting');

@@ -45,6 +45,8 @@ export class SentRing {
   private readonly messages: Uint8Array[] = [];
   private readonly at: number[] = [];
   private bytes = 0;
+  /** The seq of the newest message kept (0: none yet), kept or trimmed since. */
+  private newest = 0;
 
   constructor(
     private readonly clock: () => number,
@@ -56,6 +58,7 @@ export class SentRing {
     const now = this.clock();
     // A new count (a wrap) makes the kept ones unreachable by seq.
     if (seq === 1) this.clear();
+    this.newest = seq;
     this.seqs.push(seq);
     this.messages.push(message);
     this.at.push(now);
@@ -68,6 +71,8 @@ export class SentRing {
    * (or was never sent), since a part of what is asked cannot be given.
    */
   from(from: number): Uint8Array[] | undefined {
+    // Asked for what comes after the newest (a receiver making sure it missed nothing): nothing.
+    if (this.newest > 0 && from === nextSeq(this.newest)) return [];
     this.trim(this.clock());
     const i = this.seqs.indexOf(from);
     return i < 0 ? undefined : this.messages.slice(i);
@@ -191,6 +196,14 @@ export class InOrder<T> {
     this.givenUp++;
     this.handOnUpTo(before - 1);
     this.settle();
+  }
+
+  /**
+   * Asks the sender for anything after the last message handed on (after a reconnect: what it
+   * sent while this end was not listening was dropped, and only a later message would show it).
+   */
+  probe(): void {
+    if (this.newest > 0 && !this.waiting) this.opts.ask(nextSeq(this.last));
   }
 
   /** Forgets the stream (its sender is gone): the next message starts it afresh, from 1. */

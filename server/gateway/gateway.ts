@@ -72,6 +72,7 @@ export class Gateway implements GameRouter, ResumeWorld {
   private readonly requests: WorldRequests;
   private readonly routing: Routing;
   private readonly subscriptions: BusSubscription[];
+  private readonly stopReconnects: () => void;
   private closed = false;
 
   constructor(opts: GatewayOptions) {
@@ -132,6 +133,12 @@ export class Gateway implements GameRouter, ResumeWorld {
       whisper: (session, to, text) => this.requests.whisper(session, to, text),
       who: (session) => this.requests.who(session),
     });
+    // Back on the bus: what either end sent while the other was not listening is found at once.
+    this.stopReconnects =
+      opts.bus.onReconnect?.(() => {
+        this.intake.probe();
+        this.outbox.markNow();
+      }) ?? (() => {});
     this.subscriptions = [
       opts.bus.subscribe(Subjects.gatewayTick(opts.id), (m) => this.intake.onBatch(m)),
       opts.bus.subscribe(Subjects.gatewayDirect(opts.id), (m) => this.intake.onBatch(m)),
@@ -159,6 +166,7 @@ export class Gateway implements GameRouter, ResumeWorld {
   /** Sends what is queued and stops listening; later packets go nowhere. */
   close(): void {
     if (this.closed) return;
+    this.stopReconnects();
     this.outbox.close();
     this.intake.close();
     this.closed = true;

@@ -62,6 +62,11 @@ export class TickIntake {
     this.ticks.receive(message.data);
   }
 
+  /** The bus came back: each host is asked for what it sent meanwhile (see TickOrder.probe). */
+  probe(): void {
+    this.ticks.probe();
+  }
+
   close(): void {
     this.ticks.close();
   }

@@ -175,12 +175,21 @@ export class InputOutbox {
     this.linesLost(lost.map((l) => l.session));
   }
 
+  /**
+   * Each stream says its newest seq now (the bus just came back: what was sent while the host
+   * was not listening is found at once, not at the next message or marker).
+   */
+  markNow(): void {
+    this.markers(true);
+  }
+
   /** Each quiet stream with messages still kept says its newest seq (while the bus is up). */
-  private markers(): void {
+  private markers(all = false): void {
     if (this.closed || !this.bus.stats().connected) return;
     const now = this.clock();
     for (const s of this.streams.values()) {
-      if (s.seq === 0 || now - s.lastSentAt < INPUT_MARKER_MS || s.sent.size === 0) continue;
+      if (s.seq === 0 || s.sent.size === 0) continue;
+      if (!all && now - s.lastSentAt < INPUT_MARKER_MS) continue;
       const w = new Writer(this.gateway.length + 8);
       ZoneInputs.begin(w, { gateway: this.gateway, epoch: this.epoch, seq: s.seq });
       s.lastSentAt = now;

@@ -60,6 +60,11 @@ export class TickOrder {
     if (stream?.epoch === epoch) stream.order.skipTo(before);
   }
 
+  /** Asks each host for anything after what was handed on (this gateway's bus just came back). */
+  probe(): void {
+    for (const { order } of this.streams.values()) order.probe();
+  }
+
   close(): void {
     for (const s of this.streams.values()) s.order.reset();
     this.streams.clear();

@@ -227,12 +227,18 @@ export class GatewayLink {
     w.publish(this.bus, this.tickSubject);
   }
 
+  /** Says the newest seq now (the bus just came back: a gateway that missed some finds it at once). */
+  markNow(): void {
+    this.marker(true);
+  }
+
   /**
    * A quiet link says its newest seq again now and then, while what it sent is kept: a loss
    * at the end of what it sent is found by it (a gateway finds a lost message only by a later one).
    */
-  private marker(): void {
-    if (this.seq === 0 || this.clock() - this.lastSentAt < MARKER_MS || this.sent.size === 0) return;
+  private marker(now = false): void {
+    if (this.seq === 0 || this.sent.size === 0) return;
+    if (!now && this.clock() - this.lastSentAt < MARKER_MS) return;
     const w = new Writer(this.host.length + 8);
     GatewayBatch.begin(w, { host: this.host, epoch: this.epoch, seq: this.seq });
     this.lastSentAt = this.clock();

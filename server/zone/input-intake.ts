@@ -67,6 +67,11 @@ export class InputIntake {
     this.order.forgetZone(zone);
   }
 
+  /** The bus came back: each gateway is asked for what it sent meanwhile. */
+  probe(): void {
+    this.order.probe();
+  }
+
   close(): void {
     this.order.close();
   }

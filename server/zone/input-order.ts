@@ -60,6 +60,11 @@ export class InputOrder {
     if (stream?.epoch === epoch) stream.order.skipTo(before);
   }
 
+  /** Asks each gateway for anything after what was handed on (this host's bus just came back). */
+  probe(): void {
+    for (const byGateway of this.streams.values()) for (const { order } of byGateway.values()) order.probe();
+  }
+
   /** The gateway is gone: a new one under its id counts afresh. */
   forgetGateway(gateway: string): void {
     for (const byGateway of this.streams.values()) {

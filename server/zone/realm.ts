@@ -77,6 +77,7 @@ export class Realm {
   private readonly intake: InputIntake;
   private readonly loop: TickLoop;
   private readonly subscriptions: BusSubscription[] = [];
+  private stopReconnects: () => void = () => {};
   /** Border strips to and from the neighbours of this host's zones. */
   private readonly border: BorderLink;
 
@@ -132,6 +133,12 @@ export class Realm {
     this.loop = new TickLoop(opts.tickRate, (lateMs) => this.runTick(lateMs));
     this.border = new BorderLink(opts.bus, this.zones, (zone) => this.running(zone), opts.log, clock);
     this.listen(hostId);
+    // Back on the bus: what either end sent while the other was not listening is found at once.
+    this.stopReconnects =
+      opts.bus.onReconnect?.(() => {
+        this.intake.probe();
+        this.seats.markNow();
+      }) ?? this.stopReconnects;
   }
 
   /** Every zone this host has, by name (running or not: see running). */
@@ -196,6 +203,7 @@ export class Realm {
   async stop(): Promise<void> {
     this.loop.stop();
     for (const sub of this.subscriptions.splice(0)) sub.unsubscribe();
+    this.stopReconnects();
     this.intake.close();
     this.border.close();
     await this.saving.stop();

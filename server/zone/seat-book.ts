@@ -134,6 +134,11 @@ export class SeatBook {
     return entry;
   }
 
+  /** Each gateway is told the newest seq of this host's tick messages to it (the bus just came back). */
+  markNow(): void {
+    for (const { link } of this.links.values()) link.markNow();
+  }
+
   /** Sends each gateway its sessions' bytes for this tick. */
   publish(): void {
     for (const { link } of this.links.values()) link.publish();

@@ -14,6 +14,8 @@ describe('SentRing', () => {
     expect(ring.from(2)).toBeUndefined();
     expect(ring.from(3)?.map((m) => m[0])).toEqual([3, 4, 5]);
     expect(ring.from(9)).toBeUndefined();
+    // Nothing after the newest: an empty answer, not a loss.
+    expect(ring.from(6)).toEqual([]);
   });
 
   it('lets the oldest go past its byte limit', () => {
