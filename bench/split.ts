@@ -146,7 +146,7 @@ async function run(mode: 'direct' | 'split'): Promise<{
       };
       if (mode === 'direct') inputs.push(Object.assign(zoneInputs.MoveInput(wk.p.id, now), m));
       else {
-        if (inbox.pos === 0) ZoneInputs.begin(inbox, { gateway: 'local', epoch: 0, seq: 0 });
+        if (inbox.pos === 0) ZoneInputs.begin(inbox, { gateway: 'local', epoch: 0, to: 0, seq: 0 });
         Packet.write(inbox, {
           session: wk.p.id,
           receivedAt: now,

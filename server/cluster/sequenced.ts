@@ -120,6 +120,12 @@ export interface InOrderOptions<T> {
   waitMs?: number;
   /** How many messages after a gap are held, at most, before it is given up. Default 2000. */
   maxHeld?: number;
+  /**
+   * Whether the stream is this receiver's from its first message (the sender names it): a first
+   * message past seq 1 opens a gap from 1. Otherwise (a stream already under way when this
+   * receiver came to it) the first seq heard is where it starts. Default true.
+   */
+  fromOne?: boolean;
 }
 
 /** A count this far on that hears seq 1 has wrapped (2^32-1 is years of messages away). */
@@ -133,7 +139,7 @@ const WRAP_FROM = 0xff000000;
  * what was held goes on). A marker (the sender's newest seq again, with nothing in it) is given
  * to `receive` as undefined: it only says how far the sender has got.
  *
- * A stream counts from 1: a first message numbered past it opens a gap from 1. Seq 1 near the
+ * A stream counts from 1 (fromOne): a first message numbered past it opens a gap from 1. Seq 1 near the
  * top of the count starts it afresh (the sender wrapped); anywhere else it is a repeat (a
  * message sent again after the gap it filled had closed).
  */
@@ -148,6 +154,8 @@ export class InOrder<T> {
   private readonly askEveryMs: number;
   private readonly waitMs: number;
   private readonly maxHeld: number;
+  /** Whether a message (or marker) has been heard since the stream started (or was reset). */
+  private started = false;
   /** Gaps filled by messages sent again, and gaps given up. */
   filled = 0;
   givenUp = 0;
@@ -180,6 +188,11 @@ export class InOrder<T> {
   /** A message (`message` undefined: a marker) numbered `seq`. */
   receive(seq: number, message: T | undefined): void {
     if (seq === 1 && this.last >= WRAP_FROM) this.reset();
+    if (!this.started) {
+      this.started = true;
+      // Come to a stream under way: it starts here (a marker says where it has got to).
+      if (this.opts.fromOne === false) this.last = this.newest = message === undefined ? seq : seq - 1;
+    }
     if (seq <= this.last) return;
     if (seq > this.newest) this.newest = seq;
     if (message !== undefined) this.held.set(seq, message);
@@ -208,6 +221,7 @@ export class InOrder<T> {
 
   /** Forgets the stream (its sender is gone): the next message starts it afresh, from 1. */
   reset(): void {
+    this.started = false;
     this.last = 0;
     this.held.clear();
     this.newest = 0;

@@ -97,8 +97,8 @@ export const ZoneInputs = defineStream({
   name: 'ZoneInputs',
   routes: ['zoneInput'],
   subjects: ['on `wyvern.zone.<zone>.in`'],
-  doc: "A gateway's records for one zone, one message per event-loop turn (after the poll phase, so they reach the host before its next tick). `seq` is 1, 2, ... per gateway and zone within the gateway's `epoch` (random at its start; 1 again after 2^32-1): the host finds a lost message by it and asks for it again (ResendInputs). A message with no records repeats the newest seq (a marker, sent after a second without inputs); `seq` 0 is not in sequence (a request or an answer about a stream, or a host forwarding inputs after a player it handed on).",
-  head: { gateway: id, epoch: u32, seq: varint },
+  doc: "A gateway's records for one zone, one message per event-loop turn (after the poll phase, so they reach the host before its next tick). `seq` is 1, 2, ... per gateway and zone within the gateway's `epoch` (random at its start; 1 again after 2^32-1) and counts afresh when the zone's host changes: the host finds a lost message by it and asks for it again (ResendInputs). `to` is the epoch of the zone's host as the gateway last heard it (0: not known): a host asks for a stream's first messages only if it is the one named. A message with no records repeats the newest seq (a marker, sent after a second without inputs); `seq` 0 is not in sequence (a request or an answer about a stream, or a host forwarding inputs after a player it handed on).",
+  head: { gateway: id, epoch: u32, to: u32, seq: varint },
   records: [Packet, Join, Detach, Behind, Resync, ResendTicks, InputsGone],
 });
 
@@ -114,8 +114,8 @@ export const HandoffRequest = defineStream({
   name: 'HandoffRequest',
   routes: ['zoneHandoff'],
   subjects: ['on `wyvern.zone.<zone>.handoff` (a request, answered HandoffAnswer)'],
-  doc: "A zone-input message of one HANDOFF record, sent by the host of the zone beside with the session's gateway as sender.",
-  head: { gateway: id },
+  doc: "A zone-input message of one HANDOFF record, sent by the host of the zone beside with the session's gateway as sender (and that gateway's `epoch`, as the host last heard it; 0: not known).",
+  head: { gateway: id, epoch: u32 },
   records: [Handoff],
 });
 
@@ -221,8 +221,8 @@ export const GatewayBatch = defineStream({
   name: 'GatewayBatch',
   routes: ['gatewayTick', 'gatewayDirect'],
   subjects: ['on `wyvern.gw.<gateway>.tick`', 'on `wyvern.gw.<gateway>.direct`'],
-  doc: "A zone host's records for one gateway, one message per tick (`.tick`, `seq` 1, 2, ... per host and gateway within the host's `epoch` (random at its start; 1 again after 2^32-1): the gateway finds a lost message by it and asks for it again, ResendTicks; a message with no records repeats the newest seq, a marker sent after a second without a tick message) or for one delivery outside a tick (`.direct`, `seq` 0: not in sequence).",
-  head: { host: id, epoch: u32, seq: varint },
+  doc: "A zone host's records for one gateway, one message per tick (`.tick`, `seq` 1, 2, ... per host and gateway within the host's `epoch` (random at its start; 1 again after 2^32-1), counted afresh for each gateway instance, `to` (that gateway's epoch): a gateway drops what names another epoch than its own, and asks for a stream's first messages only if it is the one named; it finds a lost message by it and asks for it again, ResendTicks; a message with no records repeats the newest seq, a marker sent after a second without a tick message) or for one delivery outside a tick (`.direct`, `seq` 0: not in sequence).",
+  head: { host: id, epoch: u32, to: u32, seq: varint },
   records: [Joined, Bytes, Left, Moved, Refused, ResendInputs, TicksGone],
 });
 

@@ -22,6 +22,7 @@ import type { Frame } from '../../shared/codec/frame.js';
 import { ChatSend, type PayloadOf } from '../../shared/protocol/index.js';
 import type { AnyClientPacket } from '../../shared/protocol/registry.js';
 import type { Bus, BusSubscription } from '../cluster/bus.js';
+import { newEpoch } from '../cluster/sequenced.js';
 import { Subjects, zoneId } from '../cluster/subjects.js';
 import type { GameRouter, ZonePacketDef } from '../dispatch/router.js';
 import type { Logger } from '../log.js';
@@ -82,8 +83,13 @@ export class Gateway implements GameRouter, ResumeWorld {
     if (first === undefined) throw new Error('the world has no zone');
     const closed = () => this.closed;
     const clock = opts.clock ?? Date.now;
-    const outbox = (this.outbox = new InputOutbox(opts.id, opts.bus, clock, undefined, (sessions) =>
-      this.linesLost(sessions),
+    const outbox = (this.outbox = new InputOutbox(
+      opts.id,
+      opts.bus,
+      clock,
+      newEpoch(),
+      (zone) => this.intake.epochOf(this.claims.holderOf(zone) ?? this.book.hostIn(zone)),
+      (sessions) => this.linesLost(sessions),
     ));
     const backpressure = new Backpressure({ outbox, current: (p) => this.book.get(p.session.id) === p });
     const book = (this.book = new PlacementBook({
@@ -144,6 +150,11 @@ export class Gateway implements GameRouter, ResumeWorld {
       opts.bus.subscribe(Subjects.gatewayDirect(opts.id), (m) => this.intake.onBatch(m)),
       opts.bus.subscribe(Subjects.gatewayWhisper(opts.id), (m) => this.requests.onWhisper(m)),
     ];
+  }
+
+  /** This gateway instance's epoch: the zone hosts' tick messages to it name it. */
+  get epoch(): number {
+    return this.outbox.epoch;
   }
 
   /** Times tick messages were found missing. */

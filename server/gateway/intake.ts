@@ -62,6 +62,11 @@ export class TickIntake {
     this.ticks.receive(message.data);
   }
 
+  /** The epoch of `host` as last heard (0: never, or no host). */
+  epochOf(host: string | undefined): number {
+    return host === undefined ? 0 : this.ticks.epochOf(host);
+  }
+
   /** The bus came back: each host is asked for what it sent meanwhile (see TickOrder.probe). */
   probe(): void {
     this.ticks.probe();

@@ -42,6 +42,8 @@ interface Stream {
   open: boolean;
   /** The seq of the last message sent. */
   seq: number;
+  /** The epoch of the zone's host its messages name (0: not known yet). */
+  to: number;
   readonly sent: SentRing;
   lastSentAt: number;
   /** The sayers of lines in the open message, then in each message sent (oldest first). */
@@ -62,6 +64,8 @@ export class InputOutbox {
     private readonly clock: () => number = Date.now,
     /** This gateway's epoch: its streams are counted under it (server/cluster/sequenced.ts). */
     readonly epoch = newEpoch(),
+    /** The epoch of the host running the zone, as this gateway last heard it (0: not known). */
+    private readonly receiverOf: (zone: string) => number = () => 0,
     /** Lines these sessions said were in messages given up: each sayer is told its line was not heard. */
     private readonly linesLost: (sessions: readonly number[]) => void = () => {},
   ) {
@@ -87,7 +91,8 @@ export class InputOutbox {
     // Far below the bus's 1 MiB (a record is at most one packet): a busy turn goes in parts.
     if (s.open && s.w.pos > INPUTS_SEND_AT) this.send(s);
     if (!s.open) {
-      ZoneInputs.begin(s.w, { gateway: this.gateway, epoch: this.epoch, seq: nextSeq(s.seq) });
+      this.address(s, zone);
+      ZoneInputs.begin(s.w, { gateway: this.gateway, epoch: this.epoch, to: s.to, seq: nextSeq(s.seq) });
       s.head = s.w.pos;
       s.open = true;
     }
@@ -112,7 +117,7 @@ export class InputOutbox {
     if (!messages) {
       const before = nextSeq(s.seq);
       const w = new Writer(this.gateway.length + 24);
-      ZoneInputs.begin(w, { gateway: this.gateway, epoch: this.epoch, seq: 0 });
+      ZoneInputs.begin(w, { gateway: this.gateway, epoch: this.epoch, to: s.to, seq: 0 });
       InputsGone.write(w, { session: 0, before });
       this.bus.publish(s.subject, w.finish());
       this.tellSayers(s, from, before);
@@ -131,6 +136,7 @@ export class InputOutbox {
         head: 0,
         open: false,
         seq: 0,
+        to: 0,
         sent: new SentRing(this.clock),
         lastSentAt: 0,
         saying: [],
@@ -139,6 +145,22 @@ export class InputOutbox {
       this.streams.set(zone, s);
     }
     return s;
+  }
+
+  /**
+   * Names the zone's host in the stream; another host than the one named (the zone failed
+   * over, or its host restarted) gets a count of its own from 1, with nothing kept of what the
+   * other had: it must never be sent again what another host took.
+   */
+  private address(s: Stream, zone: string): void {
+    const to = this.receiverOf(zone);
+    if (to === 0 || to === s.to) return;
+    if (s.to !== 0) {
+      s.seq = 0;
+      s.sent.clear();
+      s.lines.length = 0;
+    }
+    s.to = to;
   }
 
   private sendInputs(): void {
@@ -191,7 +213,7 @@ export class InputOutbox {
       if (s.seq === 0 || s.sent.size === 0) continue;
       if (!all && now - s.lastSentAt < INPUT_MARKER_MS) continue;
       const w = new Writer(this.gateway.length + 8);
-      ZoneInputs.begin(w, { gateway: this.gateway, epoch: this.epoch, seq: s.seq });
+      ZoneInputs.begin(w, { gateway: this.gateway, epoch: this.epoch, to: s.to, seq: s.seq });
       s.lastSentAt = now;
       this.bus.publish(s.subject, w.finish());
     }

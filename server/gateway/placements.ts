@@ -150,6 +150,12 @@ export class PlacementBook {
     return undefined;
   }
 
+  /** The host (its id on the bus) that one of this gateway's placements in `zone` has heard from. */
+  hostIn(zone: string): string | undefined {
+    for (const p of this.placements.values()) if (p.character.zone === zone && p.host) return p.host;
+    return undefined;
+  }
+
   /** Drives each placement `where` picks by `event`; how many took it. */
   driveAll(where: (p: Placement) => boolean, event: PlacementEvent, ctx: PlacementContext = {}): number {
     let moved = 0;

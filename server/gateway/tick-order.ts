@@ -46,12 +46,19 @@ export class TickOrder {
   /** A message on the gateway's tick or direct subject. */
   receive(data: Uint8Array): void {
     const r = this.reader.reset(data);
-    const { host, epoch, seq } = GatewayBatch.headField.read(r);
+    const { host, epoch, to, seq } = GatewayBatch.headField.read(r);
+    // Meant for an earlier instance of this gateway (its sessions, its count): not ours.
+    if (to !== 0 && to !== this.opts.epoch) return;
     if (seq === 0) return this.opts.deliver(data);
     const marker = r.remaining === 0;
-    const { order } = this.stream(host, epoch);
+    const { order } = this.stream(host, epoch, to === this.opts.epoch);
     // Held messages outlive the handler: the bus's bytes are valid only while it runs.
     order.receive(seq, marker ? undefined : order.inOrder(seq) ? data : data.slice());
+  }
+
+  /** The epoch of `host` as last heard (0: never). */
+  epochOf(host: string): number {
+    return this.streams.get(host)?.epoch ?? 0;
   }
 
   /** The host no longer has its tick messages before `before` (TICKSGONE). */
@@ -70,8 +77,11 @@ export class TickOrder {
     this.streams.clear();
   }
 
-  /** The host's stream; a new epoch (the host restarted) starts a new one, counted from 1. */
-  private stream(host: string, epoch: number): Stream {
+  /**
+   * The host's stream; a new epoch (the host restarted) starts a new one, counted from 1 when
+   * it names this gateway (it always does, once the host has heard of it).
+   */
+  private stream(host: string, epoch: number, fromOne: boolean): Stream {
     const known = this.streams.get(host);
     if (known?.epoch === epoch) return known;
     known?.order.reset();
@@ -80,6 +90,7 @@ export class TickOrder {
         deliver: this.opts.deliver,
         ask: (from) => this.ask(host, from),
         gaveUp: (from, to) => this.opts.lost(host, from, to),
+        fromOne,
       },
       this.opts.clock,
     );
@@ -97,7 +108,8 @@ export class TickOrder {
     }
     this.opts.log.info({ host, zone, from }, 'tick messages missing: asking for them again');
     const w = new Writer(64);
-    ZoneInputs.begin(w, { gateway: this.opts.gateway, epoch: this.opts.epoch, seq: 0 });
+    const to = this.streams.get(host)?.epoch ?? 0;
+    ZoneInputs.begin(w, { gateway: this.opts.gateway, epoch: this.opts.epoch, to, seq: 0 });
     ResendTicks.write(w, { session: 0, from });
     try {
       this.opts.bus.publish(Subjects.zoneInput(zone), w.finish());

@@ -36,6 +36,12 @@ export class ZoneClaims {
     return this.down.has(zone);
   }
 
+  /** The id of the host the registry says holds the zone now (undefined: none, or not known). */
+  holderOf(zone: string): string | undefined {
+    const holder = this.down.has(zone) ? undefined : this.holders.get(zone);
+    return holder?.slice(0, holder.lastIndexOf('/'));
+  }
+
   /** A zone the registry says `host` (its id) holds now (undefined: none known). */
   zoneOf(host: string): string | undefined {
     for (const [zone, holder] of this.holders) {

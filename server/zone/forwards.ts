@@ -46,7 +46,7 @@ export class Forwards {
       return;
     }
     const w = new Writer(64);
-    ZoneInputs.begin(w, { gateway, epoch: 0, seq: 0 });
+    ZoneInputs.begin(w, { gateway, epoch: 0, to: 0, seq: 0 });
     // What a record reads is what it writes (its bytes as views into the message).
     def.write(w, record as RecordIn<R>);
     this.bus.publish(Subjects.zoneInput(zoneId(to.zone)), w.finish());
@@ -58,7 +58,7 @@ export class Forwards {
    */
   sendOn(gateway: string, zone: string, packets: readonly RecordOut<typeof Packet>[]): void {
     const w = new Writer(64 + packets.reduce((n, r) => n + r.payload.length + 24, 0));
-    ZoneInputs.begin(w, { gateway, epoch: 0, seq: 0 });
+    ZoneInputs.begin(w, { gateway, epoch: 0, to: 0, seq: 0 });
     for (const record of packets) Packet.write(w, record);
     this.bus.publish(Subjects.zoneInput(zoneId(zone)), w.finish());
   }
@@ -66,7 +66,7 @@ export class Forwards {
   /** Its connection dropped while the request was out: the next host lets it linger. */
   detach(gateway: string, session: number, zone: string): void {
     const w = new Writer(64);
-    ZoneInputs.begin(w, { gateway, epoch: 0, seq: 0 });
+    ZoneInputs.begin(w, { gateway, epoch: 0, to: 0, seq: 0 });
     Detach.write(w, { session });
     this.bus.publish(Subjects.zoneInput(zoneId(zone)), w.finish());
   }

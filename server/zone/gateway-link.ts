@@ -121,6 +121,11 @@ export class GatewayLink {
   /** The tick messages sent lately (copies), for a gateway that missed some (resend). */
   private readonly sent: SentRing;
   private lastSentAt = 0;
+  /**
+   * The epoch of the gateway instance this link talks to, as last heard (0: not yet): its
+   * messages name it, and a new one (the gateway restarted) starts the count afresh.
+   */
+  to = 0;
 
   constructor(
     readonly gateway: string,
@@ -135,6 +140,20 @@ export class GatewayLink {
     this.tickSubject = Subjects.gatewayTick(gateway);
     this.directSubject = Subjects.gatewayDirect(gateway);
     this.sent = new SentRing(clock);
+  }
+
+  /**
+   * The gateway said its epoch (the head of its zone inputs, or of a hand-off in its name): a
+   * new instance of it gets a count of its own from 1, with nothing kept of the old one's.
+   */
+  heard(gatewayEpoch: number): void {
+    if (gatewayEpoch === 0 || gatewayEpoch === this.to) return;
+    if (this.to !== 0) {
+      this.seq = 0;
+      this.sent.clear();
+      this.lastSentAt = 0;
+    }
+    this.to = gatewayEpoch;
   }
 
   output(session: number): SessionOutput {
@@ -214,7 +233,7 @@ export class GatewayLink {
   /** Tells the gateway its tick messages up to the newest are no longer kept: it gives them up at once. */
   private gone(): void {
     const w = new Writer(this.host.length + 24);
-    GatewayBatch.begin(w, { host: this.host, epoch: this.epoch, seq: 0 });
+    GatewayBatch.begin(w, { host: this.host, epoch: this.epoch, to: this.to, seq: 0 });
     TicksGone.write(w, { session: 0, before: nextSeq(this.seq) });
     this.bus.publish(this.directSubject, w.peek());
   }
@@ -240,7 +259,7 @@ export class GatewayLink {
     if (this.seq === 0 || this.sent.size === 0) return;
     if (!now && this.clock() - this.lastSentAt < MARKER_MS) return;
     const w = new Writer(this.host.length + 8);
-    GatewayBatch.begin(w, { host: this.host, epoch: this.epoch, seq: this.seq });
+    GatewayBatch.begin(w, { host: this.host, epoch: this.epoch, to: this.to, seq: this.seq });
     this.lastSentAt = this.clock();
     this.bus.publish(this.tickSubject, w.peek());
   }
@@ -256,7 +275,7 @@ export class GatewayLink {
     // A decode error's reason names a field and a length: short, but never trusted to be.
     const reason = err.message.length > REASON_MAX ? err.message.slice(0, REASON_MAX) : err.message;
     const w = new Writer(64 + this.host.length + reason.length * 3);
-    GatewayBatch.begin(w, { host: this.host, epoch: this.epoch, seq: 0 });
+    GatewayBatch.begin(w, { host: this.host, epoch: this.epoch, to: this.to, seq: 0 });
     Refused.write(w, { session, opcode, code: err.code, reason });
     // The writer is this message's alone: its bytes go as they are.
     this.bus.publish(this.directSubject, w.peek());
@@ -281,7 +300,7 @@ export class GatewayLink {
   /** Frames for one session now, outside the tick (a whisper). */
   direct(session: number, frames: Uint8Array): void {
     const w = new Writer(frames.length + RECORD_HEAD + this.host.length + 8);
-    GatewayBatch.begin(w, { host: this.host, epoch: this.epoch, seq: 0 });
+    GatewayBatch.begin(w, { host: this.host, epoch: this.epoch, to: this.to, seq: 0 });
     Bytes.write(w, { session, frames });
     // The writer is this message's alone: its bytes go as they are.
     this.bus.publish(this.directSubject, w.peek());
@@ -331,7 +350,7 @@ export class GatewayLink {
   /** Opens the next tick message. */
   private start(): void {
     this.seq = nextSeq(this.seq);
-    GatewayBatch.begin(this.batch, { host: this.host, epoch: this.epoch, seq: this.seq });
+    GatewayBatch.begin(this.batch, { host: this.host, epoch: this.epoch, to: this.to, seq: this.seq });
     this.head = this.batch.pos;
   }
 

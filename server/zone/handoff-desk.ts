@@ -98,7 +98,7 @@ export class HandoffDesk {
       // The seat went with its zone (lost to another host) or the host is stopping.
       if (this.seats.get(seat.worldSession) !== seat || this.zones.get(from.name) !== from) return;
       const w = new Writer(64 + bytes.length);
-      HandoffRequest.begin(w, { gateway: seat.link.gateway });
+      HandoffRequest.begin(w, { gateway: seat.link.gateway, epoch: seat.link.to });
       Handoff.write(w, {
         session: seat.session,
         account: seat.accountId,
@@ -160,12 +160,12 @@ export class HandoffDesk {
       message.respond(HandoffAnswer.encode({ answer: a }));
     };
     const host = this.zones.get(zone);
-    let got: { gateway: string; record: RecordOut<typeof Handoff> } | undefined;
+    let got: { gateway: string; epoch: number; record: RecordOut<typeof Handoff> } | undefined;
     let state: HandoffState;
     try {
       HandoffRequest.read(message.data, {
-        Handoff: (record, { gateway }) => {
-          got = { gateway, record };
+        Handoff: (record, { gateway, epoch }) => {
+          got = { gateway, epoch, record };
         },
       });
       if (!got) throw new Error('no HANDOFF record');
@@ -179,6 +179,8 @@ export class HandoffDesk {
     const age = this.clock() - record.sentAt;
     if (age > HANDOFF_FRESH_MS) return answer('refused', 'too old', { ...detail, age });
     const { link, seats } = this.seats.linkOf(gateway);
+    // Its tick messages to the gateway name the instance the request names.
+    link.heard(got.epoch);
     const seat = seats.get(record.session);
     if (seat) {
       const same = seat.characterId === state.characterId && seat.playerId === state.entity.id;

@@ -101,6 +101,8 @@ export class InputIntake {
   /** What each zone input does, for the zone `host` runs. */
   private zoneInputHandlers(host: ZoneRunner): StreamHandlers<typeof ZoneInputs> {
     return {
+      // A gateway's own message names the instance it is (a forward in its name names none).
+      begin: ({ gateway, epoch }) => this.seats.linkOf(gateway).link.heard(epoch),
       Packet: (record, { gateway }) => {
         const { link } = this.seats.linkOf(gateway);
         // Answered REFUSED already: nothing after the bad packet counts (its connection goes).

@@ -1,6 +1,7 @@
 /**
  * A zone host's zone inputs put back in order: each gateway numbers its input messages per
- * zone (ZoneInputs' `seq`, within the gateway's `epoch`), and a message lost on the bus (NATS
+ * zone (ZoneInputs' `seq`, within the gateway's `epoch`, counted afresh for each host of the
+ * zone: `to`), and a message lost on the bus (NATS
  * drops what is published while the host is not subscribed, as after a nats-server restart) is
  * asked for again from the gateway, which keeps what it sent for a while
  * (server/cluster/sequenced.ts). What comes after a gap waits for it, so a move, a stop or a
@@ -29,9 +30,10 @@ export interface InputOrderOptions {
   readonly lost: (zone: string, gateway: string) => void;
 }
 
-/** One gateway's stream for one zone, under the epoch it is counted in. */
+/** One gateway's stream for one zone, under the epoch it is counted in, and the host it names. */
 interface Stream {
   readonly epoch: number;
+  to: number;
   readonly order: InOrder<Uint8Array>;
 }
 
@@ -45,11 +47,13 @@ export class InputOrder {
   /** A message on the zone's input subject: read now, held behind a gap, or dropped as a repeat. */
   receive(zone: string, data: Uint8Array): void {
     const r = this.reader.reset(data);
-    const { gateway, epoch, seq } = ZoneInputs.headField.read(r);
+    const { gateway, epoch, to, seq } = ZoneInputs.headField.read(r);
     // Not in sequence: a request or an answer about a stream, or a host forwarding inputs.
     if (seq === 0) return this.opts.deliver(zone, data);
     const marker = r.remaining === 0;
-    const { order } = this.stream(zone, gateway, epoch);
+    // Named its receiver, this host has the stream from its first message; else (the gateway
+    // has not heard of it yet: it came to the zone under way) from the first it hears.
+    const { order } = this.stream(zone, gateway, epoch, to);
     // Held messages outlive the handler: the bus's bytes are valid only while it runs.
     order.receive(seq, marker ? undefined : order.inOrder(seq) ? data : data.slice());
   }
@@ -83,13 +87,21 @@ export class InputOrder {
     for (const zone of [...this.streams.keys()]) this.forgetZone(zone);
   }
 
-  /** The gateway's stream for the zone; a new epoch (the gateway restarted) starts a new one. */
-  private stream(zone: string, gateway: string, epoch: number): Stream {
+  /**
+   * The gateway's stream for the zone. A new epoch (the gateway restarted) starts a new one, and
+   * so does a new host named where another was (the gateway counts afresh for it, as it does
+   * then: InputOutbox.address); a host named where none was goes on with the count.
+   */
+  private stream(zone: string, gateway: string, epoch: number, to: number): Stream {
     let byGateway = this.streams.get(zone);
     if (!byGateway) this.streams.set(zone, (byGateway = new Map()));
     const known = byGateway.get(gateway);
-    if (known?.epoch === epoch) return known;
+    if (known?.epoch === epoch && (known.to === 0 || known.to === to)) {
+      known.to = to;
+      return known;
+    }
     known?.order.reset();
+    const fromOne = to === this.opts.epoch;
     const { log } = this.opts;
     const order = new InOrder<Uint8Array>(
       {
@@ -102,10 +114,11 @@ export class InputOrder {
           );
           this.opts.lost(zone, gateway);
         },
+        fromOne,
       },
       this.opts.clock,
     );
-    const stream = { epoch, order };
+    const stream = { epoch, to, order };
     byGateway.set(gateway, stream);
     return stream;
   }
@@ -114,7 +127,8 @@ export class InputOrder {
   private ask(zone: string, gateway: string, from: number): void {
     this.opts.log.info({ zone, gateway, from }, 'zone inputs missing: asking for them again');
     const w = new Writer(64);
-    GatewayBatch.begin(w, { host: this.opts.hostId, epoch: this.opts.epoch, seq: 0 });
+    const to = this.streams.get(zone)?.get(gateway)?.epoch ?? 0;
+    GatewayBatch.begin(w, { host: this.opts.hostId, epoch: this.opts.epoch, to, seq: 0 });
     ResendInputs.write(w, { session: 0, zone: zoneId(zone), from });
     try {
       this.opts.bus.publish(Subjects.gatewayDirect(gateway), w.finish());

@@ -126,6 +126,22 @@ describe('InOrder', () => {
     expect(delivered).toEqual(['x', 'y']);
   });
 
+  it('takes a stream it came to under way (not named its receiver) from the first seq it hears', () => {
+    const under = new InOrder<string>({
+      deliver: (m) => delivered.push(m),
+      ask: (from) => asked.push(from),
+      gaveUp: () => {},
+      fromOne: false,
+    });
+    under.receive(40, undefined);
+    under.receive(41, 'x');
+    under.receive(43, 'z');
+    under.receive(42, 'y');
+    expect(delivered).toEqual(['x', 'y', 'z']);
+    expect(asked).toEqual([42]);
+    under.reset();
+  });
+
   it('gives up at once what the sender says is gone, and waits on for what it still has', () => {
     stream.receive(1, 'a');
     stream.receive(5, 'e');

@@ -33,7 +33,7 @@ const move = { seq: 7, x: 10.5, y: 20.25, facing: 1, moving: true, speed: 4, cli
 describe('zone inputs', () => {
   it('reads back each record kind in order, with the sending gateway', () => {
     const w = new Writer(16);
-    ZoneInputs.begin(w, { gateway: 'gw-1', epoch: 1, seq: 3 });
+    ZoneInputs.begin(w, { gateway: 'gw-1', epoch: 1, to: 0, seq: 3 });
     Join.write(w, { session: 300, account: 12, character: 99 });
     Packet.write(w, {
       session: 300,
@@ -63,7 +63,7 @@ describe('zone inputs', () => {
 
   it('costs a few bytes beyond the packet: kind, session, time, opcode and length', () => {
     const w = new Writer(16);
-    ZoneInputs.begin(w, { gateway: 'local', epoch: 0, seq: 0 });
+    ZoneInputs.begin(w, { gateway: 'local', epoch: 0, to: 0, seq: 0 });
     const head = w.pos;
     Packet.write(w, {
       session: 5,
@@ -85,7 +85,7 @@ describe('zone inputs', () => {
     ];
     const encoded = forms.map((form) => {
       const w = new Writer(16);
-      ZoneInputs.begin(w, { gateway: 'gw', epoch: 0, seq: 0 });
+      ZoneInputs.begin(w, { gateway: 'gw', epoch: 0, to: 0, seq: 0 });
       Packet.write(w, { session: 1, receivedAt: 2, opcode: 3, payload: form });
       return [...w.finish()];
     });
@@ -95,7 +95,7 @@ describe('zone inputs', () => {
 
   it('leaves a message as it was when a record is refused, so the records before it still go', () => {
     const w = new Writer(16);
-    ZoneInputs.begin(w, { gateway: 'gw', epoch: 0, seq: 0 });
+    ZoneInputs.begin(w, { gateway: 'gw', epoch: 0, to: 0, seq: 0 });
     Detach.write(w, { session: 1 });
     const before = w.pos;
     expect(() => Join.write(w, { session: 2, account: -1, character: 3 })).toThrow(/varint/);
@@ -107,7 +107,7 @@ describe('zone inputs', () => {
 
   it('carries a hand-off as its own request, answered taken or refused', () => {
     const w = new Writer(16);
-    HandoffRequest.begin(w, { gateway: 'gw-2' });
+    HandoffRequest.begin(w, { gateway: 'gw-2', epoch: 0 });
     Handoff.write(w, { session: 4, account: 5, sentAt: 6.5, state: Uint8Array.of(1, 2) });
     const got: unknown[] = [];
     HandoffRequest.read(w.finish(), {
@@ -122,7 +122,7 @@ describe('zone inputs', () => {
 
   it('refuses a hand-off among the zone inputs: it is only taken as a request that is answered', () => {
     const w = new Writer(16);
-    ZoneInputs.begin(w, { gateway: 'gw', epoch: 1, seq: 1 });
+    ZoneInputs.begin(w, { gateway: 'gw', epoch: 1, to: 0, seq: 1 });
     Handoff.write(w, { session: 4, account: 5, sentAt: 6.5, state: Uint8Array.of(1) });
     expect(() => readTagged(ZoneInputs, w.finish(), () => {})).toThrow(/kind 6 unknown/);
   });
@@ -132,7 +132,7 @@ describe('gateway batch', () => {
   it('is visited with no object made per record: one object per kind, refilled, its bytes a range of the message', () => {
     const w = new Writer(16);
     const frames = Uint8Array.from({ length: 40 }, (_, i) => i);
-    GatewayBatch.begin(w, { host: 'zh-1', epoch: 1, seq: 3 });
+    GatewayBatch.begin(w, { host: 'zh-1', epoch: 1, to: 0, seq: 3 });
     for (let session = 1; session <= 3; session++) {
       Joined.write(w, { session, entity: 40 + session, character: 9 });
       Bytes.write(w, { session, frames: { buf: frames, start: session, end: session * 10 } });
@@ -172,7 +172,7 @@ describe('gateway batch', () => {
     expect(seen).toEqual(read);
     // Cut short inside a record's bytes: the same error as a read.
     expect(() =>
-      GatewayBatch.visit(message.subarray(0, 34), {
+      GatewayBatch.visit(message.subarray(0, 38), {
         Joined() {},
         Bytes() {},
         Left() {},
@@ -187,7 +187,7 @@ describe('gateway batch', () => {
   it('reads back joined, bytes, moved and left records in order, the bytes as written', () => {
     const w = new Writer(16);
     const frames = Uint8Array.from({ length: 300 }, (_, i) => i & 0xff);
-    GatewayBatch.begin(w, { host: 'zh-1', epoch: 1, seq: 70_000 });
+    GatewayBatch.begin(w, { host: 'zh-1', epoch: 1, to: 0, seq: 70_000 });
     Joined.write(w, { session: 1, entity: 40, character: 9 });
     Moved.write(w, { session: 1, zone: 'Ashmoor' });
     Bytes.write(w, { session: 1, frames });
@@ -223,7 +223,7 @@ describe('gateway batch', () => {
 
   it('hands BYTES over as a view into the message, not a copy', () => {
     const w = new Writer(16);
-    GatewayBatch.begin(w, { host: 'zh', epoch: 1, seq: 1 });
+    GatewayBatch.begin(w, { host: 'zh', epoch: 1, to: 0, seq: 1 });
     Bytes.write(w, { session: 1, frames: Uint8Array.of(5, 6, 7) });
     const batch = w.finish();
     let view: Uint8Array | undefined;
@@ -235,7 +235,7 @@ describe('gateway batch', () => {
 
   it('refuses an unknown record kind instead of guessing', () => {
     const w = new Writer(16);
-    GatewayBatch.begin(w, { host: 'zh', epoch: 1, seq: 1 });
+    GatewayBatch.begin(w, { host: 'zh', epoch: 1, to: 0, seq: 1 });
     w.u8(9);
     w.varint(1);
     expect(() => readTagged(GatewayBatch, w.finish(), () => {})).toThrow(/kind 9/);
@@ -243,7 +243,7 @@ describe('gateway batch', () => {
 
   it('refuses a LEFT reason it does not know instead of reading it as one it does', () => {
     const w = new Writer(16);
-    GatewayBatch.begin(w, { host: 'zh', epoch: 1, seq: 1 });
+    GatewayBatch.begin(w, { host: 'zh', epoch: 1, to: 0, seq: 1 });
     w.u8(Left.kind);
     w.varint(1);
     w.u8(7);

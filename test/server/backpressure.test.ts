@@ -40,13 +40,13 @@ describe('backpressure reports', () => {
     const out: Tagged<typeof ZoneInputs>[] = [];
     readTagged(ZoneInputs, w.finish(), (r) => out.push(r));
     w = new Writer(64);
-    ZoneInputs.begin(w, { gateway: 'g', epoch: 0, seq: 0 });
+    ZoneInputs.begin(w, { gateway: 'g', epoch: 0, to: 0, seq: 0 });
     return out;
   }
 
   beforeEach(() => {
     w = new Writer(64);
-    ZoneInputs.begin(w, { gateway: 'g', epoch: 0, seq: 0 });
+    ZoneInputs.begin(w, { gateway: 'g', epoch: 0, to: 0, seq: 0 });
     current = new Set();
     backpressure = new Backpressure({ outbox: { inputs: () => w }, current: (p) => current.has(p) });
   });

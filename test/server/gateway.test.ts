@@ -58,7 +58,8 @@ describe('the gateway', () => {
   /** A batch from zone host `host` with tick seq `seq` (0: on .direct), in the host's `epoch`. */
   function batch(host: string, seq: number, write: (w: Writer) => void, epoch = 1): void {
     const w = new Writer(64);
-    GatewayBatch.begin(w, { host, epoch, seq });
+    // Named to this gateway, as a host names it once it has heard from it.
+    GatewayBatch.begin(w, { host, epoch, to: gateway.epoch, seq });
     write(w);
     bus.publish(seq === 0 ? Subjects.gatewayDirect('g') : Subjects.gatewayTick('g'), w.finish());
   }
@@ -223,7 +224,7 @@ describe('the gateway', () => {
     // The zone's host missed everything (a bus outage longer than the gateway keeps its messages).
     now += 16_000;
     const w = new Writer(64);
-    GatewayBatch.begin(w, { host: 'zh', epoch: 1, seq: 0 });
+    GatewayBatch.begin(w, { host: 'zh', epoch: 1, to: gateway.epoch, seq: 0 });
     ResendInputs.write(w, { session: 0, zone: 'greenvale', from: 1 });
     bus.publish(Subjects.gatewayDirect('g'), w.finish());
     await settle();
@@ -233,6 +234,42 @@ describe('the gateway', () => {
     const errors = conn.writes.filter((b) => opcodeOf(b) === ErrorPacket.opcode);
     expect(errors.map((b) => ErrorPacket.decode(b.subarray(HEADER_SIZE)))).toEqual([
       expect.objectContaining({ code: 'ERR_INTERNAL', opcode: ChatSend.opcode, fatal: false }),
+    ]);
+  });
+
+  it("counts a zone's inputs afresh for a new host of it, and never sends that host again what the other one took", async () => {
+    const heads: { to: number; seq: number }[] = [];
+    bus.subscribe(Subjects.zoneInput('greenvale'), (m) =>
+      readTagged(ZoneInputs, m.data, (r, { to, seq }) => {
+        if (r.kind === 'Packet' || r.kind === 'InputsGone') heads.push({ to, seq });
+      }),
+    );
+    const move = (seq: number) =>
+      frameOf(
+        MoveInput.encode({ seq, x: 1, y: 1, facing: 0, moving: false, speed: 0, clientTime: seq, epoch: 0 }),
+      );
+    batch('zh', 1, (w) => Joined.write(w, { session: session.id, entity: 40, character: 7 }), 11);
+    await settle();
+    gateway.zone(session, MoveInput, move(1));
+    await settle();
+    gateway.zone(session, MoveInput, move(2));
+    await settle();
+    // Greenvale's host restarted (a new epoch): its inputs count from 1 again, named to it.
+    batch('zh', 1, (w) => Bytes.write(w, { session: session.id, frames: MoveAck.encode({ seq: 2 }) }), 12);
+    await settle();
+    gateway.zone(session, MoveInput, move(3));
+    await settle();
+    // It asks for everything from 1: it gets its own message, not the two the other one took.
+    const w = new Writer(64);
+    GatewayBatch.begin(w, { host: 'zh', epoch: 12, to: gateway.epoch, seq: 0 });
+    ResendInputs.write(w, { session: 0, zone: 'greenvale', from: 1 });
+    bus.publish(Subjects.gatewayDirect('g'), w.finish());
+    await settle();
+    expect(heads).toEqual([
+      { to: 11, seq: 2 },
+      { to: 11, seq: 3 },
+      { to: 12, seq: 1 },
+      { to: 12, seq: 1 },
     ]);
   });
 
@@ -269,7 +306,7 @@ describe('the gateway', () => {
     await settle();
     conn.writes.length = 0;
     const w = new Writer(64);
-    GatewayBatch.begin(w, { host: 'zh', epoch: 1, seq: 0 });
+    GatewayBatch.begin(w, { host: 'zh', epoch: 1, to: gateway.epoch, seq: 0 });
     Refused.write(w, {
       session: session.id,
       opcode: MoveInput.opcode,
@@ -383,7 +420,7 @@ describe('world requests between gateways', () => {
     gateway.world(session, EnterWorldRequest, { characterId: character.id });
     await settle();
     const w = new Writer(64);
-    GatewayBatch.begin(w, { host: 'zh', epoch: 1, seq: 0 });
+    GatewayBatch.begin(w, { host: 'zh', epoch: 1, to: gateway.epoch, seq: 0 });
     Joined.write(w, { session: session.id, entity: character.id * 10, character: character.id });
     bus.publish(Subjects.gatewayDirect(id), w.finish());
     await settle();

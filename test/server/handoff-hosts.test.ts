@@ -108,7 +108,7 @@ describe('a hand-off between two zone hosts', () => {
 
   function send(zone: string, write: (w: Writer) => void): void {
     const w = new Writer(64);
-    ZoneInputs.begin(w, { gateway: 'a', epoch: 0, seq: 0 });
+    ZoneInputs.begin(w, { gateway: 'a', epoch: 0, to: 0, seq: 0 });
     write(w);
     bus.publish(Subjects.zoneInput(zoneId(zone)), w.finish());
   }
@@ -300,7 +300,7 @@ describe('a hand-off between two zone hosts', () => {
     // While the request is out, the account enters the same character through gateway b.
     const { accountId } = (await store.getCharacter(c.id))!;
     const w = new Writer(64);
-    ZoneInputs.begin(w, { gateway: 'b', epoch: 0, seq: 0 });
+    ZoneInputs.begin(w, { gateway: 'b', epoch: 0, to: 0, seq: 0 });
     Join.write(w, { session: 2, account: accountId, character: c.id });
     bus.publish(Subjects.zoneInput(zoneId('Greenvale')), w.finish());
     await tick();
@@ -390,7 +390,7 @@ describe('a hand-off between two zone hosts', () => {
     }
     // A request without its HANDOFF record is refused too.
     const w = new Writer(16);
-    HandoffRequest.begin(w, { gateway: 'a' });
+    HandoffRequest.begin(w, { gateway: 'a', epoch: 0 });
     expect(HandoffAnswer.decode(await bus.request(subject, w.finish()))).toEqual({ answer: 'refused' });
     // And a real crossing still works after them.
     const c = await enterCrosser();

@@ -64,7 +64,7 @@ describe('the zone host over the bus', () => {
 
   function send(gateway: string, write: (w: Writer) => void): void {
     const w = new Writer(64);
-    ZoneInputs.begin(w, { gateway: gateway, epoch: 0, seq: 0 });
+    ZoneInputs.begin(w, { gateway: gateway, epoch: 0, to: 0, seq: 0 });
     write(w);
     bus.publish(Subjects.zoneInput(zoneId(data.zones[0]!.name)), w.finish());
   }

@@ -57,7 +57,7 @@ describe('a zone host standing by for its zones', () => {
 
   function join(zone: string, session: number, c: { accountId: number; id: number }): void {
     const w = new Writer(64);
-    ZoneInputs.begin(w, { gateway: 'a', epoch: 0, seq: 0 });
+    ZoneInputs.begin(w, { gateway: 'a', epoch: 0, to: 0, seq: 0 });
     Join.write(w, { session: session, account: c.accountId, character: c.id });
     bus.publish(Subjects.zoneInput(zoneId(zone)), w.finish());
   }
@@ -187,7 +187,7 @@ describe('a zone host standing by for its zones', () => {
     await tick();
     frames.length = 0;
     const w = new Writer(64);
-    ZoneInputs.begin(w, { gateway: 'a', epoch: 0, seq: 0 });
+    ZoneInputs.begin(w, { gateway: 'a', epoch: 0, to: 0, seq: 0 });
     Packet.write(w, {
       session: 6,
       receivedAt: now,
