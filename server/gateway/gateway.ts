@@ -108,18 +108,7 @@ export class Gateway implements GameRouter, ResumeWorld {
       ...(opts.lookups && { lookups: opts.lookups }),
       closed,
     });
-    this.intake = new TickIntake({
-      book,
-      backpressure,
-      zoneIds,
-      flush: opts.flush,
-      log: opts.log,
-      gateway: opts.id,
-      bus: opts.bus,
-      outbox,
-      clock,
-      zoneOf: (host) => this.claims.zoneOf(host) ?? book.zoneOf(host),
-    });
+    this.intake = this.tickIntake(opts, backpressure, zoneIds, clock);
     this.requests = new WorldRequests({
       id: opts.id,
       bus: opts.bus,
@@ -139,17 +128,43 @@ export class Gateway implements GameRouter, ResumeWorld {
       whisper: (session, to, text) => this.requests.whisper(session, to, text),
       who: (session) => this.requests.who(session),
     });
-    // Back on the bus: what either end sent while the other was not listening is found at once.
-    this.stopReconnects =
-      opts.bus.onReconnect?.(() => {
-        this.intake.probe();
-        this.outbox.markNow();
-      }) ?? (() => {});
-    this.subscriptions = [
-      opts.bus.subscribe(Subjects.gatewayTick(opts.id), (m) => this.intake.onBatch(m)),
-      opts.bus.subscribe(Subjects.gatewayDirect(opts.id), (m) => this.intake.onBatch(m)),
-      opts.bus.subscribe(Subjects.gatewayWhisper(opts.id), (m) => this.requests.onWhisper(m)),
+    [this.subscriptions, this.stopReconnects] = this.listen(opts.bus, opts.id);
+  }
+
+  /** What the zone hosts send this gateway, read in each host's order. */
+  private tickIntake(
+    opts: GatewayOptions,
+    backpressure: Backpressure,
+    zoneIds: ReadonlyMap<string, string>,
+    clock: () => number,
+  ): TickIntake {
+    const { book, outbox } = this;
+    return new TickIntake({
+      book,
+      backpressure,
+      zoneIds,
+      flush: opts.flush,
+      log: opts.log,
+      gateway: opts.id,
+      bus: opts.bus,
+      outbox,
+      clock,
+      zoneOf: (host) => this.claims.zoneOf(host) ?? book.zoneOf(host),
+    });
+  }
+
+  /** This gateway's subjects; and, back on the bus, what either end missed is found at once. */
+  private listen(bus: Bus, id: string): [BusSubscription[], () => void] {
+    const stop = bus.onReconnect?.(() => {
+      this.intake.probe();
+      this.outbox.markNow();
+    });
+    const subscriptions = [
+      bus.subscribe(Subjects.gatewayTick(id), (m) => this.intake.onBatch(m)),
+      bus.subscribe(Subjects.gatewayDirect(id), (m) => this.intake.onBatch(m)),
+      bus.subscribe(Subjects.gatewayWhisper(id), (m) => this.requests.onWhisper(m)),
     ];
+    return [subscriptions, stop ?? (() => {})];
   }
 
   /** This gateway instance's epoch: the zone hosts' tick messages to it name it. */

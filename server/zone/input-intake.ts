@@ -18,7 +18,7 @@ import type { Forwards } from './forwards.js';
 import { InputOrder } from './input-order.js';
 import { zoneInput, zonePacketByOpcode } from './routes.js';
 import { takesInputs } from './seat.js';
-import type { Seat, SeatBook } from './seat-book.js';
+import { resyncSeats, type Seat, type SeatBook } from './seat-book.js';
 import type { HostedZones } from './hosted-zones.js';
 import type { ZoneRunner } from './zone-runner.js';
 
@@ -95,7 +95,7 @@ export class InputIntake {
    * sent its state anew and its client stands where this host has it.
    */
   private inputsLost(zone: string, gateway: string): void {
-    this.seats.resync((seat) => seat.link.gateway === gateway && seat.host.name === zone);
+    resyncSeats(this.seats, (seat) => seat.link.gateway === gateway && seat.host.name === zone);
   }
 
   /** What each zone input does, for the zone `host` runs. */
@@ -103,43 +103,7 @@ export class InputIntake {
     return {
       // A gateway's own message names the instance it is (a forward in its name names none).
       begin: ({ gateway, epoch }) => this.seats.linkOf(gateway).link.heard(epoch),
-      Packet: (record, { gateway }) => {
-        const { link } = this.seats.linkOf(gateway);
-        // Answered REFUSED already: nothing after the bad packet counts (its connection goes).
-        if (link.refusedAny && link.refused(record.session)) return;
-        const seat = this.inputSeat(gateway, Packet, record);
-        // A player out to another host: its inputs wait to follow it there (or are let go if
-        // it comes back: its client is sent its zone and view anew).
-        if (seat?.state.kind === 'handingOff') {
-          (seat.heldInputs ??= []).push({ ...record, payload: record.payload.slice() });
-          return;
-        }
-        // A player handed to another zone of this host: its inputs follow it there.
-        if (!seat || seat.playerId === undefined || !takesInputs(seat.state)) return;
-        const def = zonePacketByOpcode(record.opcode);
-        if (!def) {
-          // Gateways route by the declared target: only a broken one sends this.
-          this.opts.log.warn({ gateway, opcode: record.opcode }, 'zone input refused: not a zone packet');
-          return;
-        }
-        let input: WorldInput;
-        try {
-          // The payload's one decode: the gateway passed it on unread.
-          input = zoneInput(def, seat.playerId, record.payload, record.receivedAt);
-        } catch (err) {
-          if (!(err instanceof DecodeError)) throw err;
-          link.refuse(record.session, record.opcode, err);
-          return;
-        }
-        // A zone stopped for its claim takes no game inputs: they would pile up to no end. A
-        // line said is refused to its sayer; a move is let go (its seats are resynced when the
-        // zone runs again: HostedZones' onResumed).
-        if (this.hosted.isFenced(seat.host.name)) {
-          if (def.opcode === ChatSend.opcode) refuseStopped(seat, def.opcode);
-          return;
-        }
-        seat.host.queue(input);
-      },
+      Packet: (record, { gateway }) => this.packet(gateway, record),
       Join: ({ session, account, character }, { gateway }) => {
         const { link, seats } = this.seats.linkOf(gateway);
         link.forgive(session);
@@ -177,6 +141,45 @@ export class InputIntake {
         }
       },
     };
+  }
+
+  /** A client's zone packet: decoded once, into its player's world input. */
+  private packet(gateway: string, record: RecordOut<typeof Packet>): void {
+    const { link } = this.seats.linkOf(gateway);
+    // Answered REFUSED already: nothing after the bad packet counts (its connection goes).
+    if (link.refusedAny && link.refused(record.session)) return;
+    const seat = this.inputSeat(gateway, Packet, record);
+    // A player out to another host: its inputs wait to follow it there (or are let go if
+    // it comes back: its client is sent its zone and view anew).
+    if (seat?.state.kind === 'handingOff') {
+      (seat.heldInputs ??= []).push({ ...record, payload: record.payload.slice() });
+      return;
+    }
+    // A player handed to another zone of this host: its inputs follow it there.
+    if (!seat || seat.playerId === undefined || !takesInputs(seat.state)) return;
+    const def = zonePacketByOpcode(record.opcode);
+    if (!def) {
+      // Gateways route by the declared target: only a broken one sends this.
+      this.opts.log.warn({ gateway, opcode: record.opcode }, 'zone input refused: not a zone packet');
+      return;
+    }
+    let input: WorldInput;
+    try {
+      // The payload's one decode: the gateway passed it on unread.
+      input = zoneInput(def, seat.playerId, record.payload, record.receivedAt);
+    } catch (err) {
+      if (!(err instanceof DecodeError)) throw err;
+      link.refuse(record.session, record.opcode, err);
+      return;
+    }
+    // A zone stopped for its claim takes no game inputs: they would pile up to no end. A
+    // line said is refused to its sayer; a move is let go (its seats are resynced when the
+    // zone runs again: HostedZones' onResumed).
+    if (this.hosted.isFenced(seat.host.name)) {
+      if (def.opcode === ChatSend.opcode) refuseStopped(seat, def.opcode);
+      return;
+    }
+    seat.host.queue(input);
   }
 
   /**

@@ -28,7 +28,7 @@ import { Forwards } from './forwards.js';
 import { HandoffDesk } from './handoff-desk.js';
 import { InputIntake } from './input-intake.js';
 import { Saving } from './saving.js';
-import { SeatBook, type GatewayEnd } from './seat-book.js';
+import { resyncSeats, SeatBook, type GatewayEnd } from './seat-book.js';
 import { TickLoop } from './tick-loop.js';
 import { answerWho } from './who.js';
 import { HostedZones } from './hosted-zones.js';
@@ -94,7 +94,7 @@ export class Realm {
     const seed = opts.seed ?? clock() & 0x7fffffff;
     // A zone resumed after its claim lapsed let its inputs go meanwhile: each client is sent
     // where the zone has it.
-    const onResumed = (zone: string) => this.seats.resync((seat) => seat.host.name === zone);
+    const onResumed = (zone: string) => resyncSeats(this.seats, (seat) => seat.host.name === zone);
     this.hosted = new HostedZones({ ...opts, seed, onResumed }, clock, hooks);
     const forwards = new Forwards(opts.bus, clock);
     const seats = {

@@ -134,7 +134,7 @@ export class SeatBook {
     return entry;
   }
 
-  /** Each gateway is told the newest seq of this host's tick messages to it (the bus just came back). */
+  /** The bus came back: each gateway hears the newest seq of this host's tick messages to it. */
   markNow(): void {
     for (const { link } of this.links.values()) link.markNow();
   }
@@ -355,16 +355,6 @@ export class SeatBook {
     if (seat) this.drive(seat, { type: 'left' });
   }
 
-  /**
-   * Sends each seat `which` picks its whole state anew (as after a lost tick message): its
-   * client may have missed what its zone did, or the zone what it did. Returns how many.
-   */
-  resync(which: (seat: Seat) => boolean): number {
-    let n = 0;
-    for (const seat of [...this.seats.values()]) if (which(seat) && this.drive(seat, { type: 'resync' })) n++;
-    return n;
-  }
-
   /** Another host took the zone: its seats here go, unsaved and untold. Returns how many. */
   loseZone(old: ZoneRunner): number {
     let dropped = 0;
@@ -400,4 +390,14 @@ export class SeatBook {
       this.opts.log.warn({ gateway, sessions: seats.length }, 'gateway gone: its characters linger');
     }
   }
+}
+
+/**
+ * Sends each seat `which` picks its whole state anew (as after a lost tick message): its client
+ * may have missed what its zone did, or the zone what it did. Returns how many.
+ */
+export function resyncSeats(book: SeatBook, which: (seat: Seat) => boolean): number {
+  let n = 0;
+  for (const seat of [...book.values()]) if (which(seat) && book.drive(seat, { type: 'resync' })) n++;
+  return n;
 }
