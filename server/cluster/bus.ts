@@ -64,6 +64,11 @@ export interface BusStats {
 }
 
 export interface Bus {
+  /**
+   * True when nothing published can be lost on the way (in process): the streams between the
+   * roles then keep no copy of what they send, to send again (server/cluster/sequenced.ts).
+   */
+  readonly lossless?: boolean;
   /** `release`: the bytes are only lent (see above); a bus that never calls it keeps them. */
   publish(subject: Subject, data: Uint8Array, release?: () => void): void;
   subscribe(

@@ -46,6 +46,11 @@ interface Lent {
 export interface InProcessBusOptions {
   logger?: Logger;
   maxPayload?: number;
+  /**
+   * False: the roles above it keep what they send to send again, as over NATS (for tests of
+   * that path). Default true: nothing is lost in process.
+   */
+  lossless?: boolean;
 }
 
 export class InProcessBus implements Bus {
@@ -61,10 +66,12 @@ export class InProcessBus implements Bus {
   private idle: (() => void)[] = [];
   private readonly pending = new Set<{ reject(err: BusError): void }>();
   private closed = false;
+  readonly lossless: boolean;
 
   constructor(options: InProcessBusOptions = {}) {
     this.logger = (options.logger ?? silentLogger).child({ component: 'bus' });
     this.maxPayload = options.maxPayload ?? DEFAULT_MAX_PAYLOAD;
+    this.lossless = options.lossless ?? true;
   }
 
   publish(subject: Subject, data: Uint8Array, release?: () => void): void {

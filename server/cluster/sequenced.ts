@@ -38,6 +38,13 @@ export interface SentRingLimits {
 
 /** What a sender keeps by default: longer than NATS takes to come back from a restart. */
 export const SENT_RING_LIMITS: SentRingLimits = { keepMs: 15_000, maxBytes: 16 * 1024 * 1024 };
+/** What a sender keeps over a bus that loses nothing (in process): nothing. */
+export const KEEP_NOTHING: SentRingLimits = { keepMs: 0, maxBytes: 0 };
+
+/** What a sender over `bus` keeps of what it sent. */
+export function keepLimits(bus: { readonly lossless?: boolean }): SentRingLimits {
+  return bus.lossless ? KEEP_NOTHING : SENT_RING_LIMITS;
+}
 
 /** The messages a stream sent, newest last, kept for a time so they can be sent again. */
 export class SentRing {
@@ -52,6 +59,11 @@ export class SentRing {
     private readonly clock: () => number,
     private readonly limits: SentRingLimits = SENT_RING_LIMITS,
   ) {}
+
+  /** Whether it keeps anything (not over a bus that loses nothing): else a message need not be copied for it. */
+  get keeps(): boolean {
+    return this.limits.maxBytes > 0;
+  }
 
   /** Keeps `message` (the bytes published, never written to again) as `seq`. */
   keep(seq: number, message: Uint8Array): void {

@@ -8,11 +8,13 @@
  * subscribed (as after a nats-server restart), and a host that finds one missing asks for it
  * again (RESENDINPUTS) and gets the very bytes. A stream quiet for a second says its newest seq
  * again (a marker), so a loss at its end is found as well. A message is copied once, into what
- * is kept, and that copy is what the bus is given.
+ * is kept, and that copy is what the bus is given; over a bus that loses nothing (in process)
+ * nothing is kept, and a message is lent to the bus as written (MessageWriter).
  */
 import { Writer } from '../../shared/codec/writer.js';
 import type { Bus } from '../cluster/bus.js';
-import { newEpoch, nextSeq, SentRing } from '../cluster/sequenced.js';
+import { MessageWriter } from '../cluster/message-writer.js';
+import { keepLimits, newEpoch, nextSeq, SentRing } from '../cluster/sequenced.js';
 import { Subjects } from '../cluster/subjects.js';
 import { InputsGone, ZoneInputs } from '../cluster/wire.js';
 
@@ -36,7 +38,7 @@ interface Line {
 /** One zone's stream of input messages. */
 interface Stream {
   readonly subject: ReturnType<typeof Subjects.zoneInput>;
-  readonly w: Writer;
+  readonly w: MessageWriter;
   /** Where the records start (after the head), while a message is open. */
   head: number;
   open: boolean;
@@ -60,7 +62,7 @@ export class InputOutbox {
   constructor(
     /** This gateway's id, at the head of each message. */
     private readonly gateway: string,
-    private readonly bus: Pick<Bus, 'publish' | 'stats'>,
+    private readonly bus: Pick<Bus, 'publish' | 'stats' | 'lossless'>,
     private readonly clock: () => number = Date.now,
     /** This gateway's epoch: its streams are counted under it (server/cluster/sequenced.ts). */
     readonly epoch = newEpoch(),
@@ -132,12 +134,12 @@ export class InputOutbox {
     if (!s) {
       s = {
         subject: Subjects.zoneInput(zone),
-        w: new Writer(1024),
+        w: new MessageWriter(1024),
         head: 0,
         open: false,
         seq: 0,
         to: 0,
-        sent: new SentRing(this.clock),
+        sent: new SentRing(this.clock, keepLimits(this.bus)),
         lastSentAt: 0,
         saying: [],
         lines: [],
@@ -170,13 +172,15 @@ export class InputOutbox {
   }
 
   private send(s: Stream): void {
-    const message = s.w.finish();
-    s.w.pos = 0;
     s.open = false;
     s.seq = nextSeq(s.seq);
-    s.sent.keep(s.seq, message);
     const now = (s.lastSentAt = this.clock());
     if (s.saying.length > 0 || s.lines.length > 0) this.noteLines(s, now);
+    // Over a bus that loses nothing, nothing is kept: the message is lent as written.
+    if (!s.sent.keeps) return s.w.publish(this.bus, s.subject);
+    const message = s.w.finish();
+    s.w.pos = 0;
+    s.sent.keep(s.seq, message);
     this.bus.publish(s.subject, message);
   }
 

@@ -18,7 +18,7 @@ import { HEADER_SIZE } from '../../shared/codec/frame.js';
 import { Writer } from '../../shared/codec/writer.js';
 import { DEFAULT_MAX_PAYLOAD, type Bus } from '../cluster/bus.js';
 import { MessageWriter } from '../cluster/message-writer.js';
-import { SentRing } from '../cluster/sequenced.js';
+import { keepLimits, SentRing } from '../cluster/sequenced.js';
 import { Subjects } from '../cluster/subjects.js';
 import {
   Bytes,
@@ -139,7 +139,7 @@ export class GatewayLink {
   ) {
     this.tickSubject = Subjects.gatewayTick(gateway);
     this.directSubject = Subjects.gatewayDirect(gateway);
-    this.sent = new SentRing(clock);
+    this.sent = new SentRing(clock, keepLimits(bus));
   }
 
   /**
@@ -241,7 +241,7 @@ export class GatewayLink {
   /** Lends the open message to the bus, keeping a copy of it a while to send again. */
   private sendTick(): void {
     const w = this.batch;
-    this.sent.keep(this.seq, w.peek().slice());
+    if (this.sent.keeps) this.sent.keep(this.seq, w.peek().slice());
     this.lastSentAt = this.clock();
     w.publish(this.bus, this.tickSubject);
   }

@@ -150,4 +150,24 @@ describe('GatewayLink', () => {
     expect(new Set(kept.map((d) => d.buffer)).size).toBe(kept.length);
     expect(kept.map((d) => [...d])).toEqual(copies);
   });
+
+  it('keeps its tick messages to send again over a bus that may lose them, and none in process', async () => {
+    for (const lossless of [false, true]) {
+      const bus = new InProcessBus({ lossless });
+      const seen: number[][] = [];
+      bus.subscribe(Subjects.gatewayTick('g1'), (m) => seen.push([...m.data]));
+      const link = new GatewayLink('g1', bus, 'zh');
+      for (let t = 1; t <= 3; t++) {
+        const o = link.output(1);
+        o.out.raw(frame(20, t));
+        o.commit();
+        link.publish();
+      }
+      await bus.flush();
+      expect(link.resend(2)).toBe(!lossless);
+      await bus.flush();
+      expect(seen.slice(3)).toEqual(lossless ? [] : seen.slice(1, 3));
+      await bus.close();
+    }
+  });
 });
