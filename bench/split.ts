@@ -168,6 +168,7 @@ async function run(mode: 'direct' | 'split'): Promise<{
         Resync() {},
         ResendTicks() {},
         InputsGone() {},
+        MovedOn() {},
       });
       inbox.pos = 0;
       added += performance.now() - from;

@@ -93,13 +93,21 @@ export const InputsGone = defineRecord({
   fields: { before: varint },
 });
 
+export const MovedOn = defineRecord({
+  kind: 9,
+  name: 'MovedOn',
+  dir: 'g2z',
+  doc: 'The gateway heard MOVED for the session (another host took it): its inputs go to the new zone from now on, none more comes here. The host that handed it on passes this on after what it forwarded, and the new host holds the inputs that come to it straight from the gateway until then (at most a second), so none overtakes one forwarded.',
+  fields: {},
+});
+
 export const ZoneInputs = defineStream({
   name: 'ZoneInputs',
   routes: ['zoneInput'],
   subjects: ['on `wyvern.zone.<zone>.in`'],
   doc: "A gateway's records for one zone, one message per event-loop turn (after the poll phase, so they reach the host before its next tick). `seq` is 1, 2, ... per gateway and zone within the gateway's `epoch` (random at its start; 1 again after 2^32-1) and counts afresh when the zone's host changes: the host finds a lost message by it and asks for it again (ResendInputs). `to` is the epoch of the zone's host as the gateway last heard it (0: not known): a host asks for a stream's first messages only if it is the one named. A message with no records repeats the newest seq (a marker, sent after a second without inputs); `seq` 0 is not in sequence (a request or an answer about a stream, or a host forwarding inputs after a player it handed on).",
   head: { gateway: id, epoch: u32, to: u32, seq: varint },
-  records: [Packet, Join, Detach, Behind, Resync, ResendTicks, InputsGone],
+  records: [Packet, Join, Detach, Behind, Resync, ResendTicks, InputsGone, MovedOn],
 });
 
 export const Handoff = defineRecord({

@@ -11,7 +11,7 @@
 import type { Bus, BusMessage } from '../cluster/bus.js';
 import type { StreamVisitors } from '../cluster/inner/define.js';
 import { zoneId } from '../cluster/subjects.js';
-import { GatewayBatch } from '../cluster/wire.js';
+import { GatewayBatch, MovedOn } from '../cluster/wire.js';
 import type { Logger } from '../log.js';
 import { decodeErrors, gatewayBatchSeconds } from '../metrics/index.js';
 import type { Backpressure } from './backpressure.js';
@@ -31,7 +31,7 @@ export interface TickIntakeDeps {
   /** This gateway's id, and the bus its requests for lost messages go on. */
   readonly gateway: string;
   readonly bus: Bus;
-  readonly outbox: Pick<InputOutbox, 'resend' | 'epoch'>;
+  readonly outbox: Pick<InputOutbox, 'resend' | 'epoch' | 'inputs'>;
   readonly clock: () => number;
   /** A zone the host (its id) runs, whose input subject reaches it (undefined: none known). */
   readonly zoneOf: (host: string) => string | undefined;
@@ -121,6 +121,12 @@ export class TickIntake {
       const p = this.deps.book.get(session);
       const held = p?.character ?? this.deps.book.lingeringAt(session);
       if (!held) return;
+      // Taken by another host: the old one is told nothing more comes for it there, after
+      // what did (it passes that on, in order, behind what it forwarded).
+      if (p?.host !== undefined && p.host !== this.batchHost) {
+        const w = this.deps.outbox.inputs(held.zone);
+        if (w) MovedOn.write(w, { session });
+      }
       held.zone = this.deps.zoneIds.get(zone) ?? zoneId(zone);
       if (p) p.host = this.batchHost;
     },

@@ -8,7 +8,7 @@ import { Writer } from '../../shared/codec/writer.js';
 import type { Bus } from '../cluster/bus.js';
 import type { InnerRecord, RecordIn, RecordOut } from '../cluster/inner/define.js';
 import { Subjects, zoneId } from '../cluster/subjects.js';
-import { Detach, Packet, ZoneInputs } from '../cluster/wire.js';
+import { Detach, MovedOn, Packet, ZoneInputs } from '../cluster/wire.js';
 
 /** How long inputs for a session handed to another host are sent on after it. */
 const FORWARD_MS = 10_000;
@@ -54,12 +54,19 @@ export class Forwards {
 
   /**
    * Zone packets that came for a session while its hand-off was asked: on to the host of
-   * `zone` that took it, in their order, in one message (before any that come later).
+   * `zone` that took it, in their order, in one message (before any that come later), and its
+   * gateway's MOVEDON after them if that came too (`movedOn`: the session).
    */
-  sendOn(gateway: string, zone: string, packets: readonly RecordOut<typeof Packet>[]): void {
+  sendOn(
+    gateway: string,
+    zone: string,
+    packets: readonly RecordOut<typeof Packet>[],
+    movedOn?: number,
+  ): void {
     const w = new Writer(64 + packets.reduce((n, r) => n + r.payload.length + 24, 0));
     ZoneInputs.begin(w, { gateway, epoch: 0, to: 0, seq: 0 });
     for (const record of packets) Packet.write(w, record);
+    if (movedOn !== undefined) MovedOn.write(w, { session: movedOn });
     this.bus.publish(Subjects.zoneInput(zoneId(zone)), w.finish());
   }
 

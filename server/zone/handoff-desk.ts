@@ -13,6 +13,7 @@ import { Handoff, HandoffAnswer, HandoffRequest } from '../cluster/wire.js';
 import type { Logger } from '../log.js';
 import { handoffs } from '../metrics/index.js';
 import type { HandoffState, WorldEvent } from '../world/index.js';
+import type { Arrivals } from './arrivals.js';
 import type { Forwards } from './forwards.js';
 import type { Seat, SeatBook } from './seat-book.js';
 import type { HostedZones } from './hosted-zones.js';
@@ -44,6 +45,7 @@ export class HandoffDesk {
     private readonly hosted: HostedZones,
     private readonly seats: SeatBook,
     private readonly forwards: Forwards,
+    private readonly arrivals: Arrivals,
   ) {
     this.clock = opts.clock;
     this.zones = hosted.zones;
@@ -124,12 +126,14 @@ export class HandoffDesk {
       }
       if (this.seats.get(seat.worldSession) !== seat || this.zones.get(from.name) !== from) return;
       const held = seat.heldInputs;
-      seat.heldInputs = undefined;
+      const movedOn = seat.movedOn ?? false;
+      seat.heldInputs = seat.movedOn = undefined;
       if (answer === 'taken') {
         // It leaves this host without a LEFT: the next host tells its gateway MOVED. What its
         // client sent meanwhile (seconds of it across a bus outage) follows it, in order.
         this.seats.drive(seat, { type: 'taken' }, { zone });
-        if (held) this.forwards.sendOn(seat.link.gateway, zone, held);
+        if (held || movedOn)
+          this.forwards.sendOn(seat.link.gateway, zone, held ?? [], movedOn ? seat.session : undefined);
       } else if (
         // Standing where it was handed out, its queued moves let go: its client is sent
         // EnterWorld (standing) with it, and a walker walked on unseen by its client would no
@@ -196,6 +200,8 @@ export class HandoffDesk {
     arriving.spells = state.spells;
     arriving.playerId = state.entity.id;
     arriving.output = link.output(record.session);
+    // Its gateway's packets wait here for those the old host forwards (arrivals.ts).
+    this.arrivals.expect(arriving);
     host.queue({ type: 'arrive', sessionId: arriving.worldSession, state });
     answer('taken');
   }

@@ -11,9 +11,10 @@ import { DecodeError } from '../../shared/codec/errors.js';
 import { ChatSend, ErrorCode, ErrorPacket } from '../../shared/protocol/index.js';
 import type { Bus, BusMessage } from '../cluster/bus.js';
 import type { InnerRecord, RecordOut, StreamHandlers } from '../cluster/inner/define.js';
-import { Behind, Detach, LeftReason, Packet, Resync, ZoneInputs } from '../cluster/wire.js';
+import { Behind, Detach, LeftReason, MovedOn, Packet, Resync, ZoneInputs } from '../cluster/wire.js';
 import type { Logger } from '../log.js';
 import type { WorldInput } from '../world/index.js';
+import type { Arrivals } from './arrivals.js';
 import type { Forwards } from './forwards.js';
 import { InputOrder } from './input-order.js';
 import { zoneInput, zonePacketByOpcode } from './routes.js';
@@ -43,6 +44,7 @@ export class InputIntake {
     private readonly hosted: HostedZones,
     private readonly seats: SeatBook,
     private readonly forwards: Forwards,
+    private readonly arrivals: Arrivals,
   ) {
     this.clock = opts.clock;
     this.order = new InputOrder({
@@ -103,7 +105,7 @@ export class InputIntake {
     return {
       // A gateway's own message names the instance it is (a forward in its name names none).
       begin: ({ gateway, epoch }) => this.seats.linkOf(gateway).link.heard(epoch),
-      Packet: (record, { gateway }) => this.packet(gateway, record),
+      Packet: (record, { gateway, seq }) => this.packet(gateway, record, seq !== 0),
       Join: ({ session, account, character }, { gateway }) => {
         const { link, seats } = this.seats.linkOf(gateway);
         link.forgive(session);
@@ -123,6 +125,7 @@ export class InputIntake {
         const seat = this.inputSeat(gateway, Behind, record);
         if (seat?.output) seat.output.behindNow = record.behind;
       },
+      MovedOn: (record, { gateway }) => this.movedOn(gateway, record),
       InputsGone: ({ before }, { gateway, epoch }) => {
         this.order.skipTo(host.name, gateway, epoch, before);
       },
@@ -143,8 +146,11 @@ export class InputIntake {
     };
   }
 
-  /** A client's zone packet: decoded once, into its player's world input. */
-  private packet(gateway: string, record: RecordOut<typeof Packet>): void {
+  /**
+   * A client's zone packet: decoded once, into its player's world input. `straight`: in its
+   * gateway's own stream (not forwarded by the host that handed the player on).
+   */
+  packet(gateway: string, record: RecordOut<typeof Packet>, straight: boolean): void {
     const { link } = this.seats.linkOf(gateway);
     // Answered REFUSED already: nothing after the bad packet counts (its connection goes).
     if (link.refusedAny && link.refused(record.session)) return;
@@ -157,6 +163,7 @@ export class InputIntake {
     }
     // A player handed to another zone of this host: its inputs follow it there.
     if (!seat || seat.playerId === undefined || !takesInputs(seat.state)) return;
+    if (this.arrivals.holds(seat, record, straight)) return;
     const def = zonePacketByOpcode(record.opcode);
     if (!def) {
       // Gateways route by the declared target: only a broken one sends this.
@@ -180,6 +187,18 @@ export class InputIntake {
       return;
     }
     seat.host.queue(input);
+  }
+
+  /**
+   * The gateway heard MOVED: nothing more for the session comes here. Handed to another host,
+   * that host hears it after what was forwarded (or, while its hand-off is still out, after
+   * the packets held for it); taken from another host, what waited here is applied.
+   */
+  private movedOn(gateway: string, record: RecordOut<typeof MovedOn>): void {
+    const seat = this.inputSeat(gateway, MovedOn, record);
+    if (!seat) this.forwards.forget(gateway, record.session);
+    else if (seat.state.kind === 'handingOff') seat.movedOn = true;
+    else this.arrivals.release(seat);
   }
 
   /**

@@ -11,7 +11,8 @@
  * - hosted-zones.ts: the zones this host has, and which it runs now (claims held, fencing);
  * - seat-book.ts: the seats (each session's character here), lingering, join and take-over;
  * - input-intake.ts: what the gateways send a zone (inputs, joins, detaches, verdicts);
- * - handoff-desk.ts and forwards.ts: players handed across a border, in process or to another host;
+ * - handoff-desk.ts, forwards.ts and arrivals.ts: players handed across a border, in process or
+ *   to another host (and the inputs on their way after them);
  * - saving.ts: leaves, autosaves and the save at shutdown;
  * - who.ts: this host's part of who;
  * - border-link.ts: the border strips to and from the zones beside.
@@ -23,6 +24,7 @@ import type { Logger } from '../log.js';
 import { tickSeconds } from '../metrics/index.js';
 import type { CharacterSaver, Store } from '../store/index.js';
 import type { WorldData, WorldRules } from '../world/index.js';
+import { Arrivals } from './arrivals.js';
 import { BorderLink } from './border-link.js';
 import { Forwards } from './forwards.js';
 import { HandoffDesk } from './handoff-desk.js';
@@ -75,6 +77,7 @@ export class Realm {
   private readonly saving: Saving;
   private readonly handoffs: HandoffDesk;
   private readonly intake: InputIntake;
+  private readonly arrivals: Arrivals;
   private readonly loop: TickLoop;
   private readonly subscriptions: BusSubscription[] = [];
   private stopReconnects: () => void = () => {};
@@ -117,28 +120,27 @@ export class Realm {
       this.saving,
       forwards,
     );
+    this.arrivals = new Arrivals(clock, (seat, record) =>
+      this.intake.packet(seat.link.gateway, record, false),
+    );
     this.handoffs = new HandoffDesk(
       { bus: opts.bus, log: opts.log, clock },
       this.hosted,
       this.seats,
       forwards,
+      this.arrivals,
     );
     this.intake = new InputIntake(
       { bus: opts.bus, hostId, epoch, log: opts.log, clock },
       this.hosted,
       this.seats,
       forwards,
+      this.arrivals,
     );
     // Through the instance's runTick, so that whoever wraps it (a bench) sees every tick.
     this.loop = new TickLoop(opts.tickRate, (lateMs) => this.runTick(lateMs));
     this.border = new BorderLink(opts.bus, this.zones, (zone) => this.running(zone), opts.log, clock);
     this.listen(hostId);
-    // Back on the bus: what either end sent while the other was not listening is found at once.
-    this.stopReconnects =
-      opts.bus.onReconnect?.(() => {
-        this.intake.probe();
-        this.seats.markNow();
-      }) ?? this.stopReconnects;
   }
 
   /** Every zone this host has, by name (running or not: see running). */
@@ -165,6 +167,12 @@ export class Realm {
         }),
       );
     }
+    // Back on the bus: what either end sent while the other was not listening is found at once.
+    this.stopReconnects =
+      this.opts.bus.onReconnect?.(() => {
+        this.intake.probe();
+        this.seats.markNow();
+      }) ?? this.stopReconnects;
     // Whispers never come here: gateways find their targets in the registry and deliver them.
     this.subscriptions.push(
       this.opts.bus.subscribe(Subjects.hostWho(hostId), (m) => answerWho(this.hosted, this.seats, m)),
@@ -188,6 +196,7 @@ export class Realm {
     // Before the step: a leave queued here is applied in this very tick, so no resume can
     // come between the decision and the departure.
     this.seats.expireLingering(now);
+    this.arrivals.releaseDue(now);
     this.hosted.runAll();
     this.border.open(now);
     for (const host of this.zones.values())

@@ -41,6 +41,14 @@ export interface Seat {
   spells: number[];
   /** Its zone packets that came while it was handed out: they follow it to the next host. */
   heldInputs?: RecordOut<typeof Packet>[];
+  /**
+   * Taken from another host: until its gateway's MOVEDON comes on from there (or this time
+   * passes), its packets that come straight from the gateway wait here, behind those forwarded.
+   */
+  forwardsUntil?: number;
+  waiting?: RecordOut<typeof Packet>[];
+  /** Its gateway's MOVEDON came while its hand-off was out: it follows the held packets. */
+  movedOn?: boolean;
   playerId?: number;
   /** Where its bytes go while it has a connection. */
   output: SessionOutput | undefined;

@@ -260,7 +260,7 @@ describe('gateway batch', () => {
       'Joined' | 'Bytes' | 'Left' | 'Moved' | 'Refused' | 'ResendInputs' | 'TicksGone' | 'begin'
     >();
     expectTypeOf<keyof StreamHandlers<typeof ZoneInputs>>().toEqualTypeOf<
-      'Packet' | 'Join' | 'Detach' | 'Behind' | 'Resync' | 'ResendTicks' | 'InputsGone' | 'begin'
+      'Packet' | 'Join' | 'Detach' | 'Behind' | 'Resync' | 'ResendTicks' | 'InputsGone' | 'MovedOn' | 'begin'
     >();
     // @ts-expect-error a table without Moved does not compile
     const missing: StreamHandlers<typeof GatewayBatch> = { Joined() {}, Bytes() {}, Left() {} };

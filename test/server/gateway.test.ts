@@ -187,6 +187,8 @@ describe('the gateway', () => {
       Buffer.concat([MoveAck.encode({ seq: 1 }), MoveAck.encode({ seq: 2 })]),
     );
     expect(gateway.lostTicks).toBe(0);
+    // Greenvale's host is told nothing more for the session comes to it (MOVEDON).
+    expect(inputs.filter((r) => r.kind === 'MovedOn')).toEqual([{ kind: 'MovedOn', session: session.id }]);
   });
 
   it('tells the host when the connection goes over the soft limit and when it is back under', async () => {

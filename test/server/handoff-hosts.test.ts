@@ -11,7 +11,15 @@ import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { Writer } from '../../shared/codec/writer.js';
 import { blocked } from '../../shared/game/movement.js';
-import { MoveAck, MoveInput, PositionCorrection, ZoneChanged } from '../../shared/protocol/index.js';
+import { Reader } from '../../shared/codec/reader.js';
+import {
+  ChatMessage,
+  ChatSend,
+  MoveAck,
+  MoveInput,
+  PositionCorrection,
+  ZoneChanged,
+} from '../../shared/protocol/index.js';
 import {
   BusError,
   BusErrorCode,
@@ -19,12 +27,14 @@ import {
   Subjects,
   zoneId,
   type Bus,
+  type Subject,
 } from '../../server/cluster/index.js';
 import { readTagged, type Tagged } from '../../server/cluster/inner/define.js';
 import {
   GatewayBatch,
   HandoffAnswer,
   HandoffRequest,
+  MovedOn,
   Join,
   Packet,
   ZoneInputs,
@@ -36,6 +46,17 @@ import { Realm } from '../../server/zone/realm.js';
 import { account, character } from '../store/builders.js';
 
 const DATA = path.resolve(import.meta.dirname, '../../data');
+
+/** The whole frames in `bytes`: each one's opcode and payload. */
+function frameList(bytes: Uint8Array): { opcode: number; payload: Uint8Array }[] {
+  const out: { opcode: number; payload: Uint8Array }[] = [];
+  for (let at = 0; at + 6 <= bytes.length;) {
+    const size = bytes[at]! | (bytes[at + 1]! << 8);
+    out.push({ opcode: bytes[at + 2]! | (bytes[at + 3]! << 8), payload: bytes.subarray(at + 6, at + size) });
+    at += size;
+  }
+  return out;
+}
 
 function opcodes(bytes: Uint8Array): number[] {
   const out: number[] = [];
@@ -381,6 +402,56 @@ describe('a hand-off between two zone hosts', () => {
     expect(p?.moving).toBe(false);
     expect(p?.x).toBeCloseTo(x, 0);
     expect(frames('zh-e')).not.toContain(PositionCorrection.opcode);
+  });
+
+  it("applies a handed walker's late packets, forwarded by the old host, before those its gateway then sends straight to the new one", async () => {
+    await west.stop();
+    // West's forwards to Ashmoor wait while gated (its host busy, a slow link).
+    let gated = false;
+    const late: [Subject, Uint8Array][] = [];
+    const slow: Bus = {
+      publish: (subject, data) => {
+        if (gated && subject === Subjects.zoneInput(zoneId('Ashmoor'))) late.push([subject, data.slice()]);
+        else bus.publish(subject, data);
+      },
+      subscribe: (subject, handler, options) => bus.subscribe(subject, handler, options),
+      request: (subject, data, options) => bus.request(subject, data, options),
+      flush: () => bus.flush(),
+      stats: () => bus.stats(),
+      drain: () => bus.drain(),
+      close: () => bus.close(),
+    };
+    west = realm('zh-w', 'Greenvale', { bus: slow });
+    const c = await enterCrosser();
+    // Until its gateway hears MOVED: what it sends from then on goes straight to Ashmoor.
+    expect(await walkEast(c.y, 20, () => records('Moved').length > 0)).toBe('Ashmoor');
+    const say = (text: string) => (w: Writer) =>
+      Packet.write(w, {
+        session: 1,
+        receivedAt: now,
+        opcode: ChatSend.opcode,
+        payload: (out) => ChatSend.payload.write(out, { channel: 'say', text }),
+      });
+    gated = true;
+    // A line the gateway sent to Greenvale just before it heard MOVED (forwarded, late), then
+    // its MOVEDON there, then a line it sends straight to Ashmoor, in its own stream.
+    send('Greenvale', say('first'));
+    send('Greenvale', (w) => MovedOn.write(w, { session: 1 }));
+    const w = new Writer(64);
+    ZoneInputs.begin(w, { gateway: 'a', epoch: 7, to: 0, seq: 1 });
+    say('second')(w);
+    bus.publish(Subjects.zoneInput(zoneId('Ashmoor')), w.finish());
+    for (let i = 0; i < 4; i++) await tick();
+    gated = false;
+    for (const [subject, data] of late.splice(0)) bus.publish(subject, data);
+    for (let i = 0; i < 4; i++) await tick();
+    // The sayer hears its own lines, as everyone near does: in the order it said them.
+    const heard = batches
+      .filter((b) => b.host === 'zh-e')
+      .flatMap((b) => b.records.flatMap((r) => (r.kind === 'Bytes' ? frameList(r.frames) : [])))
+      .filter((f) => f.opcode === ChatMessage.opcode)
+      .map((f) => ChatMessage.payload.read(new Reader().reset(f.payload)).text);
+    expect(heard).toEqual(['first', 'second']);
   });
 
   it('refuses a hand-off request it cannot read, and goes on', async () => {
