@@ -214,4 +214,41 @@ describe('a hand-off given back', () => {
     expect(received(late, p.id, 'PositionCorrection')).toEqual([]);
     expect(received(back, p.id, 'PositionCorrection', gv)).toMatchObject([{ epoch: 1 }]);
   });
+
+  it('given back and taken over by its connection in one tick, its client hears only the newest epoch', () => {
+    const gv = createWorld(data, { zone: 'Greenvale', rng: mulberry32(1), now: 0, openBorders: ['Ashmoor'] });
+    const y = clearRow([...GREENVALE.obstacles, ...ASHMOOR.obstacles], 1500, 2500, 40);
+    const p = join(gv, player({ zone: 'Greenvale', x: 1960, y }));
+    const walk = walker(p, 0, 0);
+    let t = 50;
+    let handed: Extract<WorldEvent, { type: 'handedOff' }> | undefined;
+    for (; !handed && t < 2000; t += 50) {
+      handed = ofType(step(gv, [stamped(walk.at(t), 0)], t, mulberry32(t)).events, 'handedOff')[0];
+    }
+    gv.openBorders = [];
+    // The bus back after an outage: the player given back (stepped back, a correction in a new
+    // epoch) and its session sent its view anew (EnterWorld, in the epoch after) in one tick.
+    // EnterWorld goes ahead of the tick's update, the correction after it: heard last, its
+    // older epoch would have stamped every move after, and each been dropped unanswered.
+    const back = step(
+      gv,
+      [
+        { type: 'arrive', sessionId: handed!.sessionId, state: handed!.state },
+        { type: 'attach', entityId: p.id, sessionId: handed!.sessionId },
+      ],
+      t,
+      mulberry32(t),
+    ).events;
+    // The player given back is a new entity under the same id.
+    const q = gv.players.get(p.id)!;
+    expect(ofType(back, 'relocated')).toHaveLength(1);
+    expect(received(back, q.id, 'EnterWorld', gv)).toMatchObject([
+      { moveEpoch: q.moveEpoch, x: q.x, y: q.y },
+    ]);
+    expect(received(back, q.id, 'PositionCorrection', gv)).toEqual([]);
+    // Its moves in that epoch are taken.
+    const home = walker(q, Math.PI, t);
+    const ev = tick(gv, [stamped(home.at(t + 50), q.moveEpoch)], t + 50);
+    expect(received(ev, q.id, 'MoveAck')).toHaveLength(1);
+  });
 });
