@@ -118,11 +118,9 @@ function ownAffairs(e: WorldEvent, sink: MessageSink): void {
       return;
     case 'moveRefused':
     case 'relocated':
-      // A later discontinuity of the same tick tells the client where it is: a later
-      // correction, or an EnterWorld, which goes ahead of the tick's update (and so ahead of
-      // this). Heard after that, this one's older epoch would stamp the client's moves, and the
-      // server would drop every one unanswered.
-      if (e.epoch !== e.player.moveEpoch) return;
+      // A later discontinuity of the same step tells the client where it is (world.ts
+      // nextMoveEpoch): a later correction, or an EnterWorld, which goes ahead of the update.
+      if (e.superseded) return;
       sink.to(e.player.id, {
         packet: 'PositionCorrection',
         data: { seq: e.seq, x: e.x, y: e.y, facing: e.facing, reason: e.reason, epoch: e.epoch },

@@ -24,14 +24,14 @@ export function staleMove(p: Player, m: MoveInput): boolean {
 /** Move `seq` is refused: the player stays where it is, and its client is told so in a new epoch. */
 export function refuseMove(w: World, p: Player, seq: number, reason: MoveRefusal): void {
   told(p);
-  const epoch = nextMoveEpoch(p);
+  const epoch = nextMoveEpoch(w, p);
   emit(w, { type: 'moveRefused', player: p, seq, x: p.x, y: p.y, facing: p.facing, reason, epoch });
 }
 
 /** The server put the player where it stands now: its client is told so in a new epoch. */
 export function relocate(w: World, p: Player, reason: Relocation): void {
   told(p);
-  const epoch = nextMoveEpoch(p);
+  const epoch = nextMoveEpoch(w, p);
   emit(w, { type: 'relocated', player: p, seq: p.lastSeq, x: p.x, y: p.y, facing: p.facing, reason, epoch });
 }
 

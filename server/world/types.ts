@@ -574,6 +574,8 @@ export type WorldEvent =
       x: number;
       y: number;
       facing: number;
+      /** A later discontinuity of the same step tells its client where it is: not sent. */
+      superseded?: boolean;
       reason: MoveRefusal;
       epoch: number;
     }
@@ -588,6 +590,8 @@ export type WorldEvent =
       x: number;
       y: number;
       facing: number;
+      /** A later discontinuity of the same step tells its client where it is: not sent. */
+      superseded?: boolean;
       reason: Relocation;
       epoch: number;
     }

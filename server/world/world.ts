@@ -240,7 +240,13 @@ const MOVE_EPOCHS = 0x100;
  * Starts the player's next move epoch (move-epoch.ts); its client learns it from what is sent
  * about the jump (PositionCorrection, EnterWorld).
  */
-export function nextMoveEpoch(p: Player): number {
+export function nextMoveEpoch(w: World, p: Player): number {
+  // Its client hears of the newest jump of the step only: a correction of this step sent
+  // after an EnterWorld (which goes ahead of the step's update) would stamp its moves with an
+  // older epoch, and every one would be dropped unanswered.
+  for (const e of w.events) {
+    if ((e.type === 'moveRefused' || e.type === 'relocated') && e.player.id === p.id) e.superseded = true;
+  }
   p.moveEpoch = (p.moveEpoch + 1) % MOVE_EPOCHS;
   return p.moveEpoch;
 }
@@ -518,7 +524,7 @@ export function attachPlayer(w: World, p: Player, sessionId: number): void {
   p.sessionId = sessionId;
   p.lastSeq = 0;
   // What the old connection sent and is still on its way is void (EnterWorld carries the new epoch).
-  nextMoveEpoch(p);
+  nextMoveEpoch(w, p);
   p.lastMoveAt = now;
   p.lastClientTime = undefined;
   p.timeBank = w.rules.moveBurstMs;
