@@ -16,7 +16,7 @@
  */
 import WebSocket from 'ws';
 import { WyvernClient } from '../../shared/client/client.js';
-import { WyvernError } from '../../shared/client/errors.js';
+import { ClientErrorCode, WyvernError } from '../../shared/client/errors.js';
 import { WebSocketTransport, type WebSocketLike } from '../../shared/client/websocket-transport.js';
 import { mulberry32, randomInt, type Rng } from '../../shared/game/rng.js';
 import { MOB_ID_BASE } from '../../shared/protocol/common.js';
@@ -240,7 +240,7 @@ class SoakBot {
       await client.logout();
       this.run.counts.logouts++;
     } catch (e) {
-      if ((e as { code?: string }).code !== 'ERR_LOGOUT_CANCELLED') throw e;
+      if (!(e instanceof WyvernError) || e.code !== ClientErrorCode.LogoutCancelled) throw e;
       this.run.counts.logoutsInFight++;
     }
   }
