@@ -32,6 +32,15 @@ async function freeRange(n: number): Promise<number> {
   }
 }
 
+/**
+ * TCP and HTTP bases from one free range: the runner gives gateway k TCP_PORT + k and
+ * HTTP_PORT + k, and zone host j HTTP_PORT + gateways + j. Two ranges found apart could
+ * overlap (a gateway's TCP port was a zone host's HTTP port: EADDRINUSE).
+ */
+function portsFor(base: number, gateways: number): { tcp: number; http: number } {
+  return { tcp: base, http: base + gateways };
+}
+
 /** Whether the process is gone (a zombie nobody reaped yet counts as gone). */
 function gone(pid: number): boolean {
   try {
@@ -199,7 +208,7 @@ if (!natsServerAvailable()) {
     });
 
     it('starts from an absolute DATA_DIR, prints restart lines with the secret, is up once its gateways answer, and SIGTERM stops every role and its nats-server', async () => {
-      const ports = { tcp: await freeRange(2), http: await freeRange(3) };
+      const ports = portsFor(await freeRange(5), 2);
       const s = startCluster('runner', dir, ports, ['--gateways', '2', '--zone-hosts', '1'], 2);
       started.push(s);
       await s.up;
@@ -224,7 +233,7 @@ if (!natsServerAvailable()) {
 
     for (const signal of ['SIGTERM', 'SIGHUP'] as const) {
       it(`stops every role and its nats-server when npm alone gets ${signal}`, async () => {
-        const ports = { tcp: await freeRange(1), http: await freeRange(2) };
+        const ports = portsFor(await freeRange(3), 1);
         const s = startCluster('npm', dir, ports, ['--gateways', '1', '--zone-hosts', '1'], 1);
         started.push(s);
         await s.up;
