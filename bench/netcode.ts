@@ -15,8 +15,10 @@
  * groups run one after another, so no group sees another's mover. About 40 s a group.
  *
  * Per pair: drawn error p50/p99/max (the distance from where the server had the mover at the
- * watcher's drawn time), overshoot at stops (how far past the stop point, along the walk into
- * it), the distance from the stop point at each stop's end, slide-backs over 1 unit, the
+ * watcher's drawn time), and p99/max again away from the mover's stalls (its inputs later
+ * than the server's window allowed: held for one overdue, or one taken late) with the largest
+ * within them; overshoot at stops (how far past the stop point, along the walk into it), the
+ * distance from the stop point at each stop's end, slide-backs over 1 unit, the
  * largest error within 2 s after the death, the respawn and the zone crossings, the watcher's
  * own delay and the delay it adds for this mover. Per mover: its corrections (and those after
  * its respawn), and how far from the server it draws itself at the end of its stops.
@@ -43,15 +45,15 @@ const r2 = (v: number) => Math.round(v * 100) / 100;
 
 function table(groups: readonly GroupResult[]): string {
   const lines = [
-    '| mover link | watcher link | error p50 | p99 | max | stops | overshoot max | end off max | slide-backs | after death | after respawn | respawn shown ms | after crossing | base delay ms | added delay ms |',
-    '| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |',
+    '| mover link | watcher link | error p50 | p99 | max | stalls | p99 outside stalls | max outside stalls | max in stalls | stops | overshoot max | end off max | slide-backs | after death | after respawn | respawn shown ms | after crossing | base delay ms | added delay ms |',
+    '| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |',
   ];
   for (const g of groups) {
     for (const { watcher, figures: f } of g.pairs) {
       const ev = (k: 'death' | 'respawn' | 'crossing') =>
         f.afterEvent[k] === undefined ? '-' : String(r1(f.afterEvent[k]));
       lines.push(
-        `| ${g.mover} | ${watcher} | ${r2(f.error.p50)} | ${r2(f.error.p99)} | ${r1(f.error.max)} | ${f.stops} | ${r1(f.overshoot.max)} | ${r1(f.endError)} | ${f.slideBacks} | ${ev('death')} | ${ev('respawn')} | ${f.jumpShownMs.length === 0 ? '-' : f.jumpShownMs.map(Math.round).join(', ')} | ${ev('crossing')} | ${Math.round(f.baseDelayMs)} | ${f.addedDelayMs === null ? '-' : Math.round(f.addedDelayMs)} |`,
+        `| ${g.mover} | ${watcher} | ${r2(f.error.p50)} | ${r2(f.error.p99)} | ${r1(f.error.max)} | ${f.stalls} | ${r2(f.errorOutsideStalls.p99)} | ${r1(f.errorOutsideStalls.max)} | ${f.stalls === 0 ? '-' : r1(f.errorInStalls)} | ${f.stops} | ${r1(f.overshoot.max)} | ${r1(f.endError)} | ${f.slideBacks} | ${ev('death')} | ${ev('respawn')} | ${f.jumpShownMs.length === 0 ? '-' : f.jumpShownMs.map(Math.round).join(', ')} | ${ev('crossing')} | ${Math.round(f.baseDelayMs)} | ${f.addedDelayMs === null ? '-' : Math.round(f.addedDelayMs)} |`,
       );
     }
   }

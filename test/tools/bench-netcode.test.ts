@@ -53,6 +53,27 @@ describe('netcode bench figures', () => {
     expect(f.error.max).toBeCloseTo(10, 9);
   });
 
+  it("tells the error around a stall of the mover's inputs from the error elsewhere", () => {
+    // The stop came late: the record marks a stall when the server took it (late went up).
+    const record = new ServerRecord();
+    record.observe(walker({ timeline: { held: 0, late: 0 } }), 'West', 0);
+    record.observe(
+      walker({ inputAt: 1000, moving: true, moveSpeed: 100, timeline: { held: 0, late: 0 } }),
+      'West',
+      1000,
+    );
+    record.observe(walker({ x: 100, inputAt: 2000, timeline: { held: 0, late: 1 } }), 'West', 2300);
+    expect(record.stalls).toEqual([2300]);
+    // Drawn 10 past the stop at 2100 (in the stall's window); 3 off on the walk at 1200, before it.
+    const frames = [frame(1200, 23), frame(2000, 100), frame(2100, 110), frame(2400, 100), frame(4000, 100)];
+    const f = figures(record, frames, 0);
+    expect(f.stalls).toBe(1);
+    expect(f.error.max).toBeCloseTo(10, 9);
+    expect(f.errorInStalls).toBeCloseTo(10, 9);
+    expect(f.errorOutsideStalls.max).toBeCloseTo(3, 9);
+    expect(f.errorOutsideStalls.samples).toBe(2);
+  });
+
   it('measures a watcher drawing a mover late as added delay, not as overshoot', () => {
     // 200 ms behind the drawn time: 20 units behind on the straight run.
     const frames = [1300, 1400, 1500, 1600].map((t) => frame(t, (t - 1200) / 10));

@@ -491,10 +491,16 @@ export class ServerRecord {
    */
   heldMax = 0;
   late = 0;
+  /**
+   * Server times its inputs stalled past what the server's window allowed for: held for one
+   * overdue, or one came later than its time (each a stall where its inputs stopped coming).
+   */
+  readonly stalls: number[] = [];
 
   observe(p: PlayerRecord, zone: string, now: number): void {
     if (p.timeline) {
       this.heldMax = Math.max(this.heldMax, p.timeline.held);
+      if (p.timeline.late > this.late) this.stalls.push(now);
       this.late = p.timeline.late;
     }
     const last = this.states[this.states.length - 1];
@@ -577,6 +583,15 @@ export interface PairFigures {
   unseen: number;
   /** Distance from where the server had the mover at the drawn time (units). */
   error: Spread;
+  /**
+   * The same over frames away from the mover's stalls (STALL_BEFORE_MS before one to
+   * STALL_AFTER_MS after, in drawn time): where the mover's own inputs kept coming.
+   */
+  errorOutsideStalls: Spread;
+  /** The largest error within a stall's window (0 without stalls). */
+  errorInStalls: number;
+  /** The mover's stalls (ServerRecord.stalls). */
+  stalls: number;
   stops: number;
   /**
    * How far past each stop point, along the walk into it, the mover was drawn while the server
@@ -609,6 +624,13 @@ export interface PairFigures {
  */
 export const JUMP_GRACE_MS = 1000;
 export const EVENT_WINDOW_MS = 2000;
+/**
+ * A stall's window in drawn time: from a little before the server held the mover or took a
+ * late input (the walk it ran on before), until every watcher has drawn what came after it
+ * (the late inputs, a watcher's delay later).
+ */
+export const STALL_BEFORE_MS = 500;
+export const STALL_AFTER_MS = 1500;
 /** Before a stop's time, frames this far back count toward its overshoot (drawn ahead of time). */
 const STOP_LEAD_MS = 500;
 
@@ -691,6 +713,10 @@ export function figures(record: ServerRecord, frames: readonly WatcherFrame[], u
     const shown = inRecord.find((f) => f.t >= j.t - JUMP_GRACE_MS && distance(f, j.to) < distance(f, j.from));
     return shown ? [shown.t - j.t] : [];
   });
+  const inStall = (t: number) =>
+    record.stalls.some((s) => t >= s - STALL_BEFORE_MS && t < s + STALL_AFTER_MS);
+  const outside = errors.filter((_, i) => !inStall(inRecord[i]!.t));
+  const stalled = errors.filter((_, i) => inStall(inRecord[i]!.t));
   const overshoots: number[] = [];
   let endError = 0;
   let slideBacks = 0;
@@ -748,6 +774,9 @@ export function figures(record: ServerRecord, frames: readonly WatcherFrame[], u
     frames: inRecord.length,
     unseen,
     error: spread(errors),
+    errorOutsideStalls: spread(outside),
+    errorInStalls: stalled.reduce((m, e) => Math.max(m, e), 0),
+    stalls: record.stalls.length,
     stops: overshoots.length,
     overshoot: spread(overshoots),
     endError,
