@@ -24,7 +24,8 @@
  */
 import {
   deadReckon,
-  INPUT_SILENCE_MS,
+  INPUT_GRACE_MS,
+  INPUT_OVERDUE_MS,
   MOTION_ERROR_UNITS,
   MOTION_HEARTBEAT_MS,
 } from '../../shared/game/motion.js';
@@ -300,14 +301,21 @@ function applyMove(w: World, p: Player, m: MoveInput, at: number): void {
 
 /**
  * A walker whose next input is overdue on its timeline (a stall on its link longer than any
- * its offset allows for, or a link gone) is held where observers have it, not walked on
- * until its inputs come again. Counted with the late inputs: the stall was longer than any
- * in the player's lateness window.
+ * its offset allows for, or a link gone) is held from the moment it became overdue, where its
+ * newest state had carried it by then (INPUT_OVERDUE_MS): not walked on until its inputs come
+ * again. Its client sends one at least every CLIENT_HEARTBEAT_MS while it walks, and sends a
+ * stop the frame it stops, so up to then the walk went on as its newest state says, unless a
+ * stop is stuck on the link; past it, nothing vouches for the walk. The hold is decided
+ * INPUT_GRACE_MS later (a frame that hitched is not a stall) and dated back, which no watcher
+ * has drawn past yet. Counted with the late inputs: the stall was longer than any in the
+ * player's lateness window.
  */
 function holdSilentWalkers(w: World): void {
   for (const p of w.walking) {
-    if (w.now - p.inputAt < INPUT_SILENCE_MS || p.timeline.queue.length > 0) continue;
-    standWalker(w, p);
+    if (p.timeline.queue.length > 0) continue;
+    const overdueAt = Math.max(p.inputAt, p.timeline.lastDue) + INPUT_OVERDUE_MS;
+    if (w.now < overdueAt + INPUT_GRACE_MS) continue;
+    standWalker(w, p, overdueAt);
     p.timeline.late++;
   }
 }

@@ -38,10 +38,13 @@ import { playerMoved, type World } from './world.js';
  */
 export const CORNER_GAP_UNITS = MOTION_ERROR_UNITS;
 
-/** Where a walker's newest state has carried it by now, unless a wall or the zone's edge is in the way. */
-export function walkedTo(w: World, p: Player): Vec2 {
+/**
+ * Where a walker's newest state has carried it by `at` (now, unless given), unless a wall or
+ * the zone's edge is in the way.
+ */
+export function walkedTo(w: World, p: Player, at = w.now): Vec2 {
   const state = { x: p.x, y: p.y, t: p.inputAt, moving: true, angle: p.facing, speed: p.moveSpeed };
-  const to = deadReckon(state, w.now);
+  const to = deadReckon(state, Math.min(at, w.now));
   if (!insideZone(to, w.zone) || blocked(to, w.walls) || segmentBlocked(p, to, w.walls, 0)) return p;
   return to;
 }
@@ -100,19 +103,21 @@ export function turnCorner(w: World, p: Player, next: MotionState): (Vec2 & { t:
 }
 
 /**
- * Stands a walker where observers have it now; the stop is dated now. Its client is not told
- * (a death tells it after): when its inputs come again they walk on from its newest input
- * (Player.lastInput), and the move checks start there.
+ * Stands a walker where observers have it at `at` (now, unless given: never later, nor
+ * before its newest state); the stop is dated then. Its client is not told (a death tells it
+ * after): when its inputs come again they walk on from its newest input (Player.lastInput),
+ * and the move checks start there.
  */
-export function standWalker(w: World, p: Player): void {
+export function standWalker(w: World, p: Player, at = w.now): void {
   if (!p.moving) return;
-  const at = walkedTo(w, p);
-  if (at !== p) {
-    p.x = at.x;
-    p.y = at.y;
+  const t = Math.max(p.inputAt, Math.min(at, w.now));
+  const to = walkedTo(w, p, t);
+  if (to !== p) {
+    p.x = to.x;
+    p.y = to.y;
     playerMoved(w, p);
   }
-  p.inputAt = w.now;
+  p.inputAt = t;
   p.moving = false;
   p.moveSpeed = 0;
   w.walking.delete(p);

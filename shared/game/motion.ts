@@ -5,23 +5,39 @@
  * state; the server re-sends a state as soon as its own dead reckoning of what observers
  * draw strays more than MOTION_ERROR_UNITS from the truth.
  */
-import type { Vec2 } from './movement.js';
+import { MOVE_SEND_HZ, type Vec2 } from './movement.js';
 
 /** The server re-sends a walking entity's state at least this often. */
 export const MOTION_HEARTBEAT_MS = 1000;
 /** The server re-sends a state when observers' dead reckoning is off by more than this. */
 export const MOTION_ERROR_UNITS = 4;
-/** A client re-sends its own movement state this often while walking. */
-export const CLIENT_HEARTBEAT_MS = 250;
+/**
+ * A client re-sends its own movement state this often while walking: the server can tell a
+ * walker's link has stalled no sooner than a heartbeat after its newest input, so this is,
+ * with a send step, how far a walker whose stop was held up on its link is walked on past it
+ * (18 units at a walk, at most) before the server holds it. Ten small inputs a second while
+ * walking, none standing.
+ */
+export const CLIENT_HEARTBEAT_MS = 100;
 /** A client re-sends its movement state when its heading turns by more than this (radians). */
 export const CLIENT_TURN_EPSILON = 0.02;
 /**
- * A walking player none of whose inputs has taken effect for this long (it sends one at
- * least every CLIENT_HEARTBEAT_MS) is held by the server where observers have it, until its
- * inputs come again. Long enough that a late heartbeat of a walk that goes on straight is
- * no hold: observers' dead reckoning had it right, and a hold would only make it hitch.
+ * The latest a walking client's next input is made after its newest: a heartbeat, and the
+ * step its client reads its keys and sends at (MOVE_SEND_HZ at the slowest). A walker none of whose inputs takes effect
+ * by then on its timeline (server/world/timeline.ts: an input that came in time waits for
+ * its time there, so only a stall longer than any in its window makes one overdue) is held
+ * by the server from that moment where its newest state had carried it by then: run on no
+ * further than that, until its inputs come again.
  */
-export const INPUT_SILENCE_MS = 1000;
+export const INPUT_OVERDUE_MS = CLIENT_HEARTBEAT_MS + 1000 / MOVE_SEND_HZ;
+/**
+ * The server stands an overdue walker this much later than INPUT_OVERDUE_MS, dated back to
+ * it: a client whose frame hitched sends its heartbeat a little late and is not held for it.
+ * Within the margin every watcher's interpolation delay keeps for the tick wait
+ * (web-client/src/state/render-clock.ts), so no watcher has drawn the walker past the hold
+ * when it comes.
+ */
+export const INPUT_GRACE_MS = 50;
 /**
  * Observers walk an entity on from its newest state for at most this long; past it, an
  * entity whose updates stalled is held where it got to, not run on and pulled back.

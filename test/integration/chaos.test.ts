@@ -83,7 +83,8 @@ async function walk(client: WyvernClient, stands: Stand[], stopped: () => boolea
       x = self.x;
       y = self.y + STEP;
     }
-    const sent = client.sendMove(x, y, right ? 0 : Math.PI, true, 40);
+    // Each step a stand: a walk would be held between steps further apart than its heartbeat.
+    const sent = client.sendMove(x, y, right ? 0 : Math.PI, false);
     const start = Date.now();
     while (seq < sent && !client.closeReason && Date.now() - start < 5000) await sleep(5);
     if (seq < sent) return;

@@ -502,13 +502,12 @@ describe('movement send policy', () => {
     step(800, 175, 1, false); // stop
     step(850, 175, 1, false);
     step(5000, 175, 1, false); // standing: no heartbeat
-    expect(sends).toEqual([
-      '100:start',
-      `${100 + CLIENT_HEARTBEAT_MS}:heartbeat`,
-      `${100 + 2 * CLIENT_HEARTBEAT_MS}:heartbeat`,
-      '700:turn',
-      '800:stop',
-    ]);
+    // Steps 50 ms apart: a heartbeat at the first step CLIENT_HEARTBEAT_MS after the last send.
+    const beats: string[] = [];
+    for (let t = 100 + CLIENT_HEARTBEAT_MS; t <= 600; t += Math.ceil(CLIENT_HEARTBEAT_MS / 50) * 50) {
+      beats.push(`${t}:heartbeat`);
+    }
+    expect(sends).toEqual(['100:start', ...beats, '700:turn', '800:stop']);
   });
 
   it('sends the state it was given', () => {

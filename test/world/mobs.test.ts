@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { distance, positionAlongPath } from '../../shared/game/movement.js';
+import { CLIENT_HEARTBEAT_MS } from '../../shared/game/motion.js';
 import type { MobRoute, WorldEvent } from '../../server/world/index.js';
 import {
   INSTANT,
@@ -87,12 +88,12 @@ describe('mob combat', () => {
     runUntil(w, 100);
     expect(m.state).toBe('chase');
     // The player walks off along +y at its full speed (faster than the mob) for 1.5 s, with a
-    // client's heartbeat every 250 ms, then stops.
+    // client's heartbeat every CLIENT_HEARTBEAT_MS, then stops.
     const walk = walker(p, Math.PI / 2, 100);
     const paths: { t: number; route: MobRoute | null }[] = [];
     const events: WorldEvent[] = [];
     for (let t = 150; t <= 4000; t += 50) {
-      const input = t <= 1600 && (t - 100) % 250 === 0 ? [walk.at(t, t < 1600)] : [];
+      const input = t <= 1600 && (t - 100) % CLIENT_HEARTBEAT_MS === 0 ? [walk.at(t, t < 1600)] : [];
       const ev = tick(w, input, t);
       for (const route of routes(ev)) paths.push({ t, route });
       events.push(...ev);

@@ -75,14 +75,14 @@ describe('death while walking', () => {
     const p = join(w, player({ x: 100, y: 300 }));
     const walk = walker(p, 0, 1000);
     tick(w, [{ ...(stamped(walk.at(1000), 0) as MoveInput), receivedAt: 1000 }], 1000);
-    runUntil(w, 1200);
+    runUntil(w, 1050);
     // Its next heartbeat is still on the way when the blow lands.
     applyDamage(w, null, p, 0, p.health, false);
-    const death = tick(w, [], 1250);
+    const death = tick(w, [], 1100);
     expect(p.alive).toBe(false);
-    // Watchers drew it 250 ms on from x 100: it lies there, and the stop is dated now.
-    expect(p.x).toBeCloseTo(100 + (p.speed * 250) / 1000, 6);
-    expect(p.sent).toMatchObject({ x: p.x, y: 300, t: 1250, moving: false });
+    // Watchers drew it 100 ms on from x 100: it lies there, and the stop is dated now.
+    expect(p.x).toBeCloseTo(100 + (p.speed * 100) / 1000, 6);
+    expect(p.sent).toMatchObject({ x: p.x, y: 300, t: 1100, moving: false });
     expect(received(death, p.id, 'PositionCorrection')).toMatchObject([{ x: p.x, reason: 'dead' }]);
   });
 

@@ -2,7 +2,9 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import {
   deadReckon,
-  INPUT_SILENCE_MS,
+  CLIENT_HEARTBEAT_MS,
+  INPUT_GRACE_MS,
+  INPUT_OVERDUE_MS,
   MOTION_ERROR_UNITS,
   MOTION_HEARTBEAT_MS,
 } from '../../shared/game/motion.js';
@@ -209,11 +211,13 @@ describe('the client clock and the time bank', () => {
     const p = join(w, player({ x: 100, y: 300 }));
     const walk = walker(p, 0, 1000);
     const sends: Send[] = [];
-    for (let t = 1000; t <= 4000; t += 250) {
+    for (let t = 1000; t <= 4000; t += CLIENT_HEARTBEAT_MS) {
       // Everything sent from 2000 until the link wakes at 2600 arrives in the 2600 step.
       sends.push({ input: walk.at(t, t < 4000), arrives: t >= 2000 && t < 2600 ? 2600 : t });
     }
-    const steps = play(w, sends, 4500);
+    // Held from when its heartbeat was overdue, it takes the burst as a new start: the offset
+    // now covers the stall, and the rest of the walk takes effect that much later.
+    const steps = play(w, sends, 5500);
     const burst = steps.find((s) => s.t === 2600)!;
     expect(received(burst.events, p.id, 'MoveAck')).toHaveLength(1);
     expect(corrections(steps, p)).toEqual([]);
@@ -531,7 +535,7 @@ describe('motion', () => {
     expect(q.x).toBeGreaterThan(124.5);
     expect(savedCharacter(w, q)).toMatchObject({ x: 120, y: 400 });
     // Stood by the server itself (its inputs fell silent), it is kept where the server stood it.
-    runUntil(w, 2380 + INPUT_SILENCE_MS + 100);
+    runUntil(w, 2380 + (INPUT_OVERDUE_MS + INPUT_GRACE_MS) + 100);
     expect(q.moving).toBe(false);
     expect(savedCharacter(w, q)).toMatchObject({ x: q.x, y: q.y });
     expect(q.x).not.toBe(120);
@@ -614,12 +618,13 @@ describe('motion', () => {
     expect(a.sent).toMatchObject({ x: 112, y: 300, moving: false });
   });
 
-  it('a straight walk with a state every 250 ms emits motion at most once per heartbeat, plus start and stop', () => {
+  it('a straight walk with a state every CLIENT_HEARTBEAT_MS emits motion at most once per heartbeat, plus start and stop', () => {
     const w = world({ zone: { obstacles: [] } });
     const p = join(w, player({ x: 100, y: 300 }));
     const walk = walker(p, 0, 1000);
     const sends: Send[] = [];
-    for (let t = 1000; t <= 6000; t += 250) sends.push({ input: walk.at(t, t < 6000), arrives: t });
+    for (let t = 1000; t <= 6000; t += CLIENT_HEARTBEAT_MS)
+      sends.push({ input: walk.at(t, t < 6000), arrives: t });
     const times = motionTimes(play(w, sends, 6500), p);
     expect(times[0]).toBe(1000);
     expect(times.at(-1)).toBe(6000);
@@ -629,7 +634,7 @@ describe('motion', () => {
       const gap = walking[i]! - walking[i - 1]!;
       expect(gap).toBeGreaterThanOrEqual(MOTION_HEARTBEAT_MS);
       // ...and no less often: a heartbeat is due at the first state past it.
-      expect(gap).toBeLessThanOrEqual(MOTION_HEARTBEAT_MS + 250);
+      expect(gap).toBeLessThanOrEqual(MOTION_HEARTBEAT_MS + CLIENT_HEARTBEAT_MS);
     }
   });
 
@@ -645,40 +650,59 @@ describe('motion', () => {
     expect(p.sent).toMatchObject({ x: 160 - (MOTION_ERROR_UNITS + 6), t: 1500, moving: true });
   });
 
-  it('holds a walker whose next input is overdue where observers have it, not run on or pulled back', () => {
-    const w = world({ zone: { obstacles: [] } });
+  // A walker that sent its start at 1000 and a heartbeat at 1100; the next one, due by 1250
+  // (a heartbeat and a send step), is stuck on its link. Held from then, decided a grace later.
+  const OVERDUE = 1100 + INPUT_OVERDUE_MS;
+  const HELD_X = 100 + (120 * (OVERDUE - 1000)) / 1000;
+  function stalledWalker(obstacles: { x: number; y: number; w: number; h: number }[] = []) {
+    const w = world({ zone: { obstacles } });
     const p = join(w, player({ x: 100, y: 300 }));
     const walk = walker(p, 0, 1000);
     tick(w, [walk.at(1000)], 1000);
-    tick(w, [walk.at(1250)], 1250);
-    const before = runUntil(w, 1250 + INPUT_SILENCE_MS - 50);
+    tick(w, [walk.at(1100)], 1100);
+    return { w, p, walk };
+  }
+
+  it('holds a walker whose next input is overdue where observers had it then, not run on or pulled back', () => {
+    const { w, p } = stalledWalker();
+    const before = runUntil(w, Math.floor((OVERDUE + INPUT_GRACE_MS - 1) / 50) * 50);
     expect(ofType(before, 'motion')).toEqual([]);
     expect(p.moving).toBe(true);
     const late = p.timeline.late;
-    const hold = tick(w, [], 1250 + INPUT_SILENCE_MS);
+    const at = Math.ceil((OVERDUE + INPUT_GRACE_MS) / 50) * 50;
+    const hold = tick(w, [], at);
     expect(ofType(hold, 'motion')).toHaveLength(1);
     expect(p.moving).toBe(false);
-    // Where its state (130 at 1250, 120 u/s) had walked it by the hold, dated the hold: what
-    // observers draw there, so they see it stop, not slide back to 130.
-    const heldX = 130 + (120 * INPUT_SILENCE_MS) / 1000;
-    expect(p.sent).toMatchObject({ y: 300, moving: false, t: 1250 + INPUT_SILENCE_MS });
-    expect(p.sent.x).toBeCloseTo(heldX, 6);
+    // Where its state (112 at 1100, 120 u/s) had walked it when its next input was overdue,
+    // dated then: no watcher has drawn it further (the grace is within their margin), and
+    // it went no further than its inputs vouch for.
+    expect(p.sent).toMatchObject({ y: 300, moving: false, t: OVERDUE });
+    expect(p.sent.x).toBeCloseTo(HELD_X, 6);
     expect(p.timeline.late).toBe(late + 1);
     expect(runUntil(w, 4000)).toEqual([]);
   });
 
+  it('does not hold a walker whose heartbeat is late by less than the grace (a frame that hitched)', () => {
+    const { w, p, walk } = stalledWalker();
+    const at = Math.floor((OVERDUE + INPUT_GRACE_MS - 1) / 50) * 50;
+    runUntil(w, at - 50);
+    const events = tick(w, [walk.at(OVERDUE + INPUT_GRACE_MS - 60)], at);
+    expect(ofType(events, 'motion')).toEqual([]);
+    expect(p.moving).toBe(true);
+    expect(runUntil(w, at + 50).filter((e) => e.type === 'motion')).toEqual([]);
+  });
+
   it('a held walker takes the inputs its stall held up with no correction, though they start behind the hold', () => {
-    const w = world({ zone: { obstacles: [] } });
-    const p = join(w, player({ x: 100, y: 300 }));
-    const walk = walker(p, 0, 1000);
-    tick(w, [walk.at(1000)], 1000);
-    runUntil(w, 1000 + INPUT_SILENCE_MS);
+    const { w, p, walk } = stalledWalker();
+    const end = 1800;
+    runUntil(w, end);
     expect(p.moving).toBe(false);
+    expect(p.x).toBeCloseTo(HELD_X, 6);
     // The heartbeats it made meanwhile were stuck behind a lost segment: all arrive at once.
-    const end = 1000 + INPUT_SILENCE_MS;
     const burst = [];
-    for (let t = 1250; t <= end; t += 250) burst.push(walk.at(t));
-    const after = [...tick(w, burst, end + 50), ...runUntil(w, end + 850)];
+    for (let t = 1200; t <= end; t += CLIENT_HEARTBEAT_MS) burst.push(walk.at(t));
+    // Held, it takes them as a new start: each in its time, the offset now covering the stall.
+    const after = [...tick(w, burst, end + 50), ...runUntil(w, end + 700)];
     expect(received(after, p.id, 'PositionCorrection')).toEqual([]);
     expect(p.lastSeq).toBe((burst.at(-1) as { seq: number }).seq);
     expect(p.moving).toBe(true);
@@ -686,48 +710,36 @@ describe('motion', () => {
   });
 
   it('a held walker whose stop was the stalled input stops there, accepted though it is behind the hold', () => {
-    const w = world({ zone: { obstacles: [] } });
-    const p = join(w, player({ x: 100, y: 300 }));
-    const walk = walker(p, 0, 1000);
-    tick(w, [walk.at(1000)], 1000);
-    tick(w, [walk.at(1250)], 1250);
-    runUntil(w, 1250 + INPUT_SILENCE_MS);
+    const { w, p, walk } = stalledWalker();
+    runUntil(w, 1400);
     expect(p.moving).toBe(false);
     // It stopped 20 ms after its last heartbeat; the stop arrives after the hold.
-    const at = 1250 + INPUT_SILENCE_MS + 100;
-    const events = tick(w, [walk.at(1270, false)], at);
+    const events = tick(w, [walk.at(1120, false)], 1450);
     expect(received(events, p.id, 'PositionCorrection')).toEqual([]);
-    expect(p.x).toBeCloseTo(130 + 2.4, 6);
+    expect(p.x).toBeCloseTo(112 + 2.4, 6);
     expect(p.sent.moving).toBe(false);
-    expect(p.sent.t).toBeGreaterThanOrEqual(1250 + INPUT_SILENCE_MS);
   });
 
   it('a held walker may not claim its walk from where the hold stood it: a move beyond reach of its last input is refused', () => {
-    const w = world({ zone: { obstacles: [] } });
-    const p = join(w, player({ x: 100, y: 300 }));
-    const walk = walker(p, 0, 1000);
-    tick(w, [walk.at(1000)], 1000);
-    tick(w, [walk.at(1250)], 1250);
-    runUntil(w, 1250 + INPUT_SILENCE_MS);
-    // Held 120 units on, at 250. A move 60 ms of client time later to 262: in reach of the
-    // hold, 132 units past its last input (130).
-    expect(p.x).toBeCloseTo(250, 6);
-    const events = tick(w, [move(p, 262, 300, { t: 1310, moving: true })], 1250 + INPUT_SILENCE_MS + 50);
+    const { w, p } = stalledWalker();
+    runUntil(w, 1400);
+    expect(p.x).toBeCloseTo(HELD_X, 6);
+    // A move 60 ms of client time after its last input (112 at 1100) to 10 units past the
+    // hold: in reach from the hold, not from its last input.
+    const to = HELD_X + 10;
+    expect(to - 112).toBeGreaterThan((120 * MOVE_TOLERANCE * 60) / 1000 + MOVE_SLACK_UNITS);
+    const events = tick(w, [move(p, to, 300, { t: 1160, moving: true })], 1450);
     expect(received(events, p.id, 'PositionCorrection').map((c) => c.reason)).toEqual(['speed']);
     expect(p.lastInput).toEqual({ x: p.x, y: p.y });
   });
 
   it('a held walker may not pass a wall on the way from its last input, though the way from the hold is clear', () => {
-    // A wall north of the walk: from the last input (130, 300) the way to (200, 270) crosses
-    // it; from where the hold stands the walker (250, 300) it does not.
-    const w = world({ zone: { obstacles: [{ x: 180, y: 200, w: 10, h: 90 }] } });
-    const p = join(w, player({ x: 100, y: 300 }));
-    const walk = walker(p, 0, 1000);
-    tick(w, [walk.at(1000)], 1000);
-    tick(w, [walk.at(1250)], 1250);
-    runUntil(w, 1250 + INPUT_SILENCE_MS);
-    expect(p.x).toBeCloseTo(250, 6);
-    const events = tick(w, [move(p, 200, 270, { t: 1950, moving: true })], 1250 + INPUT_SILENCE_MS + 50);
+    // A wall north of the walk, between the last input (112, 300) and the hold: from the
+    // last input the way to (140, 270) crosses it; from where the hold stands it does not.
+    const { w, p } = stalledWalker([{ x: 118, y: 200, w: 4, h: 90 }]);
+    runUntil(w, 1400);
+    expect(p.x).toBeCloseTo(HELD_X, 6);
+    const events = tick(w, [move(p, 140, 270, { t: 1600, moving: true })], 1650);
     expect(received(events, p.id, 'PositionCorrection').map((c) => c.reason)).toEqual(['obstacle']);
   });
 

@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { WorldView } from '../../shared/client/world-view.js';
 import { sampleMotion } from '../../shared/game/interpolation.js';
-import type { MotionState } from '../../shared/game/motion.js';
+import { CLIENT_HEARTBEAT_MS, INPUT_OVERDUE_MS, type MotionState } from '../../shared/game/motion.js';
+import { PLAYER_SPEED } from '../../shared/game/movement.js';
 import { mulberry32 } from '../../shared/game/rng.js';
 import { RenderClock } from '../../web-client/src/state/render-clock.js';
 import {
@@ -116,7 +117,7 @@ const CLOCK_SKEW = 12_345;
 
 /**
  * A mover walks east 1.1 s and stops 0.9 s, six times, sending its state on a start, a stop
- * and every 250 ms while walking (as the client SDK does), over `link`; the server steps every
+ * and every CLIENT_HEARTBEAT_MS while walking (as the client SDK does), over `link`; the server steps every
  * 50 ms; a watcher on a clean link applies each step's motion as the replication writer sends
  * it (state time as the update's time less its age) and draws the mover every frame at its
  * render clock's time, through the client SDK's WorldView. Where the server had the mover at
@@ -140,7 +141,7 @@ function watchMover(link: Link, seed = 7): Watch {
   let lastArrival = 0;
   let seq = 1;
   for (const [a, b] of walks) {
-    for (let t = a; t <= b; t = t < b && t + 250 > b ? b : t + 250) {
+    for (let t = a; t <= b; t = t < b && t + CLIENT_HEARTBEAT_MS > b ? b : t + CLIENT_HEARTBEAT_MS) {
       const moving = t < b;
       let delay = link.latency(t, rng);
       if (link.loss && rng() < link.loss) delay += RTO + 2 * delay;
@@ -272,17 +273,35 @@ describe('a watcher of a mover whose own link is the bad one', () => {
     }
   });
 
-  it('on 200±50 ms + 5% loss draws it past a stop only when a stall outlasts every recent one', () => {
+  it('on 200±50 ms + 5% loss draws it past a stop only when a stall outlasts every recent one, and then no further than its inputs vouch for', () => {
     let stops = 0;
     let over = 0;
+    let most = 0;
     for (const seed of [1, 2, 3, 4, 5, 6]) {
       const r = watchMover({ latency: (_t, rng) => 150 + 100 * rng(), loss: 0.05 }, seed);
       expect(r.corrections).toBe(0);
       stops += r.overshoot.length;
       over += r.overshoot.filter((o) => o > 1).length;
+      most = Math.max(most, ...r.overshoot);
       expect(r.endError).toBeLessThanOrEqual(0.5);
     }
     expect(over / stops).toBeLessThanOrEqual(0.1);
+    expect(most).toBeLessThanOrEqual((PLAYER_SPEED * INPUT_OVERDUE_MS) / 1000 + 1);
+  });
+
+  it('draws a walker whose stop is stuck on its link longer than any stall before no further past it than a heartbeat and a send step of walk', () => {
+    // 100 ms each way; the fourth walk's stop, and everything behind it, 400 ms later still.
+    // Walked on until the stop came, it was drawn 48 units past it and pulled back.
+    const stuck = (t: number) => t === 7000 + 1100;
+    for (const seed of [1, 2, 3]) {
+      const r = watchMover({ latency: (t) => (stuck(t) ? 500 : 100) }, seed);
+      expect(r.corrections).toBe(0);
+      const bound = (PLAYER_SPEED * INPUT_OVERDUE_MS) / 1000;
+      expect(r.overshoot[3]).toBeLessThanOrEqual(bound);
+      expect(r.slideBack).toBeLessThanOrEqual(bound);
+      expect(Math.max(...r.overshoot.filter((_, i) => i !== 3))).toBeLessThanOrEqual(1);
+      expect(r.endError).toBeLessThanOrEqual(0.5);
+    }
   });
 });
 

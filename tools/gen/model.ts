@@ -6,7 +6,7 @@
 import {
   CLIENT_HEARTBEAT_MS,
   CLIENT_TURN_EPSILON,
-  INPUT_SILENCE_MS,
+  INPUT_OVERDUE_MS,
   MAX_DEAD_RECKON_MS,
   MOTION_ERROR_UNITS,
   MOTION_HEARTBEAT_MS,
@@ -107,9 +107,9 @@ export const MOTION: readonly Constant[] = [
     note: 'radians: a larger turn is sent at once',
   },
   {
-    name: 'INPUT_SILENCE_MS',
-    value: INPUT_SILENCE_MS,
-    note: 'a walker silent this long is stopped by the server',
+    name: 'INPUT_OVERDUE_MS',
+    value: INPUT_OVERDUE_MS,
+    note: 'a walker none of whose inputs comes this long after its newest is held from then',
   },
 ];
 
