@@ -11,7 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { twoZoneData } from '../helpers/border.js';
 import { clusterDatabase, type ClusterDatabase } from './database.js';
-import { GATEWAY_UP, spawnRole, startRole, zoneHostUp, type RoleProcess } from './roles.js';
+import { clusterEnv, GATEWAY_UP, spawnRole, startRole, zoneHostUp, type RoleProcess } from './roles.js';
 
 export type Zone = 'Westmark' | 'Eastmark';
 
@@ -79,19 +79,10 @@ export async function startTwoZoneCluster(options: TwoZoneOptions): Promise<TwoZ
   };
   try {
     database = await clusterDatabase(dir);
-    const common: Record<string, string> = {
-      HOST: '127.0.0.1',
-      HTTP_PORT: '0',
-      TCP_PORT: '0',
-      DATABASE_URL: database.url,
-      DATA_DIR: dataDir,
-      LOG_LEVEL: options.logLevel,
-      SRP_WORKERS: '1',
-      SHUTDOWN_TIMEOUT_MS: '2000',
-      WYVERN_SECRET: '00112233445566778899aabbccddeeff',
-      NATS_URL: options.natsUrl,
-      ...options.env,
-    };
+    const common = clusterEnv(
+      { databaseUrl: database.url, dataDir, natsUrl: options.natsUrl, logLevel: options.logLevel },
+      options.env,
+    );
     const zoneHost = async (id: string, zone: Zone): Promise<ReadyRole> => {
       const role = await startRole({ ...common, ROLE: 'zone-host', NODE_ID: id, ZONES: zone }, hostUp(id));
       roles.push(role);
