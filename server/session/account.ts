@@ -29,6 +29,7 @@ import {
   Resume,
   Resumed,
 } from '../../shared/protocol/account.js';
+import type { PayloadOf } from '../../shared/protocol/define.js';
 import { errorMessage, type ErrorCode } from '../../shared/protocol/errors.js';
 import { loginResults } from '../metrics/index.js';
 import type { AccountService, PendingLogin, Refusal } from './accounts.js';
@@ -175,131 +176,166 @@ export function queueReporter(
   };
 }
 
-export function accountHandlers(deps: AccountHandlerDeps): SessionHandlers {
-  const { accounts } = deps;
-  const queueUpdateMs = deps.queueUpdateMs ?? 250;
-  const clock = deps.clock ?? (() => performance.now());
+/** What the account handlers share: the service, the world, and each login's challenge. */
+interface AccountDesk {
+  readonly accounts: AccountService;
+  readonly world: ResumeWorld | undefined;
+  readonly queueUpdateMs: number;
+  readonly clock: () => number;
   /** The login between LoginChallenge and LoginProof, per session. */
-  const pendingLogins = new WeakMap<Session, PendingLogin>();
+  readonly pendingLogins: WeakMap<Session, PendingLogin>;
+}
 
-  return {
-    async Register(ctx, { account, salt, verifier }) {
-      const { session } = ctx;
-      try {
-        const result = await accounts.register(account, salt, verifier);
-        if (session.closing) return;
-        if (!result.ok) return refuse(session, Register.opcode, result.code);
-        session.log.info({ accountId: result.accountId, account: result.name }, 'account registered');
-        session.send(Registered, { account: result.name });
-      } catch (err) {
-        failInternally(ctx, Register.opcode, err);
-      }
-    },
-
-    async LoginStart(ctx, { account, deviceToken }) {
-      const { session } = ctx;
-      // A new LoginStart replaces an unanswered challenge.
-      pendingLogins.delete(session);
-      const onPosition = queueReporter(
-        (position, queueLength) => session.send(LoginQueue, { position, queueLength }),
-        queueUpdateMs,
-        clock,
-      );
-      let result: LoginResult | undefined;
-      try {
-        const started = await accounts.beginLogin(account, session.addressKey, {
-          onPosition,
-          signal: session.signal,
-          deviceToken,
-        });
-        if (session.closing) {
-          result = LoginResult.Abandoned;
-          return;
-        }
-        if (!started.ok) {
-          result =
-            started.code === 'ERR_LOGIN_THROTTLED' ? LoginResult.Throttled : LoginResult.BadAccountName;
-          return refuseLogin(session, LoginStart.opcode, started);
-        }
-        pendingLogins.set(session, started.pending);
-        session.send(LoginChallenge, { salt: started.salt, B: started.B });
-      } catch (err) {
-        result = failInternally(ctx, LoginStart.opcode, err);
-      } finally {
-        if (result !== undefined) loginResults.inc({ result });
-      }
-    },
-
-    async LoginProof(ctx, { A, M1 }) {
-      const { session } = ctx;
-      const pending = pendingLogins.get(session);
-      if (!pending) {
-        return refuse(
-          session,
-          LoginProof.opcode,
-          'ERR_WRONG_STATE',
-          'LoginProof needs a LoginChallenge first',
-        );
-      }
-      pendingLogins.delete(session);
-      let result: LoginResult;
-      try {
-        const done = await accounts.finishLogin(pending, A, M1, session.addressKey, {
-          signal: session.signal,
-        });
-        if (session.closing) {
-          result = LoginResult.Abandoned;
-        } else if (!done.ok) {
-          result = done.code === 'ERR_LOGIN_THROTTLED' ? LoginResult.Throttled : LoginResult.BadLogin;
-          refuseLogin(session, LoginProof.opcode, done);
-        } else {
-          result = LoginResult.Ok;
-          const resumeToken = await authenticate(ctx, accounts, done.accountId, done.name);
-          if (!session.closing) {
-            session.send(LoginOk, {
-              M2: done.M2,
-              accountId: done.accountId,
-              account: done.name,
-              resumeToken,
-              deviceToken: accounts.issueDeviceToken(done.accountId, done.name),
-            });
-          }
-        }
-      } catch (err) {
-        result = failInternally(ctx, LoginProof.opcode, err);
-      }
-      loginResults.inc({ result });
-    },
-
-    async Resume(ctx, { account, token }) {
-      const { session } = ctx;
-      let result: LoginResult = LoginResult.Resumed;
-      try {
-        const redeemed = await accounts.redeemResumeToken(account, token);
-        if (session.closing) {
-          result = LoginResult.Abandoned;
-          return;
-        }
-        if (!redeemed.ok) {
-          result = LoginResult.BadResume;
-          return refuse(session, Resume.opcode, redeemed.code);
-        }
-        pendingLogins.delete(session);
-        const resumeToken = await authenticate(ctx, accounts, redeemed.accountId, redeemed.name);
-        // The character may linger on another gateway: finding it takes the registry.
-        const characterId = (await deps.world?.reattach(session)) ?? 0;
-        if (session.closing) return;
-        session.send(Resumed, {
-          accountId: redeemed.accountId,
-          account: redeemed.name,
-          resumeToken,
-          characterId,
-        });
-      } catch (err) {
-        result = failInternally(ctx, Resume.opcode, err);
-      } finally {
-        loginResults.inc({ result });
-      }
-    },
+export function accountHandlers(deps: AccountHandlerDeps): SessionHandlers {
+  const desk: AccountDesk = {
+    accounts: deps.accounts,
+    world: deps.world,
+    queueUpdateMs: deps.queueUpdateMs ?? 250,
+    clock: deps.clock ?? (() => performance.now()),
+    pendingLogins: new WeakMap(),
   };
+  return {
+    Register: (ctx, payload) => register(desk, ctx, payload),
+    LoginStart: (ctx, payload) => loginStart(desk, ctx, payload),
+    LoginProof: (ctx, payload) => loginProof(desk, ctx, payload),
+    Resume: (ctx, payload) => resume(desk, ctx, payload),
+  };
+}
+
+async function register(
+  desk: AccountDesk,
+  ctx: HandlerContext,
+  { account, salt, verifier }: PayloadOf<typeof Register>,
+): Promise<void> {
+  const { session } = ctx;
+  try {
+    const result = await desk.accounts.register(account, salt, verifier);
+    if (session.closing) return;
+    if (!result.ok) return refuse(session, Register.opcode, result.code);
+    session.log.info({ accountId: result.accountId, account: result.name }, 'account registered');
+    session.send(Registered, { account: result.name });
+  } catch (err) {
+    failInternally(ctx, Register.opcode, err);
+  }
+}
+
+async function loginStart(
+  desk: AccountDesk,
+  ctx: HandlerContext,
+  { account, deviceToken }: PayloadOf<typeof LoginStart>,
+): Promise<void> {
+  const { session } = ctx;
+  // A new LoginStart replaces an unanswered challenge.
+  desk.pendingLogins.delete(session);
+  const onPosition = queueReporter(
+    (position, queueLength) => session.send(LoginQueue, { position, queueLength }),
+    desk.queueUpdateMs,
+    desk.clock,
+  );
+  let result: LoginResult | undefined;
+  try {
+    const started = await desk.accounts.beginLogin(account, session.addressKey, {
+      onPosition,
+      signal: session.signal,
+      deviceToken,
+    });
+    if (session.closing) {
+      result = LoginResult.Abandoned;
+      return;
+    }
+    if (!started.ok) {
+      result = started.code === 'ERR_LOGIN_THROTTLED' ? LoginResult.Throttled : LoginResult.BadAccountName;
+      return refuseLogin(session, LoginStart.opcode, started);
+    }
+    desk.pendingLogins.set(session, started.pending);
+    session.send(LoginChallenge, { salt: started.salt, B: started.B });
+  } catch (err) {
+    result = failInternally(ctx, LoginStart.opcode, err);
+  } finally {
+    if (result !== undefined) loginResults.inc({ result });
+  }
+}
+
+async function loginProof(
+  desk: AccountDesk,
+  ctx: HandlerContext,
+  { A, M1 }: PayloadOf<typeof LoginProof>,
+): Promise<void> {
+  const { session } = ctx;
+  const pending = desk.pendingLogins.get(session);
+  if (!pending) {
+    return refuse(session, LoginProof.opcode, 'ERR_WRONG_STATE', 'LoginProof needs a LoginChallenge first');
+  }
+  desk.pendingLogins.delete(session);
+  let result: LoginResult;
+  try {
+    const done = await desk.accounts.finishLogin(pending, A, M1, session.addressKey, {
+      signal: session.signal,
+    });
+    if (session.closing) {
+      result = LoginResult.Abandoned;
+    } else if (!done.ok) {
+      result = done.code === 'ERR_LOGIN_THROTTLED' ? LoginResult.Throttled : LoginResult.BadLogin;
+      refuseLogin(session, LoginProof.opcode, done);
+    } else {
+      result = LoginResult.Ok;
+      await loggedIn(desk, ctx, done);
+    }
+  } catch (err) {
+    result = failInternally(ctx, LoginProof.opcode, err);
+  }
+  loginResults.inc({ result });
+}
+
+/** A proof that was good: the session is the account's, and its client hears LoginOk. */
+async function loggedIn(
+  desk: AccountDesk,
+  ctx: HandlerContext,
+  done: { M2: Uint8Array; accountId: number; name: string },
+): Promise<void> {
+  const { session } = ctx;
+  const resumeToken = await authenticate(ctx, desk.accounts, done.accountId, done.name);
+  if (session.closing) return;
+  session.send(LoginOk, {
+    M2: done.M2,
+    accountId: done.accountId,
+    account: done.name,
+    resumeToken,
+    deviceToken: desk.accounts.issueDeviceToken(done.accountId, done.name),
+  });
+}
+
+async function resume(
+  desk: AccountDesk,
+  ctx: HandlerContext,
+  { account, token }: PayloadOf<typeof Resume>,
+): Promise<void> {
+  const { session } = ctx;
+  let result: LoginResult = LoginResult.Resumed;
+  try {
+    const redeemed = await desk.accounts.redeemResumeToken(account, token);
+    if (session.closing) {
+      result = LoginResult.Abandoned;
+      return;
+    }
+    if (!redeemed.ok) {
+      result = LoginResult.BadResume;
+      return refuse(session, Resume.opcode, redeemed.code);
+    }
+    desk.pendingLogins.delete(session);
+    const resumeToken = await authenticate(ctx, desk.accounts, redeemed.accountId, redeemed.name);
+    // The character may linger on another gateway: finding it takes the registry.
+    const characterId = (await desk.world?.reattach(session)) ?? 0;
+    if (session.closing) return;
+    session.send(Resumed, {
+      accountId: redeemed.accountId,
+      account: redeemed.name,
+      resumeToken,
+      characterId,
+    });
+  } catch (err) {
+    result = failInternally(ctx, Resume.opcode, err);
+  } finally {
+    loginResults.inc({ result });
+  }
 }

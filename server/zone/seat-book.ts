@@ -1,7 +1,8 @@
 /**
- * The seat book: every gateway session's character on this host (its seat), by the world's
- * session id and by (gateway, session). A seat's state changes only by seatTransition
- * (seat.ts), through drive, which carries out the effects it returns.
+ * The seat book: every gateway session's character on this host (its seat, seat-record.ts),
+ * by the world's session id and by (gateway, session). A seat's state changes only by
+ * seatTransition (seat.ts), through drive, which has the effects it returns carried out
+ * (seat-effects.ts).
  *
  * Lingering: a character whose connection drops stays in the world, standing, visible and
  * attackable, for lingerMs (and at least combatLingerMs after its last combat action), then
@@ -12,68 +13,22 @@
  * if each connection had dropped; its players get them back by logging in elsewhere.
  */
 import type { Bus } from '../cluster/bus.js';
-import type { RecordOut } from '../cluster/inner/define.js';
-import type { Packet } from '../cluster/wire.js';
 import type { Logger } from '../log.js';
 import type { Store } from '../store/index.js';
-import type { HandoffState, SavedCharacter, WorldEvent } from '../world/index.js';
+import type { WorldEvent } from '../world/index.js';
 import type { Forwards } from './forwards.js';
-import { GatewayLink, type SessionOutput } from './gateway-link.js';
-import { toSaved, type Saving } from './saving.js';
-import { seatTransition, type SeatEffect, type SeatEvent, type SeatState } from './seat.js';
+import { GatewayLink } from './gateway-link.js';
 import type { HostedZones } from './hosted-zones.js';
+import { toSaved, type Saving } from './saving.js';
+import { seatTransition, type SeatEvent, type SeatState } from './seat.js';
+import { SeatEffects, type SeatsByGateway } from './seat-effects.js';
+import type { Seat, SeatContext } from './seat-record.js';
 import type { ZoneRunner } from './zone-runner.js';
+
+export type { Seat, SeatContext } from './seat-record.js';
 
 /** How a gateway ended: `stopped` as planned, or `lost` (killed, or lost for a lease's TTL). */
 export type GatewayEnd = 'stopped' | 'lost';
-
-/** A character in (or on its way into) one of this host's zones, for one gateway session. */
-export interface Seat {
-  host: ZoneRunner;
-  /** The id the world knows the session by: this host's own, whichever gateway holds it. */
-  readonly worldSession: number;
-  /** The gateway holding the session, and its id there. */
-  link: GatewayLink;
-  session: number;
-  readonly accountId: number;
-  readonly characterId: number;
-  /** Known spells travel with the stored row; the world does not change them yet. */
-  spells: number[];
-  /** Its zone packets that came while it was handed out: they follow it to the next host. */
-  heldInputs?: RecordOut<typeof Packet>[];
-  /**
-   * Taken from another host: until its gateway's MOVEDON comes on from there (or this time
-   * passes), its packets that come straight from the gateway wait here, behind those forwarded.
-   */
-  forwardsUntil?: number;
-  waiting?: RecordOut<typeof Packet>[];
-  /** Its gateway's MOVEDON came while its hand-off was out: it follows the held packets. */
-  movedOn?: boolean;
-  playerId?: number;
-  /** Where its bytes go while it has a connection. */
-  output: SessionOutput | undefined;
-  /** Where it stands: changed only by seatTransition, through SeatBook.drive. */
-  state: SeatState;
-  /** Resolves once the seat is gone (its entity left, or it never got one). */
-  readonly gone: Promise<void>;
-  readonly markGone: () => void;
-}
-
-/** What some seat effects need beyond the seat (see SeatBook.drive). */
-export interface SeatContext {
-  /** The zone the event happened in (joined, walked into), when it is not the seat's own. */
-  readonly host?: ZoneRunner;
-  /** The seat's entity, once the world has made it. */
-  readonly playerId?: number;
-  /** The row a join enters. */
-  readonly character?: SavedCharacter;
-  /** The state a player given back comes back with. */
-  readonly arrival?: HandoffState;
-  /** The session taking the seat over. */
-  readonly taker?: { readonly link: GatewayLink; readonly session: number };
-  /** The zone a seat was handed to on another host. */
-  readonly zone?: string;
-}
 
 export interface SeatBookOptions {
   readonly store: Store;
@@ -89,7 +44,7 @@ export interface SeatBookOptions {
   readonly combatLingerMs: number;
 }
 
-export class SeatBook {
+export class SeatBook implements SeatsByGateway {
   /** By the world's session id. */
   private readonly seats = new Map<number, Seat>();
   /** By gateway id: the link, and its sessions' seats by their gateway session id. */
@@ -97,15 +52,17 @@ export class SeatBook {
   /** Seats whose connection dropped: their characters stay until their time is up. */
   private readonly lingering = new Set<Seat>();
   private readonly clock: () => number;
+  private readonly effects: SeatEffects;
   private nextWorldSession = 1;
 
   constructor(
     private readonly opts: SeatBookOptions,
     private readonly hosted: HostedZones,
     private readonly saving: Saving,
-    private readonly forwards: Forwards,
+    forwards: Forwards,
   ) {
     this.clock = opts.clock;
+    this.effects = new SeatEffects(this, forwards, opts.log);
   }
 
   /** The seat by the world's session id. */
@@ -142,6 +99,14 @@ export class SeatBook {
     return entry;
   }
 
+  seatsOf(gateway: string): Map<number, Seat> {
+    return this.linkOf(gateway).seats;
+  }
+
+  knownSeats(gateway: string): Map<number, Seat> | undefined {
+    return this.links.get(gateway)?.seats;
+  }
+
   /** The bus came back: each gateway hears the newest seq of this host's tick messages to it. */
   markNow(): void {
     for (const { link } of this.links.values()) link.markNow();
@@ -165,81 +130,9 @@ export class SeatBook {
     if (t.state.kind === 'lingering') this.lingering.add(seat);
     if (ctx.host) seat.host = ctx.host;
     if (ctx.playerId !== undefined) seat.playerId = ctx.playerId;
-    for (const effect of t.effects) this.carryOut(seat, effect, ctx);
+    for (const effect of t.effects) this.effects.carryOut(seat, effect, ctx);
     if (t.state.kind === 'gone') this.dropSeat(seat);
     return true;
-  }
-
-  private carryOut(seat: Seat, effect: SeatEffect, ctx: SeatContext): void {
-    const playerId = seat.playerId!;
-    switch (effect.kind) {
-      case 'queueJoin':
-        seat.host.queue({ type: 'join', sessionId: seat.worldSession, character: ctx.character! });
-        return;
-      case 'queueLeave':
-        seat.host.queue({ type: 'leave', entityId: playerId, reason: effect.reason });
-        return;
-      case 'queueDetach':
-        seat.host.queue({ type: 'detach', entityId: playerId });
-        return;
-      case 'queueAttach':
-        seat.host.queue({ type: 'attach', entityId: playerId, sessionId: seat.worldSession });
-        return;
-      case 'queueArrive':
-        seat.host.queue({ type: 'arrive', sessionId: seat.worldSession, state: ctx.arrival! });
-        return;
-      case 'openOutput':
-        seat.output = seat.link.output(seat.session);
-        return;
-      case 'bindOutput':
-        if (seat.output) seat.host.bind(playerId, seat.output);
-        return;
-      case 'dropOutput':
-        if (seat.playerId !== undefined) seat.host.unbind(playerId);
-        if (seat.output) seat.output.closed = true;
-        seat.output = undefined;
-        return;
-      default:
-        this.tell(seat, effect, ctx);
-    }
-  }
-
-  /** The effects that reach beyond the zone: the seat's gateway, or the host it went to. */
-  private tell(seat: Seat, effect: SeatEffect, ctx: SeatContext): void {
-    switch (effect.kind) {
-      case 'relink': {
-        const { link, session } = ctx.taker!;
-        seat.link = link;
-        seat.session = session;
-        this.linkOf(link.gateway).seats.set(session, seat);
-        this.opts.log.info(
-          { gateway: link.gateway, session, characterId: seat.characterId },
-          'took over the character in the world',
-        );
-        return;
-      }
-      case 'tellEntered':
-        seat.link.entered(seat.session, seat.playerId!, seat.characterId);
-        return;
-      case 'tellMoved':
-        seat.link.moved(seat.session, seat.host.name);
-        return;
-      case 'tellExited': {
-        // Unless the gateway forgot the session (it is gone, or took it over elsewhere).
-        const seats = this.links.get(seat.link.gateway)?.seats;
-        if (seats?.get(seat.session) !== seat) return;
-        seats.delete(seat.session);
-        seat.link.exited(seat.session, effect.exit);
-        return;
-      }
-      case 'forwardInputs':
-        this.forwards.add(seat.link.gateway, seat.session, ctx.zone!);
-        return;
-      case 'forwardDetach':
-        // Its connection dropped while the request was out: the next host lets it linger.
-        this.forwards.detach(seat.link.gateway, seat.session, ctx.zone!);
-        return;
-    }
   }
 
   /** Takes a gone seat off the books; whoever waits for it carries on. */

@@ -5,23 +5,16 @@
  * on each side watches it without a break; the walker is never corrected, and is heard on
  * the far side.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { ChatMessage, PositionCorrection, ZoneChanged } from '../../shared/protocol/index.js';
-import { breaks, stride, twoZoneData, watch } from '../helpers/border.js';
+import { breaks, stride, watch } from '../helpers/border.js';
 import { sleep, startGameClient, walkTo, type GameClient } from '../helpers/game-client.js';
-import { GATEWAY_UP, startRole, zoneHostUp, type RoleProcess } from './roles.js';
-import { clusterDatabase, type ClusterDatabase } from './database.js';
+import { startTwoZoneCluster, type TwoZoneCluster } from './two-zones.js';
 import { describeWithNats } from './with-nats.js';
 import { until } from './until.js';
 
 describeWithNats('a walk across the border between two zone hosts over NATS', (nats) => {
-  let dir: string;
-  let database: ClusterDatabase | undefined;
-  let dataDir: string;
-  const roles: RoleProcess[] = [];
+  let cluster: TwoZoneCluster | undefined;
   let walker: GameClient;
   let west: GameClient;
   let east: GameClient;
@@ -29,37 +22,14 @@ describeWithNats('a walk across the border between two zone hosts over NATS', (n
   let hostHttp: { west: number; east: number };
 
   beforeAll(async () => {
-    dir = mkdtempSync(join(tmpdir(), 'wyvern-border-cluster-'));
-    database = await clusterDatabase(dir);
-    dataDir = twoZoneData();
-    const common = {
-      HOST: '127.0.0.1',
-      HTTP_PORT: '0',
-      TCP_PORT: '0',
-      DATABASE_URL: database.url,
-      DATA_DIR: dataDir,
-      LOG_LEVEL: 'warn',
-      SRP_WORKERS: '1',
-      SHUTDOWN_TIMEOUT_MS: '2000',
-      WYVERN_SECRET: '00112233445566778899aabbccddeeff',
-      NATS_URL: nats().url,
-    };
-    // One after the other: the first makes the database.
-    const hostUp = (id: string) => new RegExp(`${zoneHostUp(id).source} .*HTTP port (\\d+)\\.`);
-    const zhW = await startRole(
-      { ...common, ROLE: 'zone-host', NODE_ID: 'zh-w', ZONES: 'Westmark' },
-      hostUp('zh-w'),
-    );
-    roles.push(zhW);
-    const zhE = await startRole(
-      { ...common, ROLE: 'zone-host', NODE_ID: 'zh-e', ZONES: 'Eastmark' },
-      hostUp('zh-e'),
-    );
-    roles.push(zhE);
-    hostHttp = { west: Number(zhW.ready[1]), east: Number(zhE.ready[1]) };
-    const gw = await startRole({ ...common, ROLE: 'gateway', GATEWAY_ID: 'gw' }, GATEWAY_UP);
-    roles.push(gw);
-    const ports = { httpPort: Number(gw.ready[1]), tcpPort: Number(gw.ready[2]) };
+    cluster = await startTwoZoneCluster({
+      name: 'border-cluster',
+      natsUrl: nats().url,
+      logLevel: 'warn',
+      gateways: ['gw'],
+    });
+    hostHttp = { west: cluster.hostHttp.Westmark, east: cluster.hostHttp.Eastmark };
+    const ports = cluster.ports[0]!;
     east = await startGameClient(ports, { transport: 'tcp', name: 'Eastward' });
     west = await startGameClient(ports, { transport: 'ws', name: 'Westward' });
     walker = await startGameClient(ports, { transport: 'tcp', name: 'Strider' });
@@ -70,10 +40,7 @@ describeWithNats('a walk across the border between two zone hosts over NATS', (n
     west?.close();
     east?.close();
     // The gateway first, then the zone hosts (which save everyone).
-    for (const r of [...roles].reverse()) await r.stop();
-    await database?.drop();
-    if (dir) rmSync(dir, { recursive: true, force: true });
-    if (dataDir) rmSync(dataDir, { recursive: true, force: true });
+    await cluster?.stop();
   }, 60_000);
 
   const handoffs = async (port: number, kind: string): Promise<number> => {
@@ -123,7 +90,7 @@ describeWithNats('a walk across the border between two zone hosts over NATS', (n
   it('gives the walker back to its zone when the host beyond stalls as it crosses, and that host refuses the late requests', async () => {
     await walkTo(walker, { x: 625, y: 330 });
     const since = { walker: walker.log.mark(), east: east.log.mark() };
-    const zhW = roles[0]!;
+    const zhW = cluster!.hosts.Westmark;
     // Its last strip is recent: the east host still hands players across for a moment.
     zhW.proc.kill('SIGSTOP');
     let corrected;

@@ -14,9 +14,6 @@
  * The figures are printed for the record; the bounds asserted are about what is lost, never
  * about speed.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import {
   ChatMessage,
@@ -27,10 +24,10 @@ import {
   PositionCorrection,
   ZoneChanged,
 } from '../../shared/protocol/index.js';
-import { stride, twoZoneData, watch } from '../helpers/border.js';
+import { stride, watch } from '../helpers/border.js';
 import { sleep, startGameClient, type GameClient } from '../helpers/game-client.js';
-import { clusterDatabase, type ClusterDatabase } from './database.js';
-import { GATEWAY_UP, startRole, type RoleProcess } from './roles.js';
+import type { RoleProcess } from './roles.js';
+import { startTwoZoneCluster, type TwoZoneCluster, type Zone } from './two-zones.js';
 import { until } from './until.js';
 import { describeWithNats } from './with-nats.js';
 
@@ -42,8 +39,6 @@ const LINE_EVERY_MS = 1_000;
 /** Who shares the chat class's rate (3 a second): polled no faster. */
 const WHO_EVERY_MS = 400;
 
-type Zone = 'Westmark' | 'Eastmark';
-
 interface Round {
   killAtX: number;
   outcome: 'completed' | 'rolled back';
@@ -54,50 +49,24 @@ interface Round {
 }
 
 describeWithNats('a NATS outage under a live cluster', (nats) => {
-  let dir: string;
-  let dataDir: string;
-  let database: ClusterDatabase | undefined;
-  const roles: RoleProcess[] = [];
+  let cluster: TwoZoneCluster | undefined;
+  let roles: readonly RoleProcess[] = [];
   let speaker: GameClient;
   let listener: GameClient;
   let walker: GameClient;
   const figures: Record<string, unknown> = {};
 
   beforeAll(async () => {
-    dir = mkdtempSync(join(tmpdir(), 'wyvern-bus-outage-'));
-    dataDir = twoZoneData();
-    database = await clusterDatabase(dir);
-    const common = {
-      HOST: '127.0.0.1',
-      HTTP_PORT: '0',
-      TCP_PORT: '0',
-      DATABASE_URL: database.url,
-      DATA_DIR: dataDir,
+    cluster = await startTwoZoneCluster({
+      name: 'bus-outage',
+      natsUrl: nats().url,
       // The bus's own reconnects are read from the log (info).
-      LOG_LEVEL: 'info',
-      SRP_WORKERS: '1',
-      SHUTDOWN_TIMEOUT_MS: '2000',
-      WYVERN_SECRET: '00112233445566778899aabbccddeeff',
-      NATS_URL: nats().url,
-      COMBAT_LINGER_MS: '0',
-    };
-    roles.push(
-      await startRole(
-        { ...common, ROLE: 'zone-host', NODE_ID: 'zh-w', ZONES: 'Westmark' },
-        /zone host zh-w is running/,
-      ),
-    );
-    roles.push(
-      await startRole(
-        { ...common, ROLE: 'zone-host', NODE_ID: 'zh-e', ZONES: 'Eastmark' },
-        /zone host zh-e is running/,
-      ),
-    );
-    const gateways = await Promise.all(
-      ['a', 'b'].map((id) => startRole({ ...common, ROLE: 'gateway', GATEWAY_ID: id }, GATEWAY_UP)),
-    );
-    roles.push(...gateways);
-    const ports = gateways.map((r) => ({ httpPort: Number(r.ready[1]), tcpPort: Number(r.ready[2]) }));
+      logLevel: 'info',
+      gateways: ['a', 'b'],
+      env: { COMBAT_LINGER_MS: '0' },
+    });
+    roles = cluster.roles;
+    const ports = cluster.ports;
     // Everyone starts in Westmark at (560, 300), 40 units from the line.
     speaker = await startGameClient(ports[0]!, { transport: 'tcp', name: 'Sayer' });
     walker = await startGameClient(ports[0]!, { transport: 'tcp', name: 'Walker' });
@@ -109,10 +78,7 @@ describeWithNats('a NATS outage under a live cluster', (nats) => {
       for (const r of roles) console.log(r.lines.filter((l) => !l.includes('"level":20')).join('\n'));
     }
     for (const c of [speaker, listener, walker]) c?.close();
-    for (const r of [...roles].reverse()) await r.stop();
-    await database?.drop();
-    if (dir) rmSync(dir, { recursive: true, force: true });
-    if (dataDir) rmSync(dataDir, { recursive: true, force: true });
+    await cluster?.stop();
     console.log(`bus outage: ${JSON.stringify(figures, null, 1)}`);
   }, 60_000);
 

@@ -23,7 +23,15 @@ import { jetStreamRegistry, NatsBus, zoneId } from '../../server/cluster/index.j
 import { reconnect } from '../../shared/client/reconnect.js';
 import { connectAny } from '../../tools/net/connect.js';
 import { PacketLog, sleep, startGameClient, walkTo, type GameClient } from '../helpers/game-client.js';
-import { GATEWAY_UP, spawnRole, startRole, TEST_DATA, zoneHostUp, type RoleProcess } from './roles.js';
+import {
+  clusterEnv,
+  GATEWAY_UP,
+  spawnRole,
+  startRole,
+  TEST_DATA,
+  zoneHostUp,
+  type RoleProcess,
+} from './roles.js';
 import { until } from './until.js';
 import { clusterDatabase, type ClusterDatabase } from './database.js';
 import { describeWithNats } from './with-nats.js';
@@ -64,22 +72,20 @@ describeWithNats('faults: a zone host or a gateway killed, NATS restarted, with 
   beforeAll(async () => {
     dir = mkdtempSync(join(tmpdir(), 'wyvern-faults-'));
     database = await clusterDatabase(dir);
-    common = {
-      HOST: '127.0.0.1',
-      HTTP_PORT: '0',
-      TCP_PORT: '0',
-      DATABASE_URL: database.url,
-      DATA_DIR: TEST_DATA,
-      LOG_LEVEL: process.env['FAULTS_DEBUG'] ? 'info' : 'warn',
-      SRP_WORKERS: '1',
-      SHUTDOWN_TIMEOUT_MS: '2000',
-      WYVERN_SECRET: '00112233445566778899aabbccddeeff',
-      NATS_URL: nats().url,
-      LEASE_TTL_MS: String(LEASE_TTL_MS),
-      LINGER_MS: String(LINGER_MS),
-      COMBAT_LINGER_MS: '0',
-      AUTOSAVE_INTERVAL_MS: String(AUTOSAVE_MS),
-    };
+    common = clusterEnv(
+      {
+        databaseUrl: database.url,
+        dataDir: TEST_DATA,
+        natsUrl: nats().url,
+        logLevel: process.env['FAULTS_DEBUG'] ? 'info' : 'warn',
+      },
+      {
+        LEASE_TTL_MS: String(LEASE_TTL_MS),
+        LINGER_MS: String(LINGER_MS),
+        COMBAT_LINGER_MS: '0',
+        AUTOSAVE_INTERVAL_MS: String(AUTOSAVE_MS),
+      },
+    );
     host = zoneHost('zh-a');
     await host.up;
     const started = await Promise.all(

@@ -15,7 +15,7 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import { EnterWorld, ErrorPacket } from '../../shared/protocol/index.js';
 import { sleep, startGameClient, walkTo, type GameClient } from '../helpers/game-client.js';
 import { clusterDatabase, type ClusterDatabase } from './database.js';
-import { GATEWAY_UP, spawnRole, startRole, TEST_DATA, type RoleProcess } from './roles.js';
+import { clusterEnv, GATEWAY_UP, spawnRole, startRole, TEST_DATA, type RoleProcess } from './roles.js';
 import { describeWithNats } from './with-nats.js';
 
 const LEASE_TTL_MS = 3000;
@@ -94,22 +94,15 @@ describeWithNats('fencing: a zone host woken after its zone was taken does not r
   beforeAll(async () => {
     dir = mkdtempSync(join(tmpdir(), 'wyvern-fencing-'));
     database = await clusterDatabase(dir);
-    common = {
-      HOST: '127.0.0.1',
-      HTTP_PORT: '0',
-      TCP_PORT: '0',
-      DATABASE_URL: database.url,
-      DATA_DIR: TEST_DATA,
-      LOG_LEVEL: 'warn',
-      SRP_WORKERS: '1',
-      SHUTDOWN_TIMEOUT_MS: '2000',
-      WYVERN_SECRET: '00112233445566778899aabbccddeeff',
-      NATS_URL: nats().url,
-      LEASE_TTL_MS: String(LEASE_TTL_MS),
-      LINGER_MS: String(LINGER_MS),
-      COMBAT_LINGER_MS: '0',
-      AUTOSAVE_INTERVAL_MS: String(AUTOSAVE_MS),
-    };
+    common = clusterEnv(
+      { databaseUrl: database.url, dataDir: TEST_DATA, natsUrl: nats().url, logLevel: 'warn' },
+      {
+        LEASE_TTL_MS: String(LEASE_TTL_MS),
+        LINGER_MS: String(LINGER_MS),
+        COMBAT_LINGER_MS: '0',
+        AUTOSAVE_INTERVAL_MS: String(AUTOSAVE_MS),
+      },
+    );
     first = zoneHost('zh-a');
     firstHttp = Number((await first.up)[1]);
     standby = zoneHost('zh-b', { ZONE_STANDBY: 'on', LOG_LEVEL: 'info' });

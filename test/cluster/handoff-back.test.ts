@@ -7,15 +7,10 @@
  * its client was told the zone it is in, and its client and a watcher on the other gateway
  * (drawing what the new host sends) agree where it stands, within 0.5 units, with no correction.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { PositionCorrection, ZoneChanged } from '../../shared/protocol/index.js';
-import { twoZoneData } from '../helpers/border.js';
 import { sleep, startGameClient, type GameClient } from '../helpers/game-client.js';
-import { clusterDatabase, type ClusterDatabase } from './database.js';
-import { GATEWAY_UP, startRole, type RoleProcess } from './roles.js';
+import { startTwoZoneCluster, type TwoZoneCluster } from './two-zones.js';
 import { until } from './until.js';
 import { describeWithNats } from './with-nats.js';
 
@@ -28,47 +23,18 @@ const BEAT_MS = 250;
 const SPEED = 80;
 
 describeWithNats('ordinary hand-offs back and forth between two zone hosts', (nats) => {
-  let dir: string;
-  let dataDir: string;
-  let database: ClusterDatabase | undefined;
-  const roles: RoleProcess[] = [];
+  let cluster: TwoZoneCluster | undefined;
   let walker: GameClient;
   let watcher: GameClient;
 
   beforeAll(async () => {
-    dir = mkdtempSync(join(tmpdir(), 'wyvern-handoff-back-'));
-    dataDir = twoZoneData();
-    database = await clusterDatabase(dir);
-    const common = {
-      HOST: '127.0.0.1',
-      HTTP_PORT: '0',
-      TCP_PORT: '0',
-      DATABASE_URL: database.url,
-      DATA_DIR: dataDir,
-      LOG_LEVEL: 'info',
-      SRP_WORKERS: '1',
-      SHUTDOWN_TIMEOUT_MS: '2000',
-      WYVERN_SECRET: '00112233445566778899aabbccddeeff',
-      NATS_URL: nats().url,
-    };
-    // One after the other: the first makes the database.
-    roles.push(
-      await startRole(
-        { ...common, ROLE: 'zone-host', NODE_ID: 'zh-w', ZONES: 'Westmark' },
-        /zone host zh-w is running/,
-      ),
-    );
-    roles.push(
-      await startRole(
-        { ...common, ROLE: 'zone-host', NODE_ID: 'zh-e', ZONES: 'Eastmark' },
-        /zone host zh-e is running/,
-      ),
-    );
-    const gateways = await Promise.all(
-      ['a', 'b'].map((id) => startRole({ ...common, ROLE: 'gateway', GATEWAY_ID: id }, GATEWAY_UP)),
-    );
-    roles.push(...gateways);
-    const ports = gateways.map((r) => ({ httpPort: Number(r.ready[1]), tcpPort: Number(r.ready[2]) }));
+    cluster = await startTwoZoneCluster({
+      name: 'handoff-back',
+      natsUrl: nats().url,
+      logLevel: 'info',
+      gateways: ['a', 'b'],
+    });
+    const ports = cluster.ports;
     // Both start in Westmark at (560, 300), 40 units from the line; the watcher stands there.
     walker = await startGameClient(ports[0]!, { transport: 'tcp', name: 'Crosser' });
     watcher = await startGameClient(ports[1]!, { transport: 'ws', name: 'Onlooker' });
@@ -76,14 +42,13 @@ describeWithNats('ordinary hand-offs back and forth between two zone hosts', (na
 
   afterAll(async () => {
     if (process.env['FAULTS_DEBUG']) {
-      for (const r of roles) console.log(r.lines.filter((l) => !l.includes('"level":20')).join('\n'));
+      for (const r of cluster?.roles ?? []) {
+        console.log(r.lines.filter((l) => !l.includes('"level":20')).join('\n'));
+      }
     }
     walker?.close();
     watcher?.close();
-    for (const r of [...roles].reverse()) await r.stop();
-    await database?.drop();
-    if (dir) rmSync(dir, { recursive: true, force: true });
-    if (dataDir) rmSync(dataDir, { recursive: true, force: true });
+    await cluster?.stop();
   }, 60_000);
 
   /** Where the watcher draws the walker now (its newest state, run on to the newest tick). */

@@ -11,6 +11,30 @@ export const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 export const TEST_DATA = join(ROOT, 'data/test');
 const UP_TIMEOUT_MS = 60_000;
 
+/**
+ * The settings every role of a test's cluster shares: loopback and ports the system picks,
+ * one database, one data dir and one secret, one SRP worker, a quick shutdown; `more` adds
+ * to them or overrides them.
+ */
+export function clusterEnv(
+  shared: { databaseUrl: string; dataDir: string; natsUrl: string; logLevel: string },
+  more: Readonly<Record<string, string>> = {},
+): Record<string, string> {
+  return {
+    HOST: '127.0.0.1',
+    HTTP_PORT: '0',
+    TCP_PORT: '0',
+    DATABASE_URL: shared.databaseUrl,
+    DATA_DIR: shared.dataDir,
+    LOG_LEVEL: shared.logLevel,
+    SRP_WORKERS: '1',
+    SHUTDOWN_TIMEOUT_MS: '2000',
+    WYVERN_SECRET: '00112233445566778899aabbccddeeff',
+    NATS_URL: shared.natsUrl,
+    ...more,
+  };
+}
+
 /** What a gateway says once it listens: its HTTP port, then its TCP port. */
 export const GATEWAY_UP =
   /open https?:\/\/localhost:(\d+)\/ in a browser; native clients connect to TCP port (\d+)\./;

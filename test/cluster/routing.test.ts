@@ -24,7 +24,7 @@ import {
   type GameClient,
   type ResumedGame,
 } from '../helpers/game-client.js';
-import { startRole, type RoleProcess } from './roles.js';
+import { clusterEnv, startRole, type RoleProcess } from './roles.js';
 import { until } from './until.js';
 import { clusterDatabase, type ClusterDatabase } from './database.js';
 import { describeWithNats } from './with-nats.js';
@@ -93,19 +93,10 @@ describeWithNats(
         spawns: (vale['spawns'] as { y: number }[]).map(down),
       };
       writeFileSync(join(data, 'zones/testwold.json'), JSON.stringify(wold));
-      const common = {
-        HOST: '127.0.0.1',
-        HTTP_PORT: '0',
-        TCP_PORT: '0',
-        DATABASE_URL: database.url,
-        DATA_DIR: data,
-        LOG_LEVEL: 'warn',
-        SRP_WORKERS: '1',
-        SHUTDOWN_TIMEOUT_MS: '2000',
-        LINGER_MS: '30000',
-        WYVERN_SECRET: '00112233445566778899aabbccddeeff',
-        NATS_URL: nats().url,
-      };
+      const common = clusterEnv(
+        { databaseUrl: database.url, dataDir: data, natsUrl: nats().url, logLevel: 'warn' },
+        { LINGER_MS: '30000' },
+      );
       // One zone host first: it makes the database the others then open.
       const zhA = await startRole(
         { ...common, ROLE: 'zone-host', NODE_ID: 'zh-a', ZONES: 'Testvale' },

@@ -10,14 +10,9 @@
  *
  * Recovery times are printed for the record; the only bound asserted is the two TTLs.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import type { WyvernClient } from '../../shared/client/client.js';
 import { ChatMessage, EnterWorld, ErrorPacket, ZoneChanged } from '../../shared/protocol/index.js';
-import { twoZoneData } from '../helpers/border.js';
 import {
   resumeGameClient,
   startGameClient,
@@ -25,8 +20,8 @@ import {
   type GameClient,
   type PacketLog,
 } from '../helpers/game-client.js';
-import { clusterDatabase, type ClusterDatabase } from './database.js';
-import { GATEWAY_UP, spawnRole, startRole, type RoleProcess } from './roles.js';
+import type { RoleProcess } from './roles.js';
+import { startTwoZoneCluster, type TwoZoneCluster, type Zone } from './two-zones.js';
 import { until } from './until.js';
 import { describeWithNats } from './with-nats.js';
 
@@ -35,7 +30,6 @@ const LEASE_TTL_MS = 3000;
 const AUTOSAVE_MS = 300;
 const LINGER_MS = 3000;
 
-type Zone = 'Westmark' | 'Eastmark';
 const other = (zone: Zone): Zone => (zone === 'Westmark' ? 'Eastmark' : 'Westmark');
 /** Just past the line (x = 600) into `zone`, far enough to be handed over. */
 const across = (zone: Zone) => ({ x: zone === 'Eastmark' ? 660 : 540, y: 300 });
@@ -47,17 +41,6 @@ interface HostHealth {
 }
 interface GatewayHealth {
   cluster: { zoneHosts: { id: string; httpPort?: number; zones: string[] }[] };
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = createServer();
-    s.once('error', reject);
-    s.listen(0, '127.0.0.1', () => {
-      const { port } = s.address() as { port: number };
-      s.close(() => resolve(port));
-    });
-  });
 }
 
 async function health<T>(port: number): Promise<{ code: number; body: T }> {
@@ -77,15 +60,11 @@ interface Player {
 
 function standbyCluster(title: string, order: { first: Zone; gatewayKilledFirst: boolean }): void {
   describeWithNats(title, (nats) => {
-    let dir: string;
-    let dataDir: string;
-    let database: ClusterDatabase | undefined;
-    const roles: RoleProcess[] = [];
-    const hosts = {} as Record<Zone, RoleProcess>;
-    let standby: RoleProcess;
+    let cluster: TwoZoneCluster | undefined;
+    let hosts: Readonly<Record<Zone, RoleProcess>>;
     let standbyHttp: number;
     let gatewayA: RoleProcess;
-    let gateways: { tcpPort: number; httpPort: number }[];
+    let gateways: readonly { tcpPort: number; httpPort: number }[];
     const players: Player[] = [];
     const figures: Record<string, number> = {};
     let probes = 0;
@@ -93,54 +72,23 @@ function standbyCluster(title: string, order: { first: Zone; gatewayKilledFirst:
     const inZone = (zone: Zone) => players.filter((p) => p.zone === zone);
 
     beforeAll(async () => {
-      dir = mkdtempSync(join(tmpdir(), 'wyvern-standby-'));
-      dataDir = twoZoneData();
-      database = await clusterDatabase(dir);
-      const common = {
-        HOST: '127.0.0.1',
-        HTTP_PORT: '0',
-        TCP_PORT: '0',
-        DATABASE_URL: database.url,
-        DATA_DIR: dataDir,
-        LOG_LEVEL: process.env['FAULTS_DEBUG'] ? 'info' : 'warn',
-        SRP_WORKERS: '1',
-        SHUTDOWN_TIMEOUT_MS: '2000',
-        WYVERN_SECRET: '00112233445566778899aabbccddeeff',
-        NATS_URL: nats().url,
-        LEASE_TTL_MS: String(LEASE_TTL_MS),
-        LINGER_MS: String(LINGER_MS),
-        COMBAT_LINGER_MS: '0',
-        AUTOSAVE_INTERVAL_MS: String(AUTOSAVE_MS),
-      };
-      const zoneHost = async (id: string, env: Record<string, string>, up: RegExp) => {
-        const role = await startRole({ ...common, ROLE: 'zone-host', NODE_ID: id, ...env }, up);
-        roles.push(role);
-        return role;
-      };
-      // One after the other: the first makes the database.
-      hosts.Westmark = await zoneHost('zh-w', { ZONES: 'Westmark' }, /zone host zh-w is running/);
-      hosts.Eastmark = await zoneHost('zh-e', { ZONES: 'Eastmark' }, /zone host zh-e is running/);
-      // Its own port, and up once it says it stands by (in its log: at info level).
-      standbyHttp = await freePort();
-      standby = spawnRole(
-        {
-          ...common,
-          ROLE: 'zone-host',
-          NODE_ID: 'zh-s',
-          ZONE_STANDBY: 'on',
-          HTTP_PORT: String(standbyHttp),
-          LOG_LEVEL: 'info',
+      cluster = await startTwoZoneCluster({
+        name: 'standby',
+        natsUrl: nats().url,
+        logLevel: process.env['FAULTS_DEBUG'] ? 'info' : 'warn',
+        gateways: ['a', 'b'],
+        standby: true,
+        env: {
+          LEASE_TTL_MS: String(LEASE_TTL_MS),
+          LINGER_MS: String(LINGER_MS),
+          COMBAT_LINGER_MS: '0',
+          AUTOSAVE_INTERVAL_MS: String(AUTOSAVE_MS),
         },
-        /standing by/,
-      );
-      roles.push(standby);
-      await standby.up;
-      const started = await Promise.all(
-        ['a', 'b'].map((id) => startRole({ ...common, ROLE: 'gateway', GATEWAY_ID: id }, GATEWAY_UP)),
-      );
-      roles.push(...started);
-      gatewayA = started[0]!;
-      gateways = started.map((r) => ({ httpPort: Number(r.ready[1]), tcpPort: Number(r.ready[2]) }));
+      });
+      hosts = cluster.hosts;
+      standbyHttp = cluster.standbyHttp!;
+      gatewayA = cluster.gateways[0]!;
+      gateways = cluster.ports;
       // A player of each zone on each gateway. Everyone starts in Westmark, near the line; the
       // Eastmark players walk over it (handed from zh-w to zh-e).
       const cast: [string, Zone, number][] = [
@@ -159,13 +107,10 @@ function standbyCluster(title: string, order: { first: Zone; gatewayKilledFirst:
     }, 120_000);
 
     afterAll(async () => {
-      if (process.env['FAULTS_DEBUG']) for (const r of roles) console.log(r.lines.join('\n'));
+      if (process.env['FAULTS_DEBUG']) for (const r of cluster?.roles ?? []) console.log(r.lines.join('\n'));
       for (const p of players) p.close();
       // Gateways first, then the zone hosts (which save everyone).
-      for (const r of [...roles].reverse()) await r.stop();
-      await database?.drop();
-      if (dir) rmSync(dir, { recursive: true, force: true });
-      if (dataDir) rmSync(dataDir, { recursive: true, force: true });
+      await cluster?.stop();
       console.log(`standby (${title}): recovery times (ms) ${JSON.stringify(figures)}`);
     }, 60_000);
 

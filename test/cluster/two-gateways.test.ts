@@ -12,7 +12,7 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import { ChatMessage, MoveAck } from '../../shared/protocol/index.js';
 import { jetStreamRegistry, NatsBus, zoneId } from '../../server/cluster/index.js';
 import { startGameClient, walkTo, type GameClient } from '../helpers/game-client.js';
-import { GATEWAY_UP, startRole, TEST_DATA, zoneHostUp, type RoleProcess } from './roles.js';
+import { clusterEnv, GATEWAY_UP, startRole, TEST_DATA, zoneHostUp, type RoleProcess } from './roles.js';
 import { clusterDatabase, type ClusterDatabase } from './database.js';
 import { describeWithNats } from './with-nats.js';
 
@@ -29,18 +29,12 @@ describeWithNats('one world on a zone host and two gateways over NATS', (nats) =
   beforeAll(async () => {
     dir = mkdtempSync(join(tmpdir(), 'wyvern-cluster-'));
     database = await clusterDatabase(dir);
-    const common = {
-      HOST: '127.0.0.1',
-      HTTP_PORT: '0',
-      TCP_PORT: '0',
-      DATABASE_URL: database.url,
-      DATA_DIR: TEST_DATA,
-      LOG_LEVEL: 'warn',
-      SRP_WORKERS: '1',
-      SHUTDOWN_TIMEOUT_MS: '2000',
-      WYVERN_SECRET: '00112233445566778899aabbccddeeff',
-      NATS_URL: nats().url,
-    };
+    const common = clusterEnv({
+      databaseUrl: database.url,
+      dataDir: TEST_DATA,
+      natsUrl: nats().url,
+      logLevel: 'warn',
+    });
     // The zone host first: it makes the database the gateways then open.
     roles.push(await startRole({ ...common, ROLE: 'zone-host', NODE_ID: 'zh' }, zoneHostUp('zh')));
     const started = await Promise.all(
