@@ -115,7 +115,9 @@ function isEntryPoint(): boolean {
 
 if (isEntryPoint()) {
   main(process.argv.slice(2)).catch((e: unknown) => {
-    process.stderr.write(`wyvern: ${(e as Error).stack ?? String(e)}\n`);
+    // A setting to change is said in one line; anything else with where it came from.
+    const said = e instanceof ConfigError ? e.message : ((e as Error).stack ?? String(e));
+    process.stderr.write(`wyvern: ${said}\n`);
     process.exit(1);
   });
 }

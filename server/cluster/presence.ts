@@ -7,6 +7,7 @@
  * `npm start` takes the same path.
  */
 import { randomBytes } from 'node:crypto';
+import { ConfigError } from '../config.js';
 import type { Logger } from '../log.js';
 import type { Bus } from './bus.js';
 import { jetStreamRegistry, memoryRegistry } from './index.js';
@@ -22,6 +23,24 @@ import {
   type ZoneClaim,
 } from './registry.js';
 import { zoneId } from './subjects.js';
+
+/**
+ * A zone this host is to run (ZONES) that another host runs: refused, as a zone runs on one
+ * host at a time. A setting to change, not a fault in the code, so said without a stack: most
+ * often a host killed and started again with its own command line after a standby took its
+ * zone, which is to wait for the zone as a standby itself.
+ */
+export class ZoneTakenError extends ConfigError {
+  constructor(
+    readonly zone: string,
+    readonly holder: string,
+  ) {
+    super(
+      `zone ${zone} is run by zone host ${holder} (a zone runs on one host at a time): ` +
+        'to take it over once that host is gone, start this one with ZONE_STANDBY=on',
+    );
+  }
+}
 
 /** How often a zone host looks again at a claim left by its own previous run. */
 const CLAIM_RETRY_MS = 500;
@@ -122,7 +141,7 @@ export async function claimZone(
         log.info({ zone, host: claim.host.id }, 'standing by: the zone is taken when its host is gone');
       }
       if (claim && !options.standby && (claim.host.id !== host.id || Date.now() > deadline)) {
-        throw new Error(`zone ${name} is run by zone host ${claim.host.id}`);
+        throw new ZoneTakenError(name, claim.host.id);
       }
     } catch (err) {
       if (!options.standby || options.signal?.aborted) throw err;
