@@ -115,7 +115,11 @@ export class WorldRequests {
       const toSelf = target.gateway === this.deps.id && target.name === p.character.name;
       if (!toSelf) session.conn.send(frame, 'reliable');
     };
-    deliver().catch((err: unknown) => this.requestFailed(session, Whisper.opcode, err));
+    // Said with its target and first words: after a bus outage a player may be refused
+    // several in a row, and must know which to say again.
+    deliver().catch((err: unknown) =>
+      this.requestFailed(session, Whisper.opcode, err, `whisper to ${to} ${quoted(text)} not delivered: `),
+    );
   }
 
   /** A whisper from another gateway for one of this gateway's characters. */
@@ -178,9 +182,18 @@ export class WorldRequests {
     return this.deps.requestTimeoutMs === undefined ? {} : { timeoutMs: this.deps.requestTimeoutMs };
   }
 
-  private requestFailed(session: Session, opcode: number, err: unknown): void {
+  private requestFailed(session: Session, opcode: number, err: unknown, what = ''): void {
     if (session.closing) return;
     session.log.warn({ err }, 'world request failed');
-    session.error('ERR_INTERNAL', 'the world did not answer', { fatal: false, opcode });
+    session.error('ERR_INTERNAL', `${what}the world did not answer`, { fatal: false, opcode });
   }
+}
+
+/** How much of a refused whisper its refusal quotes (an Error's reason holds 200 bytes). */
+const QUOTED_MAX = 40;
+
+/** `text` in quotes, cut at QUOTED_MAX characters with an ellipsis. */
+function quoted(text: string): string {
+  const chars = [...text];
+  return `"${chars.length > QUOTED_MAX ? `${chars.slice(0, QUOTED_MAX - 1).join('')}…` : text}"`;
 }

@@ -37,6 +37,7 @@ import { Session } from '../../server/session/session.js';
 import type { CharacterRecord } from '../../server/store/index.js';
 import { FlushScheduler } from '../../server/transport/flush.js';
 import { MemoryConnection } from '../../server/transport/memory.js';
+import { until } from '../cluster/until.js';
 
 const CHARACTER = { id: 7, accountId: 1, name: 'Ana', zone: 'Greenvale' } as CharacterRecord;
 
@@ -482,6 +483,56 @@ describe('world requests between gateways', () => {
     await settle();
     expect(decoded(ana.conn).at(-1)).toEqual({ opcode: ErrorPacket.opcode });
     expect(bob.conn.writes).toHaveLength(1);
+  });
+
+  it('tells the whisperer which whisper was not delivered when the world does not answer (a bus outage)', async () => {
+    let registryDown = true;
+    const lookups: GatewayLookups = {
+      characterGateway: () =>
+        registryDown
+          ? Promise.reject(new Error('TIMEOUT'))
+          : Promise.resolve({ name: 'Bob', accountId: 2, gateway: { id: 'h', instance: 'i' } }),
+      sessionGateway: () => Promise.resolve(undefined),
+    };
+    const ana = await gatewayWith('g', ANA, lookups, []);
+    // Each frame of each write (a flush may carry several).
+    const reasons = (): string[] => {
+      const said: string[] = [];
+      for (const bytes of ana.conn.writes) {
+        for (let at = 0; at < bytes.length;) {
+          const size = bytes[at]! | (bytes[at + 1]! << 8);
+          if ((bytes[at + 2]! | (bytes[at + 3]! << 8)) === ErrorPacket.opcode) {
+            const e = ErrorPacket.decode(bytes.subarray(at + HEADER_SIZE, at + size));
+            said.push(`${e.code} ${e.opcode === Whisper.opcode ? 'Whisper' : e.opcode} ${e.reason}`);
+          }
+          at += size;
+        }
+      }
+      return said;
+    };
+    // The registry does not answer: two whispers refused, each told apart by its target and words.
+    ana.gateway.world(ana.session, Whisper, { to: 'Bob', text: 'meet at the bridge' });
+    ana.gateway.world(ana.session, Whisper, { to: 'Bob', text: 'x'.repeat(300) });
+    await settle();
+    const [first, second] = reasons();
+    expect(first).toMatch(/^ERR_INTERNAL Whisper /);
+    expect(first).toContain('to Bob');
+    expect(first).toContain('"meet at the bridge"');
+    expect(first).toContain('not delivered');
+    // A long line is quoted shortened, within what an Error's reason holds.
+    expect(second).toContain('to Bob');
+    expect(second!.length).toBeLessThan(200);
+    expect(second).toContain('x…"');
+
+    // The target's gateway does not answer in time: refused the same way.
+    registryDown = false;
+    bus.subscribe(Subjects.gatewayWhisper('h'), () => {});
+    ana.gateway.world(ana.session, Whisper, { to: 'Bob', text: 'still there?' });
+    await until(async () => {
+      await settle();
+      return reasons().length === 3;
+    }, 10_000);
+    expect(reasons()[2]).toMatch(/^ERR_INTERNAL Whisper .*to Bob.*"still there\?".*not delivered/);
   });
 
   it('asks every zone host for who and merges the answers zone by zone, counting everyone', async () => {
