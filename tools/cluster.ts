@@ -25,7 +25,7 @@
  * closed): the roles run in process groups of their own, out of reach of a terminal's
  * signals, and must not outlive the runner. A process that dies is reported and not
  * restarted, so a kill -9 can be tried by hand (its pid is printed); start it again with the
- * command line printed at start.
+ * command line printed at start (the nats-server's too: the same port and store).
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
@@ -104,6 +104,7 @@ async function main(): Promise<void> {
   let stopping = false;
   let natsDir: string | undefined;
   let nats: ChildProcess | undefined;
+  let natsLine: string | undefined;
   const roles: Role[] = [];
   let stopped: Promise<never> | undefined;
   const stop = (code: number): Promise<never> =>
@@ -144,7 +145,9 @@ async function main(): Promise<void> {
     if (!bin) throw new Error('no nats-server here: apt-get install nats-server, or pass --nats-url');
     const port = await freePort();
     natsDir = mkdtempSync(join(tmpdir(), 'wyvern-nats-'));
-    nats = spawn(bin, ['-a', '127.0.0.1', '-p', String(port), '-js', '-sd', natsDir], {
+    const args = ['-a', '127.0.0.1', '-p', String(port), '-js', '-sd', natsDir];
+    natsLine = [bin, ...args].join(' ');
+    nats = spawn(bin, args, {
       stdio: ['ignore', 'pipe', 'pipe'],
       // Its own process group: a Ctrl-C in the terminal reaches only this runner, which
       // stops the roles first and the nats-server they need for it last.
@@ -153,7 +156,11 @@ async function main(): Promise<void> {
     prefixed('nats', nats);
     natsUrl = `nats://127.0.0.1:${port}`;
     await untilListening(port, nats);
-    console.log(`[cluster] nats-server (pid ${nats.pid}) on ${natsUrl} (JetStream in ${natsDir})`);
+    // Its whole command line, as for the roles: to start it again by hand on the same port and
+    // store, as a bus outage is tried.
+    console.log(
+      `[cluster] nats-server (pid ${nats.pid}) on ${natsUrl} (JetStream in ${natsDir}): ${natsLine}`,
+    );
   }
 
   let databaseUrl = process.env['DATABASE_URL'];
@@ -207,7 +214,10 @@ async function main(): Promise<void> {
 
   nats?.once('exit', (code) => {
     if (!stopping)
-      console.log(`[cluster] nats-server exited (${code}); the roles keep reconnecting to ${natsUrl}`);
+      console.log(
+        `[cluster] nats-server exited (${code}); the roles keep reconnecting to ${natsUrl}` +
+          (natsLine ? ` (start it again: ${natsLine})` : ''),
+      );
   });
 
   for (const role of roles) {

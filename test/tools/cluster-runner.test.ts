@@ -220,6 +220,13 @@ if (!natsServerAvailable()) {
         expect(line).toContain(`DATA_DIR=${TEST_DATA}`);
         expect(line).toMatch(/ npx tsx server\/main\.ts$/);
       }
+      // Its nats-server's whole command line too, to start it again by hand on the same port
+      // and store (a bus outage tried by hand).
+      expect(s.lines).toContainEqual(
+        expect.stringMatching(
+          /^\[cluster\] nats-server \(pid \d+\) on nats:\/\/127\.0\.0\.1:(\d+) .*: \/\S*nats-server -a 127\.0\.0\.1 -p \1 -js -sd \/\S+$/,
+        ),
+      );
       // The nats-server and three roles, as it says and as they run (under tsx's own children).
       const pids = descendants(s.proc.pid!);
       expect(s.pids()).toHaveLength(4);
