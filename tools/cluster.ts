@@ -79,7 +79,7 @@ async function main(): Promise<void> {
   const zoneHosts = positive(values['zone-hosts'], '--zone-hosts');
   const standby = values.standby === '0' ? 0 : positive(values.standby, '--standby');
   const dataDir = resolve(ROOT, process.env['DATA_DIR'] ?? 'data');
-  const zones = loadWorldData(dataDir).zones.map((z) => z.name);
+  const zones = worldZones(dataDir);
   if (zoneHosts > zones.length) {
     throw new Error(
       `${zoneHosts} zone hosts for ${zones.length} zone${zones.length === 1 ? '' : 's'} (${zones.join(', ')}): ` +
@@ -269,6 +269,21 @@ async function main(): Promise<void> {
         .join(', ') +
       '); Ctrl-C stops them all',
   );
+}
+
+/**
+ * The zones of the world in `dataDir`. DATA_DIR is the world's data, not the cluster's state
+ * (the database is DATABASE_URL's): a directory without a world is refused saying so.
+ */
+function worldZones(dataDir: string): string[] {
+  try {
+    return loadWorldData(dataDir).zones.map((z) => z.name);
+  } catch (e) {
+    throw new Error(
+      `DATA_DIR=${dataDir} is not the world data (zones, mobs, spells; default: the project's data/): ${(e as Error).message}`,
+      { cause: e },
+    );
+  }
 }
 
 /** The secret a previous single-process run generated beside var/wyvern.db, if any. */

@@ -255,3 +255,25 @@ if (!natsServerAvailable()) {
     }
   });
 }
+
+it('refuses a DATA_DIR with no world in it, saying what DATA_DIR holds, before starting anything', () => {
+  // As one might give it a fresh directory for the cluster's state: DATA_DIR is the world's data.
+  const empty = mkdtempSync(join(tmpdir(), 'wyvern-cluster-empty-'));
+  try {
+    const env: Record<string, string | undefined> = { ...process.env, DATA_DIR: empty };
+    delete env['NATS_URL'];
+    const run = spawnSync(process.execPath, ['--import', 'tsx', join(ROOT, 'tools/cluster.ts')], {
+      cwd: ROOT,
+      env,
+      encoding: 'utf8',
+      timeout: 60_000,
+    });
+    expect(run.status).toBe(1);
+    expect(run.stderr.trim().split('\n')).toHaveLength(1);
+    expect(run.stderr).toContain(`DATA_DIR=${empty}`);
+    expect(run.stderr).toMatch(/is not the world data \(zones, mobs, spells/);
+    expect(run.stdout).not.toMatch(/nats-server \(pid/);
+  } finally {
+    rmSync(empty, { recursive: true, force: true });
+  }
+}, 90_000);
