@@ -56,7 +56,7 @@ import { engage, killMob, simulateMobs, updateDeadMobs } from './mobs.js';
 import type { Rng } from '../../shared/game/rng.js';
 import { creditKill } from './experience.js';
 import { place } from './timeline.js';
-import { standWalker, stopTime, turnCorner } from './walkers.js';
+import { departure, standWalker, stopTime, turnCorner } from './walkers.js';
 import type { MoveInput, MoveRefusal, Player, TimedInput, WorldEvent, WorldInput } from './types.js';
 import { addPlayer, attachPlayer, emit, playerMoved, removePlayer, type World } from './world.js';
 
@@ -275,11 +275,14 @@ function applyMove(w: World, p: Player, m: MoveInput, at: number): void {
   const speed = Number.isFinite(m.speed) ? Math.min(Math.max(0, m.speed), p.speed) : p.speed;
   const moving = m.moving && speed > 0;
   const facing = Number.isFinite(m.facing) ? m.facing : p.facing;
-  const moved = distance(p, to) > 0;
-  // A change of course is placed where the walk made it, a stop dated when the walk reached
-  // it (walkers.ts): both read the walker's newest state, before it moves.
+  // A change of course is placed where the walk made it, a start where the walk left its
+  // spot, a stop dated when the walk reached it (walkers.ts): each reads the walker's newest
+  // state, before it moves. A turn back may end where the state before it began: placed at
+  // its corner all the same.
   const t = Math.min(w.now, at);
-  const corner = moving && moved ? turnCorner(w, p, { ...to, t, moving, angle: facing, speed }) : undefined;
+  const next = { ...to, t, moving, angle: facing, speed };
+  const corner = moving ? (turnCorner(w, p, next) ?? departure(w, p, next)) : undefined;
+  const moved = distance(p, to) > 0 || corner !== undefined;
   p.inputAt = corner ? corner.t : moving ? t : stopTime(p, to, t);
   w.acks.add(p);
   if (moved) {

@@ -26,7 +26,14 @@
  * wall. The move checks are not touched: they start from the client's own newest input.
  */
 import { cornerAfter, deadReckon, MOTION_ERROR_UNITS, type MotionState } from '../../shared/game/motion.js';
-import { blocked, distance, insideZone, segmentBlocked, type Vec2 } from '../../shared/game/movement.js';
+import {
+  blocked,
+  distance,
+  insideZone,
+  MOVE_SEND_HZ,
+  segmentBlocked,
+  type Vec2,
+} from '../../shared/game/movement.js';
 import { walkable } from './handoff.js';
 import type { Player } from './types.js';
 import { playerMoved, type World } from './world.js';
@@ -100,6 +107,29 @@ export function turnCorner(w: World, p: Player, next: MotionState): (Vec2 & { t:
   if (!walkable(w, corner) || blocked(corner, w.walls)) return undefined;
   if (segmentBlocked(p, corner, w.walls, 0) || segmentBlocked(corner, next, w.walls, 0)) return undefined;
   return { x: corner.x, y: corner.y, t: from.t + u };
+}
+
+/**
+ * When and where a standing walker started, given its first walking state `next`: a client
+ * sends the start the frame after the one that saw the key (its prediction has walked that
+ * step), so the state is a step along its course from the spot it stood on. Placed back on
+ * that spot, dated when the walk had to leave it to be at `next` on time, as clients place it
+ * between two states they are sent: watchers and the server's own record then have it stand
+ * until it left and walk from there, not jump the step. Undefined (the state stays where and
+ * when it was sent) unless `next` lies ahead along its heading (within a unit of the line),
+ * at most a send step's walk (MOVE_SEND_HZ) from the spot and with no wall between, and the
+ * time it left is after its newest state.
+ */
+export function departure(w: World, p: Player, next: MotionState): (Vec2 & { t: number }) | undefined {
+  if (p.moving || !next.moving || !(next.speed > 0)) return undefined;
+  const dx = next.x - p.x;
+  const dy = next.y - p.y;
+  const along = dx * Math.cos(next.angle) + dy * Math.sin(next.angle);
+  const across = Math.abs(-dx * Math.sin(next.angle) + dy * Math.cos(next.angle));
+  if (!(along > 0) || across > 1 || along > next.speed / MOVE_SEND_HZ) return undefined;
+  const t = next.t - (along / next.speed) * 1000;
+  if (t <= p.inputAt || segmentBlocked(p, next, w.walls, 0)) return undefined;
+  return { x: p.x, y: p.y, t };
 }
 
 /**

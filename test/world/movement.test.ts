@@ -12,6 +12,7 @@ import { sampleMotion } from '../../shared/game/interpolation.js';
 import {
   distance,
   maxMoveDistance,
+  MOVE_SEND_HZ,
   MOVE_SLACK_UNITS,
   MOVE_TOLERANCE,
   positionAlongPath,
@@ -341,6 +342,38 @@ describe('motion', () => {
     expect(p.sent).toMatchObject({ x: 130, y: 330, t: 1500, moving: false, speed: 0 });
   });
 
+  it('places a start sent a step into the walk on the spot it left, dated when it left', () => {
+    const w = world({ zone: { obstacles: [] } });
+    const p = join(w, player({ x: 100, y: 300 }));
+    runUntil(w, 1000);
+    // Its client saw the key a frame (16 ms, 2 units at 120 u/s) before it sent the start.
+    const events = tick(w, [move(p, 102, 300, { t: 1000, moving: true, facing: 0 })], 1000);
+    expect(ofType(events, 'motion')).toHaveLength(1);
+    expect(p.sent.x).toBe(100);
+    expect(p.sent.t).toBeCloseTo(1000 - (2 / 120) * 1000, 9);
+    expect(p.sent).toMatchObject({ y: 300, moving: true, speed: 120 });
+    // Walked on from there it is where its client said, when it said: no jump of the step.
+    expect(deadReckon(p.sent, 1000).x).toBeCloseTo(102, 9);
+    // The move checks go on from the client's own input.
+    expect(p.lastInput).toEqual({ x: 102, y: 300 });
+    expect(received(events, p.id, 'PositionCorrection')).toEqual([]);
+  });
+
+  it('leaves a start where it was sent when it is no step along its heading from the spot', () => {
+    const cases: [string, number, number, number][] = [
+      ['beside the line', 102, 303, 0],
+      ['behind the spot', 98, 300, 0],
+      ['further than a send step', 100 + 120 / MOVE_SEND_HZ + 1, 300, 0],
+    ];
+    for (const [, x, y, facing] of cases) {
+      const w = world({ zone: { obstacles: [] } });
+      const p = join(w, player({ x: 100, y: 300 }));
+      runUntil(w, 1000);
+      tick(w, [move(p, x, y, { t: 1000, moving: true, facing })], 1000);
+      expect(p.sent).toMatchObject({ x, y, t: 1000, moving: true });
+    }
+  });
+
   it("dates a walk's state by when its input arrived, not by the tick that applied it", () => {
     const w = world({ zone: { obstacles: [] } });
     const p = join(w, player({ x: 100, y: 300 }));
@@ -582,6 +615,19 @@ describe('motion', () => {
       }),
       { numRuns: 200 },
     );
+  });
+
+  it('places a turn back at its corner though the client is back where the state before it began', () => {
+    const w = world({ zone: { obstacles: [] } });
+    const p = join(w, player({ x: 500, y: 500 }));
+    const walk = walker(p, 0, 1000);
+    tick(w, [walk.at(1000)], 1000);
+    tick(w, [walk.at(1100)], 1100);
+    // East from 512 at 1100, turned back at 1110 (513.2), sent at 1120 from 512 again.
+    tick(w, [move(p, 512, 500, { t: 1120, moving: true, facing: Math.PI })], 1120);
+    expect(p.sent.t).toBeCloseTo(1110, 6);
+    expect(p.sent.x).toBeCloseTo(513.2, 6);
+    expect(p.sent.angle).toBeCloseTo(Math.PI, 6);
   });
 
   it('a change of speed emits motion; a heartbeat on course emits none', () => {
