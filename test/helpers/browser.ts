@@ -6,7 +6,7 @@
  */
 import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { existsSync, mkdirSync, rmSync, statSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { mkdtemp, readFile, rm, stat } from 'node:fs/promises';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -127,11 +127,28 @@ export async function serveStatic(root: string): Promise<StaticServer> {
 /** A lock older than this is left over from a killed build and is taken over. */
 const STALE_BUILD_LOCK_MS = 5 * 60_000;
 
+/** The newest modification time (ms) of the files under `dir`. */
+function newestUnder(dir: string): number {
+  let newest = 0;
+  for (const entry of readdirSync(dir, { withFileTypes: true })) {
+    const path = join(dir, entry.name);
+    newest = Math.max(newest, entry.isDirectory() ? newestUnder(path) : statSync(path).mtimeMs);
+  }
+  return newest;
+}
+
+/** Whether the built client is older than what it is built from (a test run on its own after an edit). */
+function staleBuild(index: string): boolean {
+  const built = statSync(index).mtimeMs;
+  return ['web-client/src', 'shared'].some((dir) => newestUnder(join(REPO_ROOT, dir)) > built);
+}
+
 /**
- * Makes sure web-client/dist holds a built client. `npm test` builds before the tests run, so
- * this normally finds index.html and returns; when a test file is run on its own in a fresh
- * checkout it builds once. Test files run in parallel workers: a lock directory (mkdir is
- * atomic) lets one of them build while the others wait for it.
+ * Makes sure web-client/dist holds a built client, built from the sources as they are. `npm
+ * test` builds before the tests run, so this normally finds a fresh index.html and returns;
+ * when a test file is run on its own in a fresh checkout, or after an edit, it builds once.
+ * Test files run in parallel workers: a lock directory (mkdir is atomic) lets one of them
+ * build while the others wait for it.
  */
 export async function ensureClientBuilt(timeoutMs = 120_000): Promise<string> {
   const index = join(CLIENT_DIST, 'index.html');
@@ -141,10 +158,10 @@ export async function ensureClientBuilt(timeoutMs = 120_000): Promise<string> {
   );
   const deadline = Date.now() + timeoutMs;
   for (;;) {
-    if (existsSync(index) && !existsSync(lock)) return CLIENT_DIST;
+    if (existsSync(index) && !existsSync(lock) && !staleBuild(index)) return CLIENT_DIST;
     if (takeLock(lock)) {
       try {
-        if (!existsSync(index)) {
+        if (!existsSync(index) || staleBuild(index)) {
           execFileSync('npx', ['vite', 'build', '--logLevel', 'error'], { cwd: REPO_ROOT, stdio: 'inherit' });
         }
       } finally {
