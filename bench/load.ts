@@ -87,6 +87,7 @@ import {
   type Servers,
 } from './load/servers.js';
 import { writeBenchData, type BenchZoneSummary } from './load/zone.js';
+import { CLIENT_HEARTBEAT_MS } from '../shared/game/motion.js';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
 const LATENCY_LIMIT_MS = 100;
@@ -617,8 +618,7 @@ async function main(): Promise<void> {
     placement: args.dense
       ? 'dense: everyone within one interest radius'
       : `spread for about ${args.inView} entities in view (${args.inView - expectedMobsInView} players + ~${expectedMobsInView} mobs)`,
-    movement:
-      'bots stroll near their places with a few turns and pauses, sending movement state (start, stop, turn, heartbeat every 250 ms while walking)',
+    movement: `bots stroll near their places with a few turns and pauses, sending movement state (start, stop, turn, heartbeat every ${CLIENT_HEARTBEAT_MS} ms while walking)`,
     'per step': `logins, bots walk to their places (up to ${args.arriveTimeout} s), ${args.settle} s settle, ${args.hold} s measured`,
     latency: `move -> observer measured by one bot in ${DEFAULT_SWARM_OPTIONS.measureEvery} (each resolves every moveBy it receives to a position and matches it to the mover's send); the others only count records`,
     validity: `a step is invalid when the bot process used over ${BOT_CPU_LIMIT}% of its core or sent under ${MOVES_SENT_MIN * 100}% of the moves due`,
