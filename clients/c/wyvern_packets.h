@@ -27,9 +27,9 @@ extern "C" {
 #define WY_MOTION_HEARTBEAT_MS 1000 /* the server re-sends a walker's state at least this often */
 #define WY_MOTION_ERROR_UNITS 4 /* ... and when observers' dead reckoning strays this far */
 #define WY_MAX_DEAD_RECKON_MS 1500 /* observers dead-reckon at most this long past a state, then hold */
-#define WY_CLIENT_HEARTBEAT_MS 100 /* send MoveInput this often while walking */
+#define WY_CLIENT_HEARTBEAT_MS 250 /* send MoveInput this often while walking */
 #define WY_CLIENT_TURN_EPSILON 0.02 /* radians: a larger turn is sent at once */
-#define WY_INPUT_OVERDUE_MS 150 /* a walker none of whose inputs comes this long after its newest is held from then */
+#define WY_INPUT_OVERDUE_MS 300 /* a walker none of whose inputs comes this long after its newest is held from then */
 
 /* ---- movement (shared/game/movement.ts) ---- */
 #define WY_PLAYER_SPEED 120 /* units per second */

@@ -9,7 +9,7 @@
  *   - as a heartbeat every CLIENT_HEARTBEAT_MS while it walks,
  *   - when a standing walker turns to face elsewhere,
  *
- * and never otherwise: a walker going straight sends ten states a second, a standing one
+ * and never otherwise: a walker going straight sends four states a second, a standing one
  * none. Pure: time comes in as `now`.
  */
 import { CLIENT_HEARTBEAT_MS, CLIENT_TURN_EPSILON } from '../game/motion.js';

@@ -12,13 +12,15 @@ export const MOTION_HEARTBEAT_MS = 1000;
 /** The server re-sends a state when observers' dead reckoning is off by more than this. */
 export const MOTION_ERROR_UNITS = 4;
 /**
- * A client re-sends its own movement state this often while walking: the server can tell a
- * walker's link has stalled no sooner than a heartbeat after its newest input, so this is,
- * with a send step, how far a walker whose stop was held up on its link is walked on past it
- * (18 units at a walk, at most) before the server holds it. Ten small inputs a second while
- * walking, none standing.
+ * A client re-sends its own movement state this often while walking: four small inputs a
+ * second, none standing. The server can tell a walker's link has stalled no sooner than a
+ * heartbeat after its newest input, so this is, with a send step, how far a walker whose stop
+ * was held up on its link is walked on past it before the server holds it (36 units at a
+ * walk, at most). A heartbeat of 100 ms halved that and cost, at 1,000 clients, 70% more
+ * packets in, 12–25% more server CPU and 9–34 ms more move-to-observer p99
+ * (bench/results/load-2026-11-27T16-44-42-heartbeat100.md against 14-00-20.md).
  */
-export const CLIENT_HEARTBEAT_MS = 100;
+export const CLIENT_HEARTBEAT_MS = 250;
 /** A client re-sends its movement state when its heading turns by more than this (radians). */
 export const CLIENT_TURN_EPSILON = 0.02;
 /**

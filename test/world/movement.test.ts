@@ -696,10 +696,12 @@ describe('motion', () => {
     expect(p.sent).toMatchObject({ x: 160 - (MOTION_ERROR_UNITS + 6), t: 1500, moving: true });
   });
 
-  // A walker that sent its start at 1000 and a heartbeat at 1100; the next one, due by 1250
-  // (a heartbeat and a send step), is stuck on its link. Held from then, decided a grace later.
+  // A walker that sent its start at 1000 and a state at 1100; the next one, due by OVERDUE
+  // (a heartbeat and a send step later), is stuck on its link. Held from then, decided a grace
+  // later (by HELD_BY).
   const OVERDUE = 1100 + INPUT_OVERDUE_MS;
   const HELD_X = 100 + (120 * (OVERDUE - 1000)) / 1000;
+  const HELD_BY = Math.ceil((OVERDUE + INPUT_GRACE_MS) / 50) * 50;
   function stalledWalker(obstacles: { x: number; y: number; w: number; h: number }[] = []) {
     const w = world({ zone: { obstacles } });
     const p = join(w, player({ x: 100, y: 300 }));
@@ -740,27 +742,28 @@ describe('motion', () => {
 
   it('a held walker takes the inputs its stall held up with no correction, though they start behind the hold', () => {
     const { w, p, walk } = stalledWalker();
-    const end = 1800;
+    const end = HELD_BY + 300;
     runUntil(w, end);
     expect(p.moving).toBe(false);
     expect(p.x).toBeCloseTo(HELD_X, 6);
     // The heartbeats it made meanwhile were stuck behind a lost segment: all arrive at once.
     const burst = [];
-    for (let t = 1200; t <= end; t += CLIENT_HEARTBEAT_MS) burst.push(walk.at(t));
+    let last = 1200;
+    for (let t = 1200; t <= end; t += CLIENT_HEARTBEAT_MS) burst.push(walk.at((last = t)));
     // Held, it takes them as a new start: each in its time, the offset now covering the stall.
     const after = [...tick(w, burst, end + 50), ...runUntil(w, end + 700)];
     expect(received(after, p.id, 'PositionCorrection')).toEqual([]);
     expect(p.lastSeq).toBe((burst.at(-1) as { seq: number }).seq);
     expect(p.moving).toBe(true);
-    expect(p.x).toBeCloseTo(100 + (120 * (end - 1000)) / 1000, 6);
+    expect(p.x).toBeCloseTo(100 + (120 * (last - 1000)) / 1000, 6);
   });
 
   it('a held walker whose stop was the stalled input stops there, accepted though it is behind the hold', () => {
     const { w, p, walk } = stalledWalker();
-    runUntil(w, 1400);
+    runUntil(w, HELD_BY);
     expect(p.moving).toBe(false);
     // It stopped 20 ms after its last heartbeat; the stop arrives after the hold.
-    const events = tick(w, [walk.at(1120, false)], 1450);
+    const events = tick(w, [walk.at(1120, false)], HELD_BY + 50);
     expect(received(events, p.id, 'PositionCorrection')).toEqual([]);
     expect(p.x).toBeCloseTo(112 + 2.4, 6);
     expect(p.sent.moving).toBe(false);
@@ -768,13 +771,13 @@ describe('motion', () => {
 
   it('a held walker may not claim its walk from where the hold stood it: a move beyond reach of its last input is refused', () => {
     const { w, p } = stalledWalker();
-    runUntil(w, 1400);
+    runUntil(w, HELD_BY);
     expect(p.x).toBeCloseTo(HELD_X, 6);
     // A move 60 ms of client time after its last input (112 at 1100) to 10 units past the
     // hold: in reach from the hold, not from its last input.
     const to = HELD_X + 10;
     expect(to - 112).toBeGreaterThan((120 * MOVE_TOLERANCE * 60) / 1000 + MOVE_SLACK_UNITS);
-    const events = tick(w, [move(p, to, 300, { t: 1160, moving: true })], 1450);
+    const events = tick(w, [move(p, to, 300, { t: 1160, moving: true })], HELD_BY + 50);
     expect(received(events, p.id, 'PositionCorrection').map((c) => c.reason)).toEqual(['speed']);
     expect(p.lastInput).toEqual({ x: p.x, y: p.y });
   });
@@ -783,9 +786,9 @@ describe('motion', () => {
     // A wall north of the walk, between the last input (112, 300) and the hold: from the
     // last input the way to (140, 270) crosses it; from where the hold stands it does not.
     const { w, p } = stalledWalker([{ x: 118, y: 200, w: 4, h: 90 }]);
-    runUntil(w, 1400);
+    runUntil(w, HELD_BY);
     expect(p.x).toBeCloseTo(HELD_X, 6);
-    const events = tick(w, [move(p, 140, 270, { t: 1600, moving: true })], 1650);
+    const events = tick(w, [move(p, 140, 270, { t: HELD_BY + 150, moving: true })], HELD_BY + 200);
     expect(received(events, p.id, 'PositionCorrection').map((c) => c.reason)).toEqual(['obstacle']);
   });
 

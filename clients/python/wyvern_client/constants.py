@@ -194,9 +194,9 @@ SIN_STEPS: tuple[float, ...] = (
 MOTION_HEARTBEAT_MS = 1000  # the server re-sends a walker's state at least this often
 MOTION_ERROR_UNITS = 4  # ... and when observers' dead reckoning strays this far
 MAX_DEAD_RECKON_MS = 1500  # observers dead-reckon at most this long past a state, then hold
-CLIENT_HEARTBEAT_MS = 100  # send MoveInput this often while walking
+CLIENT_HEARTBEAT_MS = 250  # send MoveInput this often while walking
 CLIENT_TURN_EPSILON = 0.02  # radians: a larger turn is sent at once
-INPUT_OVERDUE_MS = 150  # a walker none of whose inputs comes this long after its newest is held from then
+INPUT_OVERDUE_MS = 300  # a walker none of whose inputs comes this long after its newest is held from then
 
 # ---------------------------------------------------------------- movement (shared/game/movement.ts)
 
