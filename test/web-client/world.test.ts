@@ -518,8 +518,9 @@ describe('the page draws from the SDK world view', () => {
     const world = enteredWorld();
     update(world, 100, [move(2, 200, 100, { moving: true, speed: 80 })]);
     const e = world.entities.get(2)!;
-    // Nothing more is heard: the walker is drawn no further than HOLD_MS past T0 + 100.
-    const held = q(200) + (80 * HOLD_MS) / 1000;
+    // Nothing more is heard: the walker is drawn no further than HOLD_MS past T0 + 100 (a
+    // tick short of it: where its state, heard at T0 + 100, begins).
+    const held = q(200) + (80 * Math.max(0, HOLD_MS)) / 1000;
     expect(world.drawnPosition(e, 100 + HOLD_MS + 100).x).toBeCloseTo(held);
     expect(world.drawnPosition(e, 1_000).x).toBeCloseTo(held);
     expect(world.clock.holding(1_000)).toBe(true);

@@ -31,11 +31,16 @@ export const MAX_DELAY_MS = 500;
 /** Added to the measured jitter: the tick wait and the jitter of the walker's own link. */
 export const DELAY_MARGIN_MS = 100;
 /**
- * How long the drawn time may run on past what has been heard: not at all. Every state up to
- * `heard` is here (the server dates a state no later than the update that carries it), so
- * what is drawn is where the server had each entity; past it a stop may still be on its way.
+ * How far the drawn time may run on past what has been heard: to a tick (at 20 Hz) short of
+ * it. The server dates a state no later than the update that carries it, but up to a tick
+ * before the update that came before that one: an entity of the neighbouring zone seen
+ * across the border reaches this zone's updates a tick after its own, and a start placed
+ * where the walk left its spot, or a walker held when its inputs stalled, is dated back up to
+ * a tick. So every state up to `heard` less a tick is here, and what is drawn is where the
+ * server had each entity; past it a stop may still be on its way. Drawn a tick or more
+ * behind the newest update anyway (MIN_DELAY_MS), a client feels it only while its link stalls.
  */
-export const HOLD_MS = 0;
+export const HOLD_MS = -50;
 /** The drawn time runs at most this much faster than the local clock while it catches up. */
 export const MAX_RATE = 1.15;
 /** How far the drawn time must be off its target for the rate to reach its bounds. */
