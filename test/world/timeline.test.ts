@@ -290,11 +290,11 @@ describe('a watcher of a mover whose own link is the bad one', () => {
   });
 
   it('draws a walker whose stop is stuck on its link longer than any stall before no further past it than a heartbeat and a send step of walk', () => {
-    // 100 ms each way; the fourth walk's stop, and everything behind it, 400 ms later still.
-    // Walked on until the stop came, it was drawn 48 units past it and pulled back.
+    // 100 ms each way; the fourth walk's stop, and everything behind it, 800 ms later still.
+    // Walked on until a second of silence, it was drawn about 100 units past it and pulled back.
     const stuck = (t: number) => t === 7000 + 1100;
     for (const seed of [1, 2, 3]) {
-      const r = watchMover({ latency: (t) => (stuck(t) ? 500 : 100) }, seed);
+      const r = watchMover({ latency: (t) => (stuck(t) ? 900 : 100) }, seed);
       expect(r.corrections).toBe(0);
       const bound = (PLAYER_SPEED * INPUT_OVERDUE_MS) / 1000;
       expect(r.overshoot[3]).toBeLessThanOrEqual(bound);
