@@ -189,7 +189,17 @@ describe.skipIf(skip)('a new player in the browser', () => {
 
   it('draws the own character in its chosen colour, marked by a ring', async () => {
     const me = (await view(page)).self!;
-    const at = await until('the own character is on screen', () => screenPosition(page, me.id));
+    // The page state has it on screen a frame or so before the canvas shows it (on a loaded
+    // machine, more): looked for until it is drawn there, in its colour.
+    let last = 0;
+    const at = await until('the own character is drawn on screen in its colour', async () => {
+      const p = await screenPosition(page, me.id);
+      if (!p) return undefined;
+      last = colourDistance(await pixel(page, p.x, p.y), PLAYER_COLOURS[AMBER]!);
+      return last < 24 ? p : undefined;
+    }).catch((e: unknown) => {
+      throw new Error(`${(e as Error).message} (colour distance ${last})`);
+    });
     expect(colourDistance(await pixel(page, at.x, at.y), PLAYER_COLOURS[AMBER]!)).toBeLessThan(24);
     // The ring (radius 13) above the body, away from the facing nose.
     expect(colourDistance(await pixel(page, at.x, at.y - 13), SELF_MARK)).toBeLessThan(60);
