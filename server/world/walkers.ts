@@ -51,7 +51,7 @@ export const CORNER_GAP_UNITS = MOTION_ERROR_UNITS;
  */
 export function walkedTo(w: World, p: Player, at = w.now): Vec2 {
   const state = { x: p.x, y: p.y, t: p.inputAt, moving: true, angle: p.facing, speed: p.moveSpeed };
-  const to = deadReckon(state, Math.min(at, w.now));
+  const to = deadReckon(state, at);
   if (!insideZone(to, w.zone) || blocked(to, w.walls) || segmentBlocked(p, to, w.walls, 0)) return p;
   return to;
 }
@@ -121,14 +121,16 @@ export function turnCorner(w: World, p: Player, next: MotionState): (Vec2 & { t:
  * time it left is after its newest state.
  */
 export function departure(w: World, p: Player, next: MotionState): (Vec2 & { t: number }) | undefined {
-  if (p.moving || !next.moving || !(next.speed > 0)) return undefined;
-  const dx = next.x - p.x;
-  const dy = next.y - p.y;
-  const along = dx * Math.cos(next.angle) + dy * Math.sin(next.angle);
-  const across = Math.abs(-dx * Math.sin(next.angle) + dy * Math.cos(next.angle));
-  if (!(along > 0) || across > 1 || along > next.speed / MOVE_SEND_HZ) return undefined;
-  const t = next.t - (along / next.speed) * 1000;
-  if (t <= p.inputAt || segmentBlocked(p, next, w.walls, 0)) return undefined;
+  // A start sent from the spot itself left it when it was sent.
+  if (p.moving || !next.moving || !(next.speed > 0) || (next.x === p.x && next.y === p.y)) return undefined;
+  const stood: MotionState = { x: p.x, y: p.y, t: p.inputAt, moving: false, angle: p.facing, speed: 0 };
+  const u = cornerAfter(stood, next);
+  if (u === undefined || !(u > 0)) return undefined;
+  const t = stood.t + u;
+  if (!(t < next.t) || next.t - t > 1000 / MOVE_SEND_HZ) return undefined;
+  const left = { x: p.x, y: p.y, t, moving: true, angle: next.angle, speed: next.speed };
+  if (distance(deadReckon(left, next.t, Infinity), next) > 1) return undefined;
+  if (segmentBlocked(p, next, w.walls, 0)) return undefined;
   return { x: p.x, y: p.y, t };
 }
 
