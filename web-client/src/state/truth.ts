@@ -715,8 +715,9 @@ export function figures(record: ServerRecord, frames: readonly WatcherFrame[], u
   });
   const inStall = (t: number) =>
     record.stalls.some((s) => t >= s - STALL_BEFORE_MS && t < s + STALL_AFTER_MS);
-  const outside = errors.filter((_, i) => !inStall(inRecord[i]!.t));
-  const stalled = errors.filter((_, i) => inStall(inRecord[i]!.t));
+  const outside: number[] = [];
+  const stalled: number[] = [];
+  errors.forEach((e, i) => (inStall(inRecord[i]!.t) ? stalled : outside).push(e));
   const overshoots: number[] = [];
   let endError = 0;
   let slideBacks = 0;
