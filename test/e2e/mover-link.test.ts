@@ -141,13 +141,12 @@ describe.skipIf(skip)('a watcher of a mover on a bad link, or on one itself, in 
       stops.push({ downAt, upAt, x: me.x, dir, late: server().timeline.late - late });
     }
     const end = (await self(a))!;
+    // Judged from B's recorded frames: waited for in them, not in the page's state, which
+    // a frame not yet recorded may already show.
     await until(
       'B draws A where A stands',
       async () => {
-        const seen = await b.evaluate(
-          (id) => (window as unknown as Wyvern).__wyvern.entities.find((e) => e.id === id),
-          aId,
-        );
+        const seen = await b.evaluate(() => (window as unknown as Wyvern).__samples!.at(-1));
         return seen && Math.hypot(seen.x - end.x, seen.y - end.y) <= 0.5 ? true : undefined;
       },
       WAIT_MS,
